@@ -1,0 +1,28 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "rlskit",
+    products: [
+        .library(name: "Postgres", targets: ["Postgres"]),
+        .library(name: "RLSKit", targets: ["RLSKit"]),
+        .executable(name: "rlskit", targets: ["rlskit"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibPQ",
+            path: "Sources/CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .target(name: "Postgres", dependencies: ["CLibPQ"]),
+        .target(name: "RLSKit", dependencies: ["Postgres"]),
+        .executableTarget(name: "rlskit", dependencies: ["RLSKit", "Postgres"]),
+        // Shared by the test targets only: one real server per test process.
+        .target(name: "TestSupport", dependencies: ["Postgres"], path: "Tests/TestSupport"),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
+        .testTarget(name: "RLSKitTests", dependencies: ["RLSKit", "Postgres", "TestSupport"]),
+        .testTarget(name: "rlskitTests", dependencies: ["RLSKit", "Postgres", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,225 @@
+import CLibPQ
+import Foundation
+
+/// A server notice (WARNING, NOTICE, INFO, …) raised while a command ran.
+public struct Notice: Sendable, Equatable, CustomStringConvertible {
+    public var severity: String
+    public var sqlState: String?
+    public var message: String
+    public var detail: String?
+    public var hint: String?
+    public var description: String { "\(severity): \(message)" }
+}
+
+final class NoticeSink {
+    var notices: [Notice] = []
+    var secret: String?
+}
+
+/// One connection to a PostgreSQL server over libpq.
+///
+/// A connection is owned by one task at a time: it is not `Sendable`, so Swift 6 refuses to
+/// share it between concurrent tasks. Open one per task (or per worker thread) instead.
+public final class PostgresConnection {
+    let handle: OpaquePointer
+    let secret: String?
+    let sink = NoticeSink()
+    var savepointDepth = 0
+    /// Where this connection goes, with the password redacted.
+    public let target: String
+
+    /// Connects, or throws a `.connection` error whose message never contains the password.
+    public init(_ connection: ConnectionString = .fromEnvironment()) throws {
+        secret = connection.password
+        target = connection.description
+        if !connection.raw.isEmpty { _ = try connection.options() }
+        // Keywords before dbname are overridden by the user's own string; those after it
+        // would override it, so only defaults come first.
+        let keys = ["options", "fallback_application_name", "dbname"]
+        let vals = ["-c DateStyle=ISO,YMD -c IntervalStyle=postgres -c client_min_messages=notice", "rlskit", connection.raw]
+        var conn: OpaquePointer?
+        keys.withCStrings { k in vals.withCStrings { v in conn = PQconnectdbParams(k, v, 1) } }
+        guard let conn else { throw PostgresError(kind: .connection, message: "out of memory while connecting") }
+        if PQstatus(conn) != CONNECTION_OK {
+            let raw = String(cString: PQerrorMessage(conn)).trimmingWhitespace()
+            PQfinish(conn)
+            throw PostgresError(kind: .connection, message: Self.oneLine(PostgresError.scrub(raw, secret)), sqlState: "08001")
+        }
+        handle = conn
+        PQsetClientEncoding(conn, "UTF8")
+        sink.secret = secret
+        PQsetNoticeReceiver(conn, { arg, result in
+            guard let arg, let result else { return }
+            let sink = Unmanaged<NoticeSink>.fromOpaque(arg).takeUnretainedValue()
+            let e = PostgresError(result: result, scrubbing: sink.secret)
+            sink.notices.append(Notice(severity: e.severity ?? "NOTICE", sqlState: e.sqlState, message: e.message, detail: e.detail, hint: e.hint))
+        }, Unmanaged.passUnretained(sink).toOpaque())
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// libpq's multi-line connection messages folded into one line.
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }.joined(separator: "; ")
+    }
+
+    /// The server version as an integer, e.g. 150018.
+    public var serverVersion: Int { Int(PQserverVersion(handle)) }
+
+    /// True while a transaction block is open (also when it has failed).
+    public var inTransaction: Bool {
+        let s = PQtransactionStatus(handle)
+        return s == PQTRANS_INTRANS || s == PQTRANS_INERROR
+    }
+
+    /// True when the connection is still usable.
+    public var isAlive: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// Notices raised since the last call, oldest first.
+    public func takeNotices() -> [Notice] {
+        defer { sink.notices.removeAll() }
+        return sink.notices
+    }
+
+    // MARK: Queries
+
+    /// Runs one statement with bound parameters (`$1`, `$2`, …). Values are never pasted into the SQL.
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [any PostgresEncodable] = []) throws -> QueryResult {
+        let result = withParameters(parameters) { types, values, count in
+            PQexecParams(handle, sql, count, types, values, nil, nil, 0)
+        }
+        guard let result else { throw connectionError() }
+        defer { PQclear(result) }
+        return try Self.read(result, secret: secret)
+    }
+
+    /// Runs a multi-statement script as the server receives it from psql's `-c`: all statements
+    /// in one simple-query message, every result returned in order, with the notices raised.
+    /// On failure the error carries the results of the statements that completed before it.
+    public func runScript(_ sql: String) throws(ScriptError) -> ScriptResult {
+        _ = takeNotices()
+        guard PQsendQuery(handle, sql) == 1 else {
+            throw ScriptError(error: connectionError(), completed: [], notices: takeNotices())
+        }
+        var results: [QueryResult] = []
+        var failure: PostgresError?
+        while let r = PQgetResult(handle) {
+            defer { PQclear(r) }
+            if failure != nil { continue }
+            do { results.append(try Self.read(r, secret: secret)) } catch let e as PostgresError { failure = e } catch {}
+        }
+        if failure == nil, PQstatus(handle) != CONNECTION_OK { failure = connectionError() }
+        if let failure { throw ScriptError(error: failure, completed: results, notices: takeNotices()) }
+        return ScriptResult(results: results, notices: takeNotices())
+    }
+
+    // MARK: Escaping
+
+    /// Quotes an identifier through libpq (`"my ""table"""`).
+    public func escapeIdentifier(_ name: String) throws -> String {
+        guard let p = PQescapeIdentifier(handle, name, name.utf8.count) else { throw connectionError() }
+        defer { PQfreemem(p) }
+        return String(cString: p)
+    }
+
+    /// Quotes a literal through libpq (`'it''s'`, or `E'…'` where backslashes need it).
+    public func escapeLiteral(_ value: String) throws -> String {
+        guard let p = PQescapeLiteral(handle, value, value.utf8.count) else { throw connectionError() }
+        defer { PQfreemem(p) }
+        return String(cString: p)
+    }
+
+    // MARK: Internals
+
+    func connectionError() -> PostgresError {
+        let raw = Self.oneLine(String(cString: PQerrorMessage(handle)))
+        let msg = PostgresError.scrub(raw, secret)
+        if PQstatus(handle) != CONNECTION_OK {
+            return PostgresError(kind: .connection, message: msg.isEmpty ? "connection lost" : msg, sqlState: "08006")
+        }
+        return PostgresError(kind: .client, message: msg.isEmpty ? "libpq request failed" : msg)
+    }
+
+    func withParameters<R>(_ parameters: [any PostgresEncodable],
+                           _ body: (UnsafePointer<Oid>?, UnsafePointer<UnsafePointer<CChar>?>?, Int32) -> R) -> R {
+        if parameters.isEmpty { return body(nil, nil, 0) }
+        let texts = parameters.map { $0.postgresText }
+        let types = parameters.map { Oid(type(of: $0).postgresType.rawValue) }
+        return texts.withOptionalCStrings { ptrs in
+            types.withUnsafeBufferPointer { t in body(t.baseAddress, ptrs, Int32(parameters.count)) }
+        }
+    }
+
+    /// Copies a result out of libpq, or throws the server error it carries.
+    static func read(_ result: OpaquePointer, secret: String?) throws -> QueryResult {
+        switch PQresultStatus(result) {
+        case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY, PGRES_SINGLE_TUPLE, PGRES_COPY_OUT, PGRES_COPY_IN:
+            break
+        default:
+            throw PostgresError(result: result, scrubbing: secret)
+        }
+        let nfields = PQnfields(result)
+        var columns: [Column] = []
+        columns.reserveCapacity(Int(nfields))
+        for c in 0..<nfields {
+            columns.append(Column(name: String(cString: PQfname(result, c)), type: PostgresType(rawValue: PQftype(result, c))))
+        }
+        let index = ColumnIndex(columns)
+        let ntuples = PQntuples(result)
+        var rows: [Row] = []
+        rows.reserveCapacity(Int(ntuples))
+        for r in 0..<ntuples {
+            var values: [String?] = []
+            values.reserveCapacity(Int(nfields))
+            for c in 0..<nfields {
+                if PQgetisnull(result, r, c) == 1 { values.append(nil) } else {
+                    let len = Int(PQgetlength(result, r, c))
+                    let p = PQgetvalue(result, r, c)!
+                    values.append(p.withMemoryRebound(to: UInt8.self, capacity: len) {
+                        String(decoding: UnsafeBufferPointer(start: $0, count: len), as: UTF8.self)
+                    })
+                }
+            }
+            rows.append(Row(index: index, values: values))
+        }
+        let tag = String(cString: PQcmdStatus(result))
+        let affected = String(cString: PQcmdTuples(result))
+        return QueryResult(columns: columns, rows: rows, commandTag: tag, affectedRows: Int(affected))
+    }
+}
+
+@available(*, unavailable, message: "a connection belongs to one task; open one per task")
+extension PostgresConnection: Sendable {}
+
+/// Everything a script produced.
+public struct ScriptResult: Sendable {
+    public var results: [QueryResult]
+    public var notices: [Notice]
+}
+
+/// A script that failed part-way: the error, and what completed before it.
+public struct ScriptError: Error, Sendable, CustomStringConvertible {
+    public var error: PostgresError
+    public var completed: [QueryResult]
+    public var notices: [Notice]
+    public var description: String { error.description }
+}
+
+extension Array where Element == String {
+    func withCStrings<R>(_ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+        map { Optional($0) }.withOptionalCStrings { body($0!) }
+    }
+}
+
+extension Array where Element == String? {
+    /// NUL-terminated copies of each string (nil stays a null pointer), plus a trailing null.
+    func withOptionalCStrings<R>(_ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+        var storage: [UnsafeMutablePointer<CChar>?] = map { s in s.map { strdup($0)! } }
+        defer { for p in storage { free(p) } }
+        storage.append(nil)
+        return storage.withUnsafeBufferPointer { buf in
+            buf.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buf.count) { body($0) }
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import CLibPQ
+import Foundation
+
+/// Where to connect: a URI (`postgresql://…`), a keyword string (`host=… dbname=…`),
+/// or libpq's own environment (`PGHOST`, `PGPORT`, `PGUSER`, `PGPASSWORD`, `PGDATABASE`,
+/// `PGSSLMODE`, `~/.pgpass`), which an empty string selects.
+///
+/// Its `description` is safe to print: any password is replaced by `***`.
+public struct ConnectionString: Sendable, Equatable, CustomStringConvertible {
+    /// The text handed to libpq. Treat it as secret.
+    public let raw: String
+
+    public init(_ raw: String) { self.raw = raw }
+
+    /// `DATABASE_URL` when set, else libpq's environment variables.
+    public static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment) -> ConnectionString {
+        if let url = env["DATABASE_URL"], !url.isEmpty { return ConnectionString(url) }
+        return ConnectionString("")
+    }
+
+    /// True when the environment names a database (DATABASE_URL or one of libpq's variables).
+    public static func environmentNamesDatabase(_ env: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        ["DATABASE_URL", "PGHOST", "PGHOSTADDR", "PGPORT", "PGDATABASE", "PGSERVICE"].contains { !(env[$0] ?? "").isEmpty }
+    }
+
+    /// Parses the string the way libpq will. Throws a client error naming the problem (never the value).
+    public func options() throws -> [String: String] {
+        var errmsg: UnsafeMutablePointer<CChar>?
+        guard let opts = PQconninfoParse(raw, &errmsg) else {
+            var message = "invalid connection string"
+            if let errmsg {
+                message += ": " + String(cString: errmsg).trimmingWhitespace()
+                PQfreemem(errmsg)
+            }
+            throw PostgresError(kind: .client, message: PostgresError.scrub(message, password))
+        }
+        defer { PQconninfoFree(opts) }
+        var result: [String: String] = [:]
+        var p = opts
+        while let keyword = p.pointee.keyword {
+            if let val = p.pointee.val { result[String(cString: keyword)] = String(cString: val) }
+            p += 1
+        }
+        return result
+    }
+
+    /// The password written in the string itself, if any (used to scrub messages).
+    public var password: String? {
+        if raw.isEmpty { return nil }
+        var errmsg: UnsafeMutablePointer<CChar>?
+        guard let opts = PQconninfoParse(raw, &errmsg) else {
+            if let errmsg { PQfreemem(errmsg) }
+            return Self.uriPassword(raw)
+        }
+        defer { PQconninfoFree(opts) }
+        var p = opts
+        while let keyword = p.pointee.keyword {
+            if String(cString: keyword) == "password", let val = p.pointee.val {
+                let s = String(cString: val)
+                return s.isEmpty ? nil : s
+            }
+            p += 1
+        }
+        return nil
+    }
+
+    /// A human description with the password redacted. Unparseable input is described, not echoed.
+    public var description: String {
+        if raw.isEmpty { return "(libpq environment)" }
+        guard let opts = try? options() else {
+            return Self.redactURI(raw) ?? "(unparseable connection string)"
+        }
+        let order = ["host", "hostaddr", "port", "user", "dbname", "sslmode"]
+        var parts: [String] = []
+        for key in order { if let v = opts[key], !v.isEmpty { parts.append("\(key)=\(v)") } }
+        if opts["password"].map({ !$0.isEmpty }) ?? false { parts.append("password=***") }
+        return parts.isEmpty ? "(libpq defaults)" : parts.joined(separator: " ")
+    }
+
+    /// Redacts `user:password@` in anything that looks like a URI.
+    static func redactURI(_ text: String) -> String? {
+        guard let scheme = text.range(of: "://") else { return nil }
+        let afterScheme = text[scheme.upperBound...]
+        guard let at = afterScheme.lastIndex(of: "@") else { return text }
+        let userinfo = afterScheme[..<at]
+        guard let colon = userinfo.firstIndex(of: ":") else { return text }
+        return String(text[..<scheme.upperBound]) + userinfo[..<colon] + ":***" + afterScheme[at...]
+    }
+
+    static func uriPassword(_ text: String) -> String? {
+        guard let scheme = text.range(of: "://") else { return nil }
+        let afterScheme = text[scheme.upperBound...]
+        guard let at = afterScheme.lastIndex(of: "@") else { return nil }
+        let userinfo = afterScheme[..<at]
+        guard let colon = userinfo.firstIndex(of: ":") else { return nil }
+        let pw = String(userinfo[userinfo.index(after: colon)...])
+        return pw.isEmpty ? nil : (pw.removingPercentEncoding ?? pw)
+    }
+}

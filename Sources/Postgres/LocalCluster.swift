@@ -1,0 +1,282 @@
+import CLibPQ
+import Foundation
+import Synchronization
+
+/// A throwaway PostgreSQL server: a fresh cluster in a new temporary directory, reachable only
+/// through a Unix socket inside that directory, with trust authentication. `stop()` (or
+/// `withLocalCluster`) ends the server and deletes the directory.
+///
+/// PostgreSQL refuses to run as root; when started as root the server runs as an unprivileged
+/// user (`postgres` unless `RLSKIT_SERVER_USER` names another) who is given the directory.
+public final class LocalCluster: Sendable {
+    public let directory: String
+    /// A keyword connection string for the superuser `postgres`.
+    public let connectionString: ConnectionString
+    public let binDirectory: String
+    let serverPID: Int32
+    let registration: Int
+
+    public struct Options: Sendable {
+        /// Extra `postgresql.conf` lines.
+        public var settings: [String: String] = [:]
+        public var startTimeout: Double = 30
+        public init() {}
+    }
+
+    /// Creates, starts and waits for the cluster.
+    public init(options: Options = Options()) throws {
+        let bin = try Self.findBinDirectory()
+        binDirectory = bin
+        let runAs = try Self.serverUser()
+        var base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        while base.count > 1, base.hasSuffix("/") { base.removeLast() }
+        let template = base + "/rlskit-pg-XXXXXX"
+        guard let made = template.withCString({ p -> String? in
+            let buf = strdup(p)!
+            defer { free(buf) }
+            return mkdtemp(buf).map { String(cString: $0) }
+        }) else {
+            throw LocalClusterError("cannot create a temporary directory under \(base) (errno \(errno)): set TMPDIR to a writable directory")
+        }
+        directory = made
+        let data = made + "/data"
+        do {
+            if let runAs { guard chown(made, runAs.uid, runAs.gid) == 0 else { throw LocalClusterError("cannot give \(made) to user \(runAs.name) (errno \(errno))") } }
+            try Self.run(bin + "/initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "-N", "--no-instructions"],
+                         as: runAs, log: made + "/initdb.log", in: made)
+            var conf = """
+
+            # rlskit throwaway cluster: socket only, no durability (the directory is deleted anyway)
+            listen_addresses = ''
+            unix_socket_directories = '\(made)'
+            unix_socket_permissions = 0700
+            fsync = off
+            synchronous_commit = off
+            full_page_writes = off
+            log_min_messages = warning
+            logging_collector = off
+
+            """
+            for (k, v) in options.settings.sorted(by: { $0.key < $1.key }) { conf += "\(k) = \(v)\n" }
+            let confPath = data + "/postgresql.conf"
+            guard let h = FileHandle(forWritingAtPath: confPath) else { throw LocalClusterError("cannot write \(confPath)") }
+            h.seekToEndOfFile()
+            h.write(Data(conf.utf8))
+            h.closeFile()
+            serverPID = try Self.spawnServer(bin + "/postgres", data: data, as: runAs, log: made + "/server.log", in: made)
+        } catch {
+            try? FileManager.default.removeItem(atPath: made)
+            throw error
+        }
+        connectionString = ConnectionString("host=\(made) port=5432 user=postgres dbname=postgres")
+        let pid = serverPID
+        registration = ClusterRegistry.shared.add { Self.terminate(pid: pid, directory: made) }
+        do { try waitUntilReady(timeout: options.startTimeout) } catch {
+            stop()
+            throw error
+        }
+    }
+
+    deinit { stop() }
+
+    /// Stops the server and deletes the directory. Safe to call more than once.
+    public func stop() {
+        if let cleanup = ClusterRegistry.shared.remove(registration) { cleanup() }
+    }
+
+    /// True while the server process exists.
+    public var isRunning: Bool { kill(serverPID, 0) == 0 }
+
+    private func waitUntilReady(timeout: Double) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        let info = connectionString.raw
+        while Date() < deadline {
+            if PQping(info) == PQPING_OK { return }
+            if !isRunning {
+                throw LocalClusterError("the server did not start: " + Self.lastLines(of: directory + "/server.log"))
+            }
+            usleep(2_000)
+        }
+        throw LocalClusterError("the server did not accept connections within \(Int(timeout)) s: " + Self.lastLines(of: directory + "/server.log"))
+    }
+
+    /// Immediate shutdown (SIGQUIT) is safe here: nothing in the cluster is kept.
+    static func terminate(pid: Int32, directory: String) {
+        if kill(pid, SIGQUIT) == 0 {
+            var status: Int32 = 0
+            for _ in 0..<5000 {
+                let r = waitpid(pid, &status, WNOHANG)
+                if r == pid || (r < 0 && errno == ECHILD) { break }
+                usleep(1_000)
+            }
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    // MARK: Processes
+
+    struct ServerUser { let name: String; let uid: uid_t; let gid: gid_t }
+
+    static func serverUser() throws -> ServerUser? {
+        guard geteuid() == 0 else { return nil }
+        let name = ProcessInfo.processInfo.environment["RLSKIT_SERVER_USER"].flatMap { $0.isEmpty ? nil : $0 } ?? "postgres"
+        guard let pw = getpwnam(name) else {
+            throw LocalClusterError("PostgreSQL refuses to run as root and there is no user '\(name)' to run it: create one (useradd --system \(name)) or set RLSKIT_SERVER_USER")
+        }
+        return ServerUser(name: name, uid: pw.pointee.pw_uid, gid: pw.pointee.pw_gid)
+    }
+
+    /// PATH, then `pg_config --bindir`, then the newest /usr/lib/postgresql/*/bin.
+    public static func findBinDirectory() throws -> String {
+        let fm = FileManager.default
+        func has(_ dir: String) -> Bool { fm.isExecutableFile(atPath: dir + "/initdb") && fm.isExecutableFile(atPath: dir + "/postgres") }
+        let env = ProcessInfo.processInfo.environment
+        if let d = env["RLSKIT_PG_BINDIR"], !d.isEmpty {
+            if has(d) { return d }
+            throw LocalClusterError("RLSKIT_PG_BINDIR=\(d) holds no initdb and postgres: point it at PostgreSQL's bin directory")
+        }
+        for dir in (env["PATH"] ?? "").split(separator: ":").map(String.init) {
+            let initdb = dir + "/initdb"
+            if fm.isExecutableFile(atPath: initdb) {
+                let real = (try? fm.destinationOfSymbolicLink(atPath: initdb)).map { $0.hasPrefix("/") ? $0 : dir + "/" + $0 } ?? initdb
+                let realDir = (real as NSString).deletingLastPathComponent
+                if has(realDir) { return realDir }
+                if has(dir) { return dir }
+            }
+        }
+        if let out = try? capture("pg_config", ["--bindir"]), has(out) { return out }
+        let root = "/usr/lib/postgresql"
+        let versions = ((try? fm.contentsOfDirectory(atPath: root)) ?? []).compactMap { Int($0) }.sorted(by: >)
+        for v in versions where has("\(root)/\(v)/bin") { return "\(root)/\(v)/bin" }
+        throw LocalClusterError("PostgreSQL server programs (initdb, postgres) not found: install them with 'apt-get install postgresql' or set RLSKIT_PG_BINDIR")
+    }
+
+    static func capture(_ tool: String, _ args: [String]) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = [tool] + args
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw LocalClusterError("\(tool) failed") }
+        return String(decoding: data, as: UTF8.self).trimmingWhitespace()
+    }
+
+    /// `setpriv` switches user without forking, so the pid we hold is the program's own.
+    static func command(_ path: String, _ args: [String], as user: ServerUser?) -> (String, [String]) {
+        guard let user else { return (path, args) }
+        return ("/usr/bin/setpriv", ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--init-groups", "--", path] + args)
+    }
+
+    static func run(_ path: String, _ args: [String], as user: ServerUser?, log: String, in dir: String) throws {
+        let (exe, argv) = command(path, args, as: user)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let out = FileHandle(forWritingAtPath: log)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: exe)
+        p.arguments = argv
+        p.currentDirectoryURL = URL(fileURLWithPath: dir)
+        p.standardOutput = out
+        p.standardError = out
+        p.standardInput = FileHandle.nullDevice
+        do { try p.run() } catch { throw LocalClusterError("cannot run \(exe): \(error.localizedDescription)") }
+        p.waitUntilExit()
+        try? out?.close()
+        guard p.terminationStatus == 0 else {
+            throw LocalClusterError("\((path as NSString).lastPathComponent) failed: " + lastLines(of: log))
+        }
+    }
+
+    static func spawnServer(_ path: String, data: String, as user: ServerUser?, log: String, in dir: String) throws -> Int32 {
+        let (exe, argv) = command(path, ["-D", data], as: user)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        if let user { _ = chown(log, user.uid, user.gid) }
+        let out = FileHandle(forWritingAtPath: log)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: exe)
+        p.arguments = argv
+        p.currentDirectoryURL = URL(fileURLWithPath: dir)
+        p.standardOutput = out
+        p.standardError = out
+        p.standardInput = FileHandle.nullDevice
+        do { try p.run() } catch { throw LocalClusterError("cannot start \(exe): \(error.localizedDescription)") }
+        try? out?.close()
+        return p.processIdentifier
+    }
+
+    static func lastLines(of path: String) -> String {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        let lines = text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
+        return lines.suffix(2).joined(separator: " | ").trimmingWhitespace()
+    }
+
+    // MARK: Signals
+
+    /// Makes SIGINT and SIGTERM stop every running cluster, delete its directory and exit
+    /// with 128 + signal. Call once, early, from an executable.
+    public static func stopAll() {
+        for cleanup in ClusterRegistry.shared.removeAll() { cleanup() }
+    }
+
+    public static func stopClustersOnSignals() {
+        ClusterRegistry.shared.installSignalHandlers()
+    }
+}
+
+/// Runs `body` with a fresh cluster and always stops it afterwards.
+public func withLocalCluster<T>(options: LocalCluster.Options = .init(), _ body: (LocalCluster) throws -> T) throws -> T {
+    let cluster = try LocalCluster(options: options)
+    defer { cluster.stop() }
+    return try body(cluster)
+}
+
+public struct LocalClusterError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Cleanups for the clusters of this process, so a signal can stop them all.
+final class ClusterRegistry: Sendable {
+    static let shared = ClusterRegistry()
+    private let state = Mutex<(next: Int, cleanups: [Int: @Sendable () -> Void])>((0, [:]))
+    private let sources = Mutex<[any DispatchSourceSignal]>([])
+
+    func add(_ cleanup: @escaping @Sendable () -> Void) -> Int {
+        state.withLock { s in
+            s.next += 1
+            s.cleanups[s.next] = cleanup
+            return s.next
+        }
+    }
+
+    func remove(_ id: Int) -> (@Sendable () -> Void)? {
+        state.withLock { $0.cleanups.removeValue(forKey: id) }
+    }
+
+    func removeAll() -> [@Sendable () -> Void] {
+        state.withLock { s in
+            defer { s.cleanups.removeAll() }
+            return Array(s.cleanups.values)
+        }
+    }
+
+    func installSignalHandlers() {
+        sources.withLock { list in
+            guard list.isEmpty else { return }
+            for sig in [SIGINT, SIGTERM] {
+                signal(sig, SIG_IGN)
+                let src = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+                src.setEventHandler {
+                    for cleanup in ClusterRegistry.shared.removeAll() { cleanup() }
+                    exit(128 + sig)
+                }
+                src.resume()
+                list.append(src)
+            }
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/// Transaction and savepoint helpers that always close what they open.
+extension PostgresConnection {
+    /// Runs `body` in a transaction: COMMIT when it returns, ROLLBACK when it throws
+    /// (the original error is rethrown; a failed ROLLBACK does not mask it).
+    @discardableResult
+    public func transaction<T>(_ begin: String = "BEGIN", _ body: (PostgresConnection) throws -> T) throws -> T {
+        try query(begin)
+        let value: T
+        do { value = try body(self) } catch {
+            _ = try? query("ROLLBACK")
+            throw error
+        }
+        try query("COMMIT")
+        return value
+    }
+
+    /// Runs `body` and always rolls back: for checks that must leave nothing behind.
+    @discardableResult
+    public func rolledBack<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try query("BEGIN")
+        defer { _ = try? query("ROLLBACK") }
+        return try body(self)
+    }
+
+    /// Runs `body` inside a savepoint of the current transaction: RELEASE when it returns,
+    /// ROLLBACK TO (then RELEASE) when it throws, so the outer transaction stays usable.
+    @discardableResult
+    public func savepoint<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        savepointDepth += 1
+        defer { savepointDepth -= 1 }
+        let name = "rlskit_sp_\(savepointDepth)"
+        try query("SAVEPOINT \(name)")
+        let value: T
+        do { value = try body(self) } catch {
+            _ = try? query("ROLLBACK TO SAVEPOINT \(name)")
+            _ = try? query("RELEASE SAVEPOINT \(name)")
+            throw error
+        }
+        try query("RELEASE SAVEPOINT \(name)")
+        return value
+    }
+}

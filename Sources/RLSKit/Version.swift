@@ -1,0 +1,4 @@
+/// The rlskit release, printed by `rlskit --version`.
+public enum RLSKitVersion {
+    public static let current = "0.1.0"
+}

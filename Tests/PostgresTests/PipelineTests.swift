@@ -1,0 +1,97 @@
+import Postgres
+import TestSupport
+import XCTest
+
+final class PipelineTests: XCTestCase {
+    func testKeepsOrderForManyStatements() throws {
+        let conn = try TestServer.connect()
+        let statements = (0..<5000).map { Statement("select $1::int * 2 as v, repeat('x', 100) as pad", [$0]) }
+        let out = try conn.pipeline(statements)
+        XCTAssertEqual(out.count, 5000)
+        for (i, o) in out.enumerated() {
+            XCTAssertEqual(try o.result?.rows[0].decode("v") as Int?, i * 2)
+        }
+        XCTAssertEqual(try conn.query("select 1 as one").rows[0].decode("one") as Int, 1)
+    }
+
+    func testWithoutIsolationAnErrorSkipsTheRest() throws {
+        let conn = try TestServer.connect()
+        try conn.query("create temp table p0 (x int)")
+        let out = try conn.pipeline([
+            Statement("insert into p0 values (1)"),
+            Statement("select 1/0"),
+            Statement("insert into p0 values (3)"),
+        ])
+        XCTAssertNotNil(out[0].result)
+        XCTAssertEqual(out[1].error?.sqlState, "22012")
+        guard case .skipped = out[2] else { return XCTFail("expected skipped, got \(out[2])") }
+        // One implicit transaction: the first insert was undone too.
+        XCTAssertEqual(try conn.query("select count(*)::int as n from p0").rows[0].decode("n") as Int, 0)
+    }
+
+    func testKeepSuccessesIsolatesFailuresInsideATransaction() throws {
+        let conn = try TestServer.connect()
+        try conn.query("create temp table p1 (x int primary key)")
+        try conn.transaction { c in
+            let out = try c.pipeline([
+                Statement("insert into p1 values (1)"),
+                Statement("insert into p1 values (1)"),
+                Statement("insert into p1 values (2)"),
+                Statement("select 1/0"),
+                Statement("insert into p1 values (3)"),
+            ], isolation: .keepSuccesses)
+            XCTAssertEqual(out.map { $0.error?.sqlState }, [nil, "23505", nil, "22012", nil])
+        }
+        XCTAssertEqual(try conn.query("select array_agg(x order by x)::text as a from p1").rows[0].decode("a") as String, "{1,2,3}")
+    }
+
+    func testKeepSuccessesOutsideATransaction() throws {
+        let conn = try TestServer.connect()
+        try conn.query("create temp table p2 (x int primary key)")
+        let out = try conn.pipeline(groups: [
+            [Statement("insert into p2 values (1)"), Statement("insert into p2 values (2)")],
+            [Statement("insert into p2 values (3)"), Statement("insert into p2 values (1)"), Statement("insert into p2 values (9)")],
+            [Statement("insert into p2 values (4)")],
+        ], isolation: .keepSuccesses)
+        XCTAssertEqual(out[1][1].error?.sqlState, "23505")
+        guard case .skipped = out[1][2] else { return XCTFail("rest of a failed group is skipped") }
+        XCTAssertEqual(try conn.query("select array_agg(x order by x)::text as a from p2").rows[0].decode("a") as String, "{1,2,4}")
+    }
+
+    func testRollbackEachStartsEveryGroupFromTheSameStateAndLeavesNothing() throws {
+        let conn = try TestServer.connect()
+        try conn.query("create temp table p3 (x int primary key)")
+        try conn.query("insert into p3 values (0)")
+        let groups = (1...300).map { i -> [Statement] in
+            [Statement("insert into p3 values ($1)", [i % 3 == 0 ? 0 : i]),
+             Statement("select count(*)::int as n from p3")]
+        }
+        let out = try conn.pipeline(groups: groups, isolation: .rollbackEach)
+        for (i, g) in out.enumerated() {
+            if (i + 1) % 3 == 0 {
+                XCTAssertEqual(g[0].error?.sqlState, "23505")
+            } else {
+                XCTAssertEqual(try g[1].result?.rows[0].decode("n") as Int?, 2, "group \(i) saw another group's row")
+            }
+        }
+        XCTAssertFalse(conn.inTransaction)
+        XCTAssertEqual(try conn.query("select count(*)::int as n from p3").rows[0].decode("n") as Int, 1)
+    }
+
+    func testSetLocalIsUndoneBetweenGroups() throws {
+        let conn = try TestServer.connect()
+        let out = try conn.pipeline(groups: [
+            [Statement("select set_config('request.jwt.claims', '{\"sub\":\"a\"}', true)"), Statement("select current_setting('request.jwt.claims', true) as c")],
+            [Statement("select coalesce(current_setting('request.jwt.claims', true), '') as c")],
+        ], isolation: .rollbackEach)
+        XCTAssertEqual(try out[0][1].result?.rows[0].decode("c") as String?, "{\"sub\":\"a\"}")
+        XCTAssertEqual(try out[1][0].result?.rows[0].decode("c") as String?, "")
+    }
+
+    func testNoticesInPipeline() throws {
+        let conn = try TestServer.connect()
+        _ = conn.takeNotices()
+        _ = try conn.pipeline([Statement("do $$ begin raise notice 'one'; end $$"), Statement("do $$ begin raise notice 'two'; end $$")])
+        XCTAssertEqual(conn.takeNotices().map(\.message), ["one", "two"])
+    }
+}
