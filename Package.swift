@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Postgres"], path: "Tests/TestSupport"),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "RLSKitTests", dependencies: ["RLSKit", "Postgres", "TestSupport"]),
-        .testTarget(name: "rlskitTests", dependencies: ["RLSKit", "Postgres", "TestSupport"]),
+        .testTarget(name: "rlskitTests", dependencies: ["rlskit", "RLSKit", "Postgres", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

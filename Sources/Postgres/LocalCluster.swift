@@ -40,10 +40,14 @@ public final class LocalCluster: Sendable {
         }
         directory = made
         let data = made + "/data"
+        // Registered before anything runs, so a signal at any point removes the directory
+        // and ends whichever child (initdb or the server) is running.
+        let child = ChildProcess()
+        registration = ClusterRegistry.shared.add { Self.terminate(child: child, directory: made) }
         do {
             if let runAs { guard chown(made, runAs.uid, runAs.gid) == 0 else { throw LocalClusterError("cannot give \(made) to user \(runAs.name) (errno \(errno))") } }
             try Self.run(bin + "/initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "-N", "--no-instructions"],
-                         as: runAs, log: made + "/initdb.log", in: made)
+                         as: runAs, log: made + "/initdb.log", in: made, child: child)
             var conf = """
 
             # rlskit throwaway cluster: socket only, no durability (the directory is deleted anyway)
@@ -63,14 +67,14 @@ public final class LocalCluster: Sendable {
             h.seekToEndOfFile()
             h.write(Data(conf.utf8))
             h.closeFile()
-            serverPID = try Self.spawnServer(bin + "/postgres", data: data, as: runAs, log: made + "/server.log", in: made)
+            let pid = try Self.spawnServer(bin + "/postgres", data: data, as: runAs, log: made + "/server.log", in: made)
+            child.pid.withLock { $0 = pid }
+            serverPID = pid
         } catch {
-            try? FileManager.default.removeItem(atPath: made)
+            if let cleanup = ClusterRegistry.shared.remove(registration) { cleanup() }
             throw error
         }
         connectionString = ConnectionString("host=\(made) port=5432 user=postgres dbname=postgres")
-        let pid = serverPID
-        registration = ClusterRegistry.shared.add { Self.terminate(pid: pid, directory: made) }
         do { try waitUntilReady(timeout: options.startTimeout) } catch {
             stop()
             throw error
@@ -101,8 +105,9 @@ public final class LocalCluster: Sendable {
     }
 
     /// Immediate shutdown (SIGQUIT) is safe here: nothing in the cluster is kept.
-    static func terminate(pid: Int32, directory: String) {
-        if kill(pid, SIGQUIT) == 0 {
+    static func terminate(child: ChildProcess, directory: String) {
+        let pid = child.pid.withLock { p in defer { p = 0 }; return p }
+        if pid > 0, kill(pid, SIGQUIT) == 0 {
             var status: Int32 = 0
             for _ in 0..<5000 {
                 let r = waitpid(pid, &status, WNOHANG)
@@ -171,7 +176,7 @@ public final class LocalCluster: Sendable {
         return ("/usr/bin/setpriv", ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--init-groups", "--", path] + args)
     }
 
-    static func run(_ path: String, _ args: [String], as user: ServerUser?, log: String, in dir: String) throws {
+    static func run(_ path: String, _ args: [String], as user: ServerUser?, log: String, in dir: String, child: ChildProcess) throws {
         let (exe, argv) = command(path, args, as: user)
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let out = FileHandle(forWritingAtPath: log)
@@ -183,7 +188,9 @@ public final class LocalCluster: Sendable {
         p.standardError = out
         p.standardInput = FileHandle.nullDevice
         do { try p.run() } catch { throw LocalClusterError("cannot run \(exe): \(error.localizedDescription)") }
+        child.pid.withLock { $0 = p.processIdentifier }
         p.waitUntilExit()
+        child.pid.withLock { $0 = 0 }
         try? out?.close()
         guard p.terminationStatus == 0 else {
             throw LocalClusterError("\((path as NSString).lastPathComponent) failed: " + lastLines(of: log))
@@ -221,6 +228,15 @@ public final class LocalCluster: Sendable {
         for cleanup in ClusterRegistry.shared.removeAll() { cleanup() }
     }
 
+    /// Stops every cluster and exits. Waits for a signal handler that is already cleaning up,
+    /// so the process never ends half-way through removing a cluster.
+    public static func exitProcess(_ code: Int32) -> Never {
+        ClusterRegistry.shared.exiting.withLock { _ in
+            stopAll()
+            exit(code)
+        }
+    }
+
     public static func stopClustersOnSignals() {
         ClusterRegistry.shared.installSignalHandlers()
     }
@@ -239,11 +255,18 @@ public struct LocalClusterError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
+/// The pid of the child a cluster is running now (initdb, then the server), 0 for none.
+final class ChildProcess: Sendable {
+    let pid = Mutex<Int32>(0)
+}
+
 /// Cleanups for the clusters of this process, so a signal can stop them all.
 final class ClusterRegistry: Sendable {
     static let shared = ClusterRegistry()
     private let state = Mutex<(next: Int, cleanups: [Int: @Sendable () -> Void])>((0, [:]))
     private let sources = Mutex<[any DispatchSourceSignal]>([])
+    /// Held by whoever is ending the process.
+    let exiting = Mutex<Void>(())
 
     func add(_ cleanup: @escaping @Sendable () -> Void) -> Int {
         state.withLock { s in
@@ -270,10 +293,7 @@ final class ClusterRegistry: Sendable {
             for sig in [SIGINT, SIGTERM] {
                 signal(sig, SIG_IGN)
                 let src = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-                src.setEventHandler {
-                    for cleanup in ClusterRegistry.shared.removeAll() { cleanup() }
-                    exit(128 + sig)
-                }
+                src.setEventHandler { LocalCluster.exitProcess(128 + sig) }
                 src.resume()
                 list.append(src)
             }

@@ -1,1 +1,104 @@
-print("rlskit")
+import Foundation
+import Postgres
+import RLSKit
+
+struct Subcommand {
+    let spec: CommandSpec
+    let run: (ParsedArguments, Terminal) throws -> ExitCode
+}
+
+let subcommands: [Subcommand] = [
+    Subcommand(spec: CheckCommand.spec, run: CheckCommand.run),
+    pending("apply", "apply migrations to a database (tracked, checksummed, locked)"),
+    pending("test", "impersonate API callers and verify own-row access"),
+    pending("audit", "lint the live catalog's security surface"),
+]
+
+func pending(_ name: String, _ summary: String) -> Subcommand {
+    let spec = PendingCommand.spec(name, summary)
+    return Subcommand(spec: spec) { _, _ in PendingCommand.run(spec) }
+}
+
+let topHelp = """
+rlskit \(RLSKitVersion.current) — provision, prove and audit Row Level Security on PostgreSQL / Supabase
+
+usage: rlskit <command> [options]
+
+commands:
+\(subcommands.map { "  " + $0.spec.name.padding(toLength: 8, withPad: " ", startingAt: 0) + $0.spec.summary }.joined(separator: "\n"))
+
+options:
+  -h, --help     Show help (also after a command: rlskit check --help).
+  --version      Print the version.
+
+exit codes: 0 passed, 1 checks failed or findings, 2 usage or configuration error,
+            3 cannot connect or server error.
+"""
+
+/// Maps any error to one line and its documented exit code.
+@MainActor func report(_ error: Error, command: String?) -> ExitCode {
+    switch error {
+    case let e as UsageError:
+        printError(e.message)
+        FileHandle.standardError.write(Data((e.usage + "\n" + "run 'rlskit \(command.map { $0 + " " } ?? "")--help' for more\n").utf8))
+        return .usage
+    case let e as ConfigurationError:
+        printError(e.message)
+        return .usage
+    case let e as LocalClusterError:
+        printError("cannot start a throwaway PostgreSQL: \(e.message)")
+        return .server
+    case let e as PostgresError where e.kind != .server:
+        printError(e.message)
+        return .server
+    case let e as PostgresError:
+        printError(e.description)
+        return .server
+    case let e as ScriptError:
+        printError(e.error.description)
+        return .server
+    default:
+        printError("\(error)")
+        return .server
+    }
+}
+
+@MainActor func main() -> ExitCode {
+    LocalCluster.stopClustersOnSignals()
+    var args = Array(CommandLine.arguments.dropFirst())
+    let term = Terminal.detect()
+    guard let first = args.first else {
+        print(topHelp)
+        return .usage
+    }
+    if first == "--help" || first == "-h" || first == "help" {
+        if args.count > 1, let sub = subcommands.first(where: { $0.spec.name == args[1] }) {
+            print(sub.spec.help, terminator: "")
+        } else {
+            print(topHelp)
+        }
+        return .success
+    }
+    if first == "--version" {
+        print("rlskit \(RLSKitVersion.current)")
+        return .success
+    }
+    guard let sub = subcommands.first(where: { $0.spec.name == first }) else {
+        return report(UsageError(message: first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown command '\(first)'",
+                                 usage: "usage: rlskit <command> [options]  (commands: \(subcommands.map(\.spec.name).joined(separator: ", ")))"),
+                      command: nil)
+    }
+    args.removeFirst()
+    do {
+        let parsed = try sub.spec.parse(args)
+        if parsed.flag("help") {
+            print(sub.spec.help, terminator: "")
+            return .success
+        }
+        return try sub.run(parsed, term)
+    } catch {
+        return report(error, command: sub.spec.name)
+    }
+}
+
+LocalCluster.exitProcess(main().rawValue)

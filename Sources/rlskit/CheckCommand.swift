@@ -1,0 +1,28 @@
+import Foundation
+import Postgres
+import RLSKit
+
+enum CheckCommand {
+    static let spec = CommandSpec(
+        name: "check",
+        summary: "provision a database and prove its policies (throwaway server by default)",
+        details: """
+        With no database given, starts a throwaway PostgreSQL in a temporary directory, runs
+        every phase against it and removes it afterwards, also on failure or Ctrl-C.
+        """,
+        options: [DatabaseTarget.option])
+
+    static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
+        let target = try DatabaseTarget.resolve(args) { print(term.dim($0)) }
+        defer { target.stop() }
+        let conn = try target.connect()
+        let version: String = try conn.query("select version() as v").rows[0].decode("v")
+        print("connected to \(target.connection.description)")
+        print(term.bold("server: ") + version)
+        // Test hook: keeps the server up so tests can interrupt a running check.
+        if let hold = ProcessInfo.processInfo.environment["RLSKIT_TEST_HOLD_SECONDS"].flatMap(Double.init) {
+            Thread.sleep(forTimeInterval: hold)
+        }
+        return .success
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import Postgres
+import RLSKit
+
+/// The database a command works on: `--database-url`, else the environment, else a
+/// throwaway local cluster that lives as long as the command.
+struct DatabaseTarget {
+    static let option = OptionSpec.option("database-url", "URL",
+        "Database to use (postgresql://… or key=value). Default: DATABASE_URL / PG* environment, else a throwaway local server.")
+
+    let connection: ConnectionString
+    let cluster: LocalCluster?
+
+    var isThrowaway: Bool { cluster != nil }
+
+    static func resolve(_ args: ParsedArguments, log: (String) -> Void) throws -> DatabaseTarget {
+        if let url = args.value("database-url") {
+            guard !url.isEmpty else { throw ConfigurationError("--database-url is empty: give a postgresql:// URL or a key=value string") }
+            let c = ConnectionString(url)
+            do { _ = try c.options() } catch let e as PostgresError {
+                throw ConfigurationError("--database-url is not a valid connection string (\(e.message)): expected postgresql://user@host:port/db")
+            }
+            return DatabaseTarget(connection: c, cluster: nil)
+        }
+        if ConnectionString.environmentNamesDatabase() {
+            return DatabaseTarget(connection: .fromEnvironment(), cluster: nil)
+        }
+        let started = Date()
+        let cluster = try LocalCluster()
+        log("started a throwaway PostgreSQL in \(Int(Date().timeIntervalSince(started) * 1000)) ms")
+        return DatabaseTarget(connection: cluster.connectionString, cluster: cluster)
+    }
+
+    func connect() throws -> PostgresConnection {
+        do { return try PostgresConnection(connection) } catch var e as PostgresError {
+            e.message = "cannot connect to \(connection.description): \(e.message)"
+            throw e
+        }
+    }
+
+    func stop() { cluster?.stop() }
+}

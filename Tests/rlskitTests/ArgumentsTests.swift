@@ -1,0 +1,43 @@
+@testable import rlskit
+import XCTest
+
+final class ArgumentsTests: XCTestCase {
+    let spec = CommandSpec(name: "demo", summary: "s", positionals: "[PATH…]", maxPositionals: 2, options: [
+        .option("database-url", "URL", "db"),
+        .option("format", "FMT", "f"),
+        .option("exposed-schema", "S", "e", repeatable: true),
+        .flag("strict", "strict"),
+        OptionSpec(name: "jobs", short: "j", value: "N", help: "jobs"),
+    ])
+
+    func testParsesEveryForm() throws {
+        let p = try spec.parse(["--database-url", "postgresql://x", "--format=json", "-j", "4", "--strict",
+                                "--exposed-schema", "a", "--exposed-schema=b", "one", "--", "--two"])
+        XCTAssertEqual(p.value("database-url"), "postgresql://x")
+        XCTAssertEqual(p.value("format"), "json")
+        XCTAssertEqual(p.value("jobs"), "4")
+        XCTAssertTrue(p.flag("strict"))
+        XCTAssertEqual(p.all("exposed-schema"), ["a", "b"])
+        XCTAssertEqual(p.positionals, ["one", "--two"])
+    }
+
+    func testErrors() {
+        func message(_ args: [String]) -> String? {
+            do { _ = try spec.parse(args); return nil } catch { return error.message }
+        }
+        XCTAssertEqual(message(["--nope"]), "unknown option '--nope'")
+        XCTAssertEqual(message(["-x"]), "unknown option '-x'")
+        XCTAssertEqual(message(["--format"]), "option '--format' needs a value (FMT)")
+        XCTAssertEqual(message(["--strict=yes"]), "option '--strict' takes no value")
+        XCTAssertEqual(message(["--format", "a", "--format", "b"]), "option '--format' given twice")
+        XCTAssertEqual(message(["a", "b", "c"]), "too many arguments")
+        XCTAssertNil(message(["-h"]))
+    }
+
+    func testHelpListsEveryOption() {
+        let help = spec.help
+        for o in spec.options { XCTAssertTrue(help.contains("--\(o.name)"), o.name) }
+        XCTAssertTrue(help.contains("-j, --jobs N"))
+        XCTAssertTrue(help.contains("usage: rlskit demo [options] [PATH…]"))
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import TestSupport
+import XCTest
+
+final class CLITests: XCTestCase {
+    func testHelpOnEveryLevel() throws {
+        let top = try CLI.run(["--help"])
+        XCTAssertEqual(top.code, 0)
+        XCTAssertTrue(top.stdout.contains("commands:"))
+        for command in ["check", "apply", "test", "audit"] {
+            XCTAssertTrue(top.stdout.contains("  \(command) "), command)
+            let sub = try CLI.run([command, "--help"])
+            XCTAssertEqual(sub.code, 0, command)
+            XCTAssertTrue(sub.stdout.contains("usage: rlskit \(command)"), command)
+            XCTAssertTrue(sub.stdout.contains("--database-url"), command)
+        }
+        XCTAssertEqual(try CLI.run([]).code, 2)
+    }
+
+    func testVersion() throws {
+        let v = try CLI.run(["--version"])
+        XCTAssertEqual(v.code, 0)
+        XCTAssertTrue(v.stdout.hasPrefix("rlskit "))
+    }
+
+    func testUnknownFlagAndCommandExit2() throws {
+        let flag = try CLI.run(["check", "--bogus"])
+        XCTAssertEqual(flag.code, 2)
+        XCTAssertTrue(flag.stderr.hasPrefix("rlskit: unknown option '--bogus'\n"))
+        XCTAssertTrue(flag.stderr.contains("usage: rlskit check"))
+        XCTAssertEqual(flag.stdout, "")
+        let cmd = try CLI.run(["frobnicate"])
+        XCTAssertEqual(cmd.code, 2)
+        XCTAssertTrue(cmd.stderr.hasPrefix("rlskit: unknown command 'frobnicate'"))
+    }
+
+    func testUnreachableServerExits3WithOneLineAndNoPassword() throws {
+        let secret = "pw-\(UUID().uuidString)"
+        let r = try CLI.run(["check", "--database-url", "postgresql://alice:\(secret)@127.0.0.1:1/app?connect_timeout=3"])
+        XCTAssertEqual(r.code, 3)
+        XCTAssertFalse(r.output.contains(secret))
+        let lines = r.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, r.stderr)
+        XCTAssertTrue(r.stderr.hasPrefix("rlskit: cannot connect to host=127.0.0.1 port=1 user=alice dbname=app password=***"), r.stderr)
+    }
+
+    func testMalformedDatabaseURLExits2() throws {
+        let r = try CLI.run(["check", "--database-url", "postgresql://a:b@[::1/x"])
+        XCTAssertEqual(r.code, 2)
+        XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+        XCTAssertFalse(r.output.contains(":b@"))
+    }
+
+    func testCheckOnThrowawayServerLeavesNothing() throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        let r = try CLI.run(["check"], environment: ["TMPDIR": tmp])
+        XCTAssertEqual(r.code, 0, r.output)
+        XCTAssertTrue(r.stdout.contains("PostgreSQL"), r.stdout)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tmp), [])
+    }
+
+    /// SIGTERM while the throwaway server runs (and, separately, while initdb runs) ends the
+    /// server and removes its directory.
+    func testSIGTERMRemovesTheCluster() throws {
+        for waitForServer in [true, false] {
+            let tmp = try CLI.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: tmp) }
+            let (p, _, _) = try CLI.start(["check"], environment: ["TMPDIR": tmp, "RLSKIT_TEST_HOLD_SECONDS": "30"])
+            var serverPID: Int32 = 0
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                let dirs = (try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []
+                if let d = dirs.first {
+                    if !waitForServer { break }
+                    if let pidText = try? String(contentsOfFile: "\(tmp)/\(d)/data/postmaster.pid", encoding: .utf8),
+                       let pid = Int32(pidText.split(separator: "\n").first ?? ""),
+                       (try? String(contentsOfFile: "\(tmp)/\(d)/data/postmaster.pid", encoding: .utf8))?.contains("ready") == true {
+                        serverPID = pid
+                        break
+                    }
+                }
+                usleep(5_000)
+            }
+            kill(p.processIdentifier, SIGTERM)
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationStatus, 128 + SIGTERM)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tmp), [], "waitForServer=\(waitForServer)")
+            if waitForServer {
+                XCTAssertGreaterThan(serverPID, 0)
+                var gone = false
+                for _ in 0..<500 where !gone { gone = kill(serverPID, 0) != 0; if !gone { usleep(10_000) } }
+                XCTAssertTrue(gone, "server process still running")
+            }
+        }
+    }
+}
