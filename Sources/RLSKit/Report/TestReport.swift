@@ -1,0 +1,63 @@
+import Foundation
+
+/// The result of one check, one pgTAP assertion, or one scenario step.
+public struct TestOutcome: Sendable, Equatable {
+    public enum Status: String, Sendable, Equatable {
+        case passed, failed, skipped, todo
+        /// The check could not run (SQL error, bad fixture): counts as a failure.
+        case error
+    }
+    /// Grouping: a table ("public.profiles"), a bucket, or a file.
+    public var suite: String
+    /// One line: what was checked, e.g. "A cannot update B's row".
+    public var name: String
+    public var status: Status
+    /// Why it failed: expected vs actual. Also the reason of a skip or todo.
+    public var message: String?
+    public var location: SourceLocation?
+    /// The SQL that ran, for failures.
+    public var sql: String?
+    public var actor: String?
+    /// Seconds.
+    public var duration: Double
+
+    public init(suite: String, name: String, status: Status, message: String? = nil, location: SourceLocation? = nil,
+                sql: String? = nil, actor: String? = nil, duration: Double = 0) {
+        self.suite = suite
+        self.name = name
+        self.status = status
+        self.message = message
+        self.location = location
+        self.sql = sql
+        self.actor = actor
+        self.duration = duration
+    }
+
+    /// Failed or errored: what makes a run exit 1.
+    public var isFailure: Bool { status == .failed || status == .error }
+}
+
+/// Everything one test run produced.
+public struct TestReport: Sendable, Equatable {
+    public var outcomes: [TestOutcome]
+    /// Lines shown after the results: coverage, uncovered tables, notes.
+    public var notes: [String]
+
+    public init(outcomes: [TestOutcome] = [], notes: [String] = []) {
+        self.outcomes = outcomes
+        self.notes = notes
+    }
+
+    public func count(_ status: TestOutcome.Status) -> Int { outcomes.count { $0.status == status } }
+    public var failed: Int { outcomes.count { $0.isFailure } }
+    public var passed: Bool { failed == 0 }
+    /// Suites in order of first appearance.
+    public var suites: [String] {
+        var seen = Set<String>()
+        return outcomes.compactMap { seen.insert($0.suite).inserted ? $0.suite : nil }
+    }
+}
+
+public enum TestReportFormat: String, Sendable, CaseIterable {
+    case text, tap, junit, json
+}

@@ -1,0 +1,59 @@
+import Postgres
+import RLSKit
+import TestSupport
+import XCTest
+
+final class SQLScannerTests: XCTestCase {
+    func testSplitsRespectingQuotesCommentsAndDollarQuotes() {
+        let sql = """
+        -- leading comment; not a statement
+        select 'a;b', "c;d", E'it\\'s;' as x;
+        /* block; /* nested; */ still */ create function f() returns int as $fn$ select 1; $fn$ language sql;
+        do $$ begin raise notice 'x;y'; end $$;
+        \\set foo 1
+        select $1::int, ($2);  select 3
+        """
+        let st = SQLScanner.statements(in: sql)
+        XCTAssertEqual(st.map(\.kind), [.sql, .sql, .sql, .meta, .sql, .sql])
+        XCTAssertEqual(st[0].text, "select 'a;b', \"c;d\", E'it\\'s;' as x")
+        XCTAssertEqual(st[0].line, 2)
+        XCTAssertTrue(st[1].text.hasPrefix("create function f()"))
+        XCTAssertTrue(st[1].text.hasSuffix("language sql"))
+        XCTAssertEqual(st[1].line, 3)
+        XCTAssertEqual(st[3].text, "\\set foo 1")
+        XCTAssertEqual(st[4].text, "select $1::int, ($2)")
+        XCTAssertEqual(st[5].text, "select 3")
+        XCTAssertEqual(st[5].line, 6)
+        XCTAssertEqual(st[5].column, 24)
+    }
+
+    func testEmptyAndUnterminatedInputNeverCrash() {
+        XCTAssertEqual(SQLScanner.statements(in: "").count, 0)
+        XCTAssertEqual(SQLScanner.statements(in: "  ;; -- x\n").count, 0)
+        for s in ["select '", "select $$ unterminated", "/* open", "select \"x", "E'\\", "$", "$a", "(((", "\\"] {
+            _ = SQLScanner.statements(in: s)
+        }
+        var rng = SystemRandomNumberGenerator()
+        let alphabet = Array("ab$'\";-/*\\()\nE ")
+        for _ in 0..<2000 {
+            let s = String((0..<Int.random(in: 0...40, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! })
+            let st = SQLScanner.statements(in: s)
+            for x in st { XCTAssertGreaterThanOrEqual(x.line, 1) }
+        }
+    }
+
+    /// Statement offsets agree with the positions the server reports.
+    func testPositionsMatchTheServer() throws {
+        let conn = try TestServer.connect()
+        let script = "select 1;\n  select 'é' as e, 2;\nselect nope_column from pg_class;"
+        do {
+            _ = try conn.runScript(script)
+            XCTFail("expected an error")
+        } catch {
+            let pos = try XCTUnwrap(error.error.position)
+            let lc = SQLScanner.lineAndColumn(ofPosition: pos, in: script)
+            XCTAssertEqual(lc.line, 3)
+            XCTAssertEqual(lc.column, 8)
+        }
+    }
+}
