@@ -10,7 +10,7 @@ struct Subcommand {
 let subcommands: [Subcommand] = [
     Subcommand(spec: CheckCommand.spec, run: CheckCommand.run),
     pending("apply", "apply migrations to a database (tracked, checksummed, locked)"),
-    pending("test", "impersonate API callers and verify own-row access"),
+    Subcommand(spec: TestCommand.spec, run: TestCommand.run),
     pending("audit", "lint the live catalog's security surface"),
 ]
 
@@ -41,6 +41,9 @@ exit codes: 0 passed, 1 checks failed or findings, 2 usage or configuration erro
     case let e as UsageError:
         printError(e.message)
         FileHandle.standardError.write(Data((e.usage + "\n" + "run 'rlskit \(command.map { $0 + " " } ?? "")--help' for more\n").utf8))
+        return .usage
+    case let e as InputError:
+        printError(e.description)
         return .usage
     case let e as ConfigurationError:
         printError(e.message)

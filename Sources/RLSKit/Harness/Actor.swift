@@ -1,0 +1,144 @@
+import Foundation
+
+/// Who a check runs as. Users are real rows in auth.users, created inside the test
+/// transaction the way GoTrue signs them up, so sign-up triggers fire.
+public struct Actor: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        case anon
+        case user
+        case serviceRole
+        /// The connecting role itself, not impersonated: for looking at what API roles cannot see.
+        case admin
+        /// GoTrue's own role (supabase_auth_admin), as the Auth server acts.
+        case authAdmin
+    }
+
+    public var kind: Kind
+    /// The label used in reports and scenario files: "A", "alice", "anon", "service_role".
+    public var name: String
+    public var id: UUID
+    public var email: String
+    /// What the user typed at sign-up (raw_user_meta_data); users can edit it through the Auth API.
+    public var userMetadata: String
+    /// Extra claims merged into the JWT, as a JSON object text.
+    public var extraClaims: String
+
+    public static let anon = Actor(kind: .anon, name: "anon")
+    public static let serviceRole = Actor(kind: .serviceRole, name: "service_role")
+    public static let admin = Actor(kind: .admin, name: "admin")
+    public static let authAdmin = Actor(kind: .authAdmin, name: "auth_admin")
+
+    public init(kind: Kind, name: String, id: UUID = UUID(), email: String? = nil,
+                userMetadata: String = "{}", extraClaims: String = "{}") {
+        self.kind = kind
+        self.name = name
+        self.id = id
+        self.email = email ?? "rlskit-\(Actor.slug(name))-\(id.uuidString.prefix(8).lowercased())@example.test"
+        self.userMetadata = userMetadata
+        self.extraClaims = extraClaims
+    }
+
+    public static func user(_ name: String, metadata: String = "{}", claims: String = "{}") -> Actor {
+        Actor(kind: .user, name: name, userMetadata: metadata, extraClaims: claims)
+    }
+
+    /// Lower-case uuid text, as auth.uid()::text prints it.
+    public var uid: String { id.uuidString.lowercased() }
+
+    /// The database role the API servers switch to.
+    public var role: String {
+        switch kind {
+        case .anon: "anon"
+        case .user: "authenticated"
+        case .serviceRole: "service_role"
+        case .admin: "none"
+        case .authAdmin: "supabase_auth_admin"
+        }
+    }
+
+    /// The JWT claims PostgREST puts in request.jwt.claims; always with `role`.
+    public var claims: String {
+        switch kind {
+        case .anon, .serviceRole:
+            return "{\"role\":\"\(role)\",\"iss\":\"supabase\"}"
+        case .admin, .authAdmin:
+            return ""
+        case .user:
+            let exp = Int(Date().timeIntervalSince1970) + 3600
+            var base = "{\"aud\":\"authenticated\",\"role\":\"authenticated\",\"sub\":\"\(uid)\",\"email\":\(Actor.json(email)),"
+                + "\"exp\":\(exp),\"iat\":\(exp - 3600),\"is_anonymous\":false,\"aal\":\"aal1\","
+                + "\"app_metadata\":{\"provider\":\"email\",\"providers\":[\"email\"]},\"user_metadata\":\(userMetadata)}"
+            if extraClaims != "{}" { base = Actor.merge(base, extraClaims) }
+            return base
+        }
+    }
+
+    /// One statement that makes the transaction act as this caller, exactly as the data API
+    /// does (SET LOCAL role and claims; legacy per-claim settings cleared). With `storage`, also
+    /// what the Storage API sets for that operation.
+    public func impersonation(storage operation: String? = nil) -> String {
+        var sets: [(String, String)] = [("role", role), ("request.jwt.claims", claims)]
+        let legacySub = operation != nil && kind != .admin ? (kind == .user ? uid : "") : ""
+        let legacyRole = operation != nil && kind != .admin && kind != .authAdmin ? role : ""
+        sets += [("request.jwt.claim.sub", legacySub), ("request.jwt.claim.role", legacyRole),
+                 ("request.jwt.claim.email", ""), ("request.jwt.claim", ""),
+                 ("storage.operation", operation ?? ""),
+                 ("storage.allow_delete_query", operation == nil ? "" : "true")]
+        return "select " + sets.map { "set_config(\(SQL.literal($0.0)), \(SQL.literal($0.1)), true)" }.joined(separator: ", ")
+    }
+
+    /// Shown in reports.
+    public var label: String {
+        switch kind {
+        case .user where userMetadata != "{}" && name.hasPrefix("M"): "\(name) (user_metadata \(userMetadata))"
+        default: name
+        }
+    }
+
+    static func slug(_ s: String) -> String {
+        String(s.lowercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) }.prefix(16).map(Character.init))
+    }
+
+    static func json(_ s: String) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: [s], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
+        return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
+    }
+
+    /// Top-level keys of `extra` replace those of `base` (both JSON objects).
+    static func merge(_ base: String, _ extra: String) -> String {
+        guard var b = (try? JSONSerialization.jsonObject(with: Data(base.utf8))) as? [String: Any],
+              let e = (try? JSONSerialization.jsonObject(with: Data(extra.utf8))) as? [String: Any] else { return base }
+        for (k, v) in e { b[k] = v }
+        let data = (try? JSONSerialization.data(withJSONObject: b, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data(base.utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Creates users the way a sign-up does: GoTrue inserts into auth.users as supabase_auth_admin.
+public enum SignUp {
+    /// Statements for one script: switch to GoTrue's role (when it exists), insert, switch back.
+    /// `columns` is the set of auth.users columns present, so a real Supabase schema works too.
+    public static func script(_ users: [Actor], columns: Set<String>, authAdminExists: Bool) -> String {
+        guard !users.isEmpty else { return "" }
+        let wanted: [(String, (Actor) -> String)] = [
+            ("instance_id", { _ in "'00000000-0000-0000-0000-000000000000'" }),
+            ("id", { SQL.literal($0.uid) }),
+            ("aud", { _ in "'authenticated'" }),
+            ("role", { _ in "'authenticated'" }),
+            ("email", { SQL.literal($0.email) }),
+            ("encrypted_password", { _ in "''" }),
+            ("email_confirmed_at", { _ in "now()" }),
+            ("raw_app_meta_data", { _ in "'{\"provider\":\"email\",\"providers\":[\"email\"]}'" }),
+            ("raw_user_meta_data", { SQL.literal($0.userMetadata) }),
+            ("created_at", { _ in "now()" }),
+            ("updated_at", { _ in "now()" }),
+            ("is_anonymous", { _ in "false" }),
+        ]
+        let cols = wanted.filter { columns.contains($0.0) }
+        let rows = users.map { u in "(" + cols.map { $0.1(u) }.joined(separator: ", ") + ")" }
+        var sql = authAdminExists ? "select set_config('role', 'supabase_auth_admin', true);\n" : ""
+        sql += "insert into auth.users (\(cols.map(\.0).joined(separator: ", "))) values\n  " + rows.joined(separator: ",\n  ") + ";\n"
+        if authAdminExists { sql += "select set_config('role', 'none', true);\n" }
+        return sql
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Postgres
+
+/// What the live catalog says about one table: enough to seed rows and judge policies.
+public struct TableInfo: Sendable {
+    public struct ColumnInfo: Sendable {
+        public var name: String
+        /// format_type(), e.g. "character varying(255)".
+        public var type: String
+        /// pg_type.typcategory: S string, N numeric, B bool, D date/time, U user (uuid, json), E enum, A array…
+        public var category: String
+        public var typeName: String
+        public var notNull: Bool
+        public var hasDefault: Bool
+        /// Identity ('a'/'d') or generated ('s') columns are never written.
+        public var identity: String
+        public var generated: String
+        public var enumLabel: String?
+        /// "schema.table(column)" this column references, if a single-column foreign key.
+        public var references: String?
+        public var writable: Bool { identity != "a" && generated.isEmpty }
+    }
+
+    public var schema: String
+    public var name: String
+    public var exists: Bool
+    public var rlsEnabled: Bool
+    public var columns: [ColumnInfo]
+    /// Column lists of unique indexes (expressions left out).
+    public var uniqueKeys: [[String]]
+    /// Policy expressions (USING and WITH CHECK), for finding policies that read JWT claims.
+    public var policyTexts: [String]
+    public var qualifiedName: String { "\(schema).\(name)" }
+    public var sqlName: String { SQL.qualified(schema, name) }
+
+    public func column(_ name: String) -> ColumnInfo? { columns.first { $0.name == name } }
+}
+
+public enum Catalog {
+    static let columnsSQL = """
+    select a.attname as name, format_type(a.atttypid, a.atttypmod) as type, t.typcategory::text as category,
+           t.typname::text as type_name, a.attnotnull as not_null, a.atthasdef as has_default,
+           a.attidentity::text as identity, a.attgenerated::text as generated,
+           (select e.enumlabel::text from pg_enum e where e.enumtypid = t.oid order by e.enumsortorder limit 1) as enum_label,
+           (select fn.nspname || '.' || fc.relname || '(' || fa.attname || ')'
+              from pg_constraint f
+              join pg_class fc on fc.oid = f.confrelid
+              join pg_namespace fn on fn.oid = fc.relnamespace
+              join pg_attribute fa on fa.attrelid = f.confrelid and fa.attnum = f.confkey[1]
+             where f.conrelid = a.attrelid and f.contype = 'f' and f.conkey = array[a.attnum]
+             limit 1) as refs
+      from pg_attribute a join pg_type t on t.oid = a.atttypid
+     where a.attrelid = $1::regclass and a.attnum > 0 and not a.attisdropped
+     order by a.attnum
+    """
+
+    static let uniqueSQL = """
+    select array(select a.attname::text from unnest(i.indkey) with ordinality k(n, o)
+                 join pg_attribute a on a.attrelid = i.indrelid and a.attnum = k.n order by k.o) as cols,
+           0 <> all(i.indkey) and i.indpred is null as plain
+      from pg_index i where i.indrelid = $1::regclass and i.indisunique
+    """
+
+    public static func table(_ conn: PostgresConnection, schema: String, name: String) throws -> TableInfo {
+        let reg = SQL.qualified(schema, name)
+        let head = try conn.query("""
+            select c.relrowsecurity as rls from pg_class c join pg_namespace n on n.oid = c.relnamespace
+             where n.nspname = $1 and c.relname = $2 and c.relkind in ('r', 'p')
+            """, [schema, name])
+        guard let row = head.first else {
+            return TableInfo(schema: schema, name: name, exists: false, rlsEnabled: false, columns: [], uniqueKeys: [], policyTexts: [])
+        }
+        let cols = try conn.query(columnsSQL, [reg]).rows.map { r in
+            TableInfo.ColumnInfo(name: try r.decode("name"), type: try r.decode("type"), category: try r.decode("category"),
+                                 typeName: try r.decode("type_name"), notNull: try r.decode("not_null"),
+                                 hasDefault: try r.decode("has_default"), identity: try r.decode("identity"),
+                                 generated: try r.decode("generated"), enumLabel: try r.decode("enum_label"),
+                                 references: try r.decode("refs"))
+        }
+        let uniques = try conn.query(uniqueSQL, [reg]).rows.compactMap { r -> [String]? in
+            try r.decode("plain", as: Bool.self) ? try r.decode("cols", as: [String].self) : nil
+        }
+        return TableInfo(schema: schema, name: name, exists: true, rlsEnabled: try row.decode("rls"), columns: cols,
+                         uniqueKeys: uniques, policyTexts: try policyTexts(conn, schema: schema, name: name))
+    }
+
+    /// Policy expressions, plus the bodies of functions they call (a helper such as is_admin()
+    /// that reads the JWT counts as reading claims).
+    static func policyTexts(_ conn: PostgresConnection, schema: String, name: String) throws -> [String] {
+        let rows = try conn.query("""
+            select coalesce(qual, '') || ' ' || coalesce(with_check, '') as expr from pg_policies
+             where schemaname = $1 and tablename = $2
+            """, [schema, name]).rows
+        var texts: [String] = try rows.map { try $0.decode("expr") }
+        let called = Set(texts.flatMap { ClaimAttack.functionNames(in: $0) })
+        if !called.isEmpty {
+            let bodies = try conn.query("""
+                select prosrc from pg_proc where proname = any($1) and prolang <> (select oid from pg_language where lanname = 'internal')
+                """, [Array(called)]).rows
+            texts += try bodies.map { try $0.decode("prosrc") }
+        }
+        return texts
+    }
+
+    /// RLS-enabled tables in these schemas.
+    public static func rlsTables(_ conn: PostgresConnection, schemas: [String]) throws -> [String] {
+        try conn.query("""
+            select n.nspname || '.' || c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+             where c.relkind in ('r', 'p') and c.relrowsecurity and n.nspname = any($1) order by 1
+            """, [schemas]).rows.map { try $0.decode("name") }
+    }
+
+    public static func authUserColumns(_ conn: PostgresConnection) throws -> Set<String> {
+        Set(try conn.query("""
+            select attname::text as n from pg_attribute where attrelid = to_regclass('auth.users') and attnum > 0 and not attisdropped
+            """).rows.map { try $0.decode("n") })
+    }
+
+    public static func roleExists(_ conn: PostgresConnection, _ role: String) throws -> Bool {
+        try conn.query("select exists (select 1 from pg_roles where rolname = $1) as e", [role]).rows[0].decode("e")
+    }
+
+    /// Functions that would make a real network call from inside a check (pgsql-http is
+    /// synchronous; pg_net sends after commit, but a harness should not rely on that).
+    public static func networkFunctions(_ conn: PostgresConnection) throws -> [String] {
+        try conn.query("""
+            select distinct n.nspname || '.' || p.proname as f from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+             where (p.proname = 'http' and n.nspname not in ('pg_catalog', 'information_schema'))
+                or (n.nspname = 'net' and p.proname like 'http\\_%')
+             order by 1
+            """).rows.map { try $0.decode("f") }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Users can edit their own user_metadata through the Auth API, so a policy that trusts it
+/// trusts the attacker. For policies that read JWT claims, the matrix also runs as a user whose
+/// user_metadata carries the values those policies compare against.
+public enum ClaimAttack {
+    /// True when an expression (or a function body it calls) reads the JWT claims.
+    public static func readsClaims(_ texts: [String]) -> Bool {
+        texts.contains { t in
+            let l = t.lowercased()
+            return l.contains("jwt") || l.contains("user_metadata") || l.contains("raw_user_meta_data")
+        }
+    }
+
+    /// A user_metadata object with every key the expressions read set to the value they compare it with
+    /// (`->> 'role') = 'admin'` gives {"role": "admin"}); keys read without a comparison get true.
+    public static func metadata(for texts: [String]) -> String {
+        var pairs: [String: Any] = [:]
+        let compared = try! NSRegularExpression(pattern: #"->>?\s*'([^']+)'(?:::text)?\)*\s*(?:=|<>|!=)\s*(?:ANY\s*\(\s*ARRAY\[\s*)?'([^']*)'"#,
+                                                 options: [.caseInsensitive])
+        let readOnly = try! NSRegularExpression(pattern: #"->>?\s*'([^']+)'"#)
+        let casted = try! NSRegularExpression(pattern: #"->>\s*'([^']+)'(?:::text)?\)*\s*::\s*bool"#, options: [.caseInsensitive])
+        for t in texts {
+            let ns = t as NSString
+            for m in readOnly.matches(in: t, range: NSRange(location: 0, length: ns.length)) {
+                let k = ns.substring(with: m.range(at: 1))
+                if !ignoredKeys.contains(k), pairs[k] == nil { pairs[k] = true }
+            }
+            for m in casted.matches(in: t, range: NSRange(location: 0, length: ns.length)) {
+                pairs[ns.substring(with: m.range(at: 1))] = true
+            }
+            for m in compared.matches(in: t, range: NSRange(location: 0, length: ns.length)) {
+                let k = ns.substring(with: m.range(at: 1))
+                if !ignoredKeys.contains(k) { pairs[k] = ns.substring(with: m.range(at: 2)) }
+            }
+        }
+        if pairs.isEmpty { pairs = ["role": "admin", "is_admin": true] }
+        let data = (try? JSONSerialization.data(withJSONObject: pairs, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Path keys, not values an attacker would set.
+    static let ignoredKeys: Set<String> = ["user_metadata", "app_metadata", "sub", "request.jwt.claims", "request.jwt.claim"]
+
+    /// Names of functions called in an expression, e.g. "is_admin" in `private.is_admin()`.
+    static func functionNames(in text: String) -> [String] {
+        let re = try! NSRegularExpression(pattern: #"([A-Za-z_][A-Za-z0-9_]*)\s*\("#)
+        let ns = text as NSString
+        let builtins: Set<String> = ["select", "uid", "jwt", "role", "email", "current_setting", "coalesce", "nullif", "foldername",
+                                     "filename", "extension", "any", "array", "exists", "lower", "upper", "in", "and", "or", "not"]
+        return re.matches(in: text, range: NSRange(location: 0, length: ns.length)).map { ns.substring(with: $0.range(at: 1)) }
+            .filter { !builtins.contains($0.lowercased()) }
+    }
+}

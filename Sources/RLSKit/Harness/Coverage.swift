@@ -1,0 +1,33 @@
+/// The coverage summary: for each table and bucket, which operations were checked as which actors.
+enum Coverage {
+    static func notes(_ outcomes: [TestOutcome], plan: HarnessPlan) -> [String] {
+        var lines: [String] = []
+        let matrix = plan.units.filter { $0.isolation == .rollbackEach }
+        if !matrix.isEmpty {
+            lines.append("coverage (operation: actors checked)")
+            let width = (matrix.map(\.suite.count).max() ?? 0) + 2
+            for unit in matrix {
+                let mine = outcomes.filter { $0.suite == unit.suite }
+                if let skip = mine.first(where: { $0.name == "not covered" }) {
+                    lines.append("  " + pad(unit.suite, width) + (skip.message ?? "not covered"))
+                    continue
+                }
+                var cells: [String] = []
+                for op in ["select", "insert", "update", "delete"] {
+                    let actors = unit.checks.filter { $0.operation == op }.reduce(into: [String]()) { acc, c in
+                        let short = c.actor.split(separator: " ").first.map(String.init) ?? c.actor
+                        if !acc.contains(short) { acc.append(short) }
+                    }
+                    cells.append("\(op): " + (actors.isEmpty ? "-" : actors.joined(separator: " ")))
+                }
+                lines.append("  " + pad(unit.suite, width) + cells.joined(separator: " · "))
+            }
+        }
+        if !plan.uncovered.isEmpty, !plan.accessFiles.isEmpty {
+            lines.append("uncovered: RLS enabled but no intent declared (--strict fails on these): " + plan.uncovered.joined(separator: ", "))
+        }
+        return lines
+    }
+
+    static func pad(_ s: String, _ n: Int) -> String { s + String(repeating: " ", count: max(1, n - s.count)) }
+}

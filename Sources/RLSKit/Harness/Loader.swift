@@ -1,0 +1,62 @@
+import Foundation
+
+/// Everything `rlskit test` was given, parsed before anything runs.
+public struct HarnessInput: Sendable {
+    public var access: [AccessFile] = []
+    public var scenarios: [(file: String, scenarios: [Scenario])] = []
+    public init() {}
+
+    public var isEmpty: Bool { access.isEmpty && scenarios.isEmpty }
+}
+
+public enum HarnessLoader {
+    public static let extensions = ["rls", "scenario"]
+
+    /// Files under the paths (folders recursively, name order) with our extensions.
+    public static func files(_ paths: [String]) throws -> [String] {
+        var out: [String] = []
+        let fm = FileManager.default
+        for p in paths {
+            var isDir: ObjCBool = false
+            guard fm.fileExists(atPath: p, isDirectory: &isDir) else { throw ConfigurationError("\(p): no such file or folder") }
+            if isDir.boolValue {
+                let items = (fm.enumerator(atPath: p)?.allObjects as? [String] ?? []).sorted()
+                out += items.filter { extensions.contains(($0 as NSString).pathExtension) }.map { (p as NSString).appendingPathComponent($0) }
+            } else {
+                guard extensions.contains((p as NSString).pathExtension) else {
+                    throw ConfigurationError("\(p): not a test file: rlskit test reads access files (*.rls) and scenarios (*.scenario)")
+                }
+                out.append(p)
+            }
+        }
+        return out
+    }
+
+    /// Reads and parses every file; the first mistake in any file stops everything.
+    public static func load(_ paths: [String]) throws -> HarnessInput {
+        var input = HarnessInput()
+        for f in try files(paths) {
+            guard let data = FileManager.default.contents(atPath: f) else { throw ConfigurationError("\(f): cannot read the file") }
+            guard let text = String(data: data, encoding: .utf8) else { throw InputError(SourceLocation(file: f, line: 1), "not UTF-8 text: save the file as UTF-8") }
+            if f.hasSuffix(".rls") {
+                let a = try AccessFile.parse(text, path: f)
+                try checkDuplicates(a, against: input.access)
+                input.access.append(a)
+            } else {
+                let s = try ScenarioFile.parse(text, path: f)
+                if s.isEmpty { throw InputError(SourceLocation(file: f, line: 1), "no scenarios in this file: start one with 'scenario <title>'") }
+                input.scenarios.append((f, s))
+            }
+        }
+        return input
+    }
+
+    static func checkDuplicates(_ a: AccessFile, against others: [AccessFile]) throws(InputError) {
+        for o in others {
+            for t in a.tables { if let p = o.tables.first(where: { $0.qualifiedName == t.qualifiedName }) {
+                throw InputError(t.location, "table \(t.qualifiedName) is already declared at \(p.location): keep one") } }
+            for b in a.buckets { if let p = o.buckets.first(where: { $0.id == b.id }) {
+                throw InputError(b.location, "bucket \(b.id) is already declared at \(p.location): keep one") } }
+        }
+    }
+}

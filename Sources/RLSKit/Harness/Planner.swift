@@ -1,0 +1,73 @@
+import Foundation
+import Postgres
+
+/// Everything decided before the first check runs.
+struct HarnessPlan {
+    var units: [HarnessUnit] = []
+    /// Outcomes that need no database work (strict-mode coverage failures).
+    var extra: [TestOutcome] = []
+    var uncovered: [String] = []
+    var accessFiles: [String] = []
+}
+
+enum Planner {
+    static func plan(_ input: HarnessInput, conn: PostgresConnection, options: HarnessOptions) throws -> HarnessPlan {
+        var plan = HarnessPlan()
+        let network = try Catalog.networkFunctions(conn)
+        if !network.isEmpty && !options.allowSideEffects {
+            throw ConfigurationError("refusing to run: \(network.joined(separator: ", ")) can make real network calls from triggers "
+                + "(e.g. storage deletions); run against a database without them, or pass --allow-side-effects")
+        }
+        let hasServiceRole = try Catalog.roleExists(conn, "service_role")
+        let authColumns = try Catalog.authUserColumns(conn)
+        let authAdmin = try Catalog.roleExists(conn, "supabase_auth_admin")
+        let needsAuth = !input.access.flatMap(\.tables).isEmpty || !input.access.flatMap(\.buckets).isEmpty
+            || input.scenarios.contains { $0.scenarios.contains { !$0.users.isEmpty } }
+        if needsAuth && authColumns.isEmpty {
+            throw ConfigurationError("auth.users does not exist: install the Supabase stand-in (rlskit apply) or point at a Supabase database")
+        }
+
+        for file in input.access {
+            plan.accessFiles.append(file.path)
+            for intent in file.tables {
+                let info = try Catalog.table(conn, schema: intent.schema, name: intent.name)
+                guard info.exists else {
+                    throw InputError(intent.location, "table \(intent.qualifiedName) does not exist in the database: fix the name or apply the migrations first")
+                }
+                guard info.column(intent.owner) != nil else {
+                    throw InputError(intent.location, "table \(intent.qualifiedName) has no column '\(intent.owner)': name the column holding the owner's user id")
+                }
+                let canInsert = try hasServiceRole && conn.query("select has_table_privilege('service_role', $1::regclass, 'INSERT') as p",
+                                                                 [info.sqlName]).rows[0].decode("p", as: Bool.self)
+                let m = TableMatrix(info: info, intent: intent, serviceRoleCanInsert: canInsert)
+                plan.units.append(m.unit())
+            }
+            if !file.buckets.isEmpty {
+                let storage = try Catalog.table(conn, schema: "storage", name: "objects")
+                for b in file.buckets {
+                    guard storage.exists else { throw InputError(b.location, "bucket \(b.id): storage.objects does not exist (no Supabase storage schema)") }
+                    let found: Bool = try conn.query("select exists (select 1 from storage.buckets where id = $1) as e", [b.id]).rows[0].decode("e")
+                    guard found else { throw InputError(b.location, "bucket \(b.id) does not exist in storage.buckets: fix the name or apply the migrations first") }
+                    plan.units.append(BucketMatrix(intent: b, storagePolicyTexts: storage.policyTexts, serviceRole: hasServiceRole).unit())
+                }
+            }
+        }
+        for (file, scenarios) in input.scenarios {
+            for s in scenarios { plan.units.append(s.unit(suite: "\((file as NSString).lastPathComponent): \(s.title)")) }
+        }
+        for i in plan.units.indices where !plan.units[i].users.isEmpty {
+            plan.units[i].signUp = SignUp.script(plan.units[i].users, columns: authColumns, authAdminExists: authAdmin)
+        }
+
+        let schemas = input.access.flatMap(\.exposedSchemas)
+        let declared = Set(input.access.flatMap(\.tables).map(\.qualifiedName))
+        plan.uncovered = try Catalog.rlsTables(conn, schemas: schemas.isEmpty ? ["public"] : schemas).filter { !declared.contains($0) }
+        if options.strict && !input.access.isEmpty {
+            for t in plan.uncovered {
+                plan.extra.append(TestOutcome(suite: "coverage", name: "\(t) has declared intent", status: .failed,
+                                              message: "\(t) has row level security but no block in the access file: add 'table \(t)' with owner, read and write (--strict)"))
+            }
+        }
+        return plan
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+
+/// Hand-written scenarios: steps as named actors, each with expectations.
+///
+///     scenario a user edits their own profile but not another's
+///       user alice {"full_name": "Alice"}
+///       user bob
+///       as alice: update public.profiles set full_name = 'Al' where id = '{alice}'
+///         expect 1 row affected
+///       as alice: update public.profiles set full_name = 'Al' where id = '{bob}'
+///         expect 0 rows affected
+///       as alice: upload avatars {alice}/a.png
+///         expect ok
+///
+/// Actors: declared users, anon, service_role, admin (the connecting role, not impersonated)
+/// and auth_admin (supabase_auth_admin, as GoTrue). `{name}` is a user's id, `{name.email}` their email.
+public struct Scenario: Sendable {
+    public struct Step: Sendable {
+        public var actor: String
+        /// SQL, or a Storage API call: "upload BUCKET NAME" / "remove BUCKET NAME".
+        public var text: String
+        public var expectations: [Expectation]
+        public var location: SourceLocation
+    }
+    public var title: String
+    public var users: [Actor]
+    public var steps: [Step]
+    public var location: SourceLocation
+}
+
+public enum ScenarioFile {
+    static let builtInActors = ["anon", "service_role", "admin", "auth_admin"]
+
+    /// Parses a whole file or throws its first mistake; nothing runs from a malformed file.
+    public static func parse(_ text: String, path: String) throws(InputError) -> [Scenario] {
+        var scenarios: [Scenario] = []
+        var stepOpen = false   // an `as` line seen, its SQL may continue until the first `expect`
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        for (i, raw) in lines.enumerated() {
+            let at = SourceLocation(file: path, line: i + 1)
+            let line = raw.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: ["\r"])
+            if line.isEmpty || line.hasPrefix("#") || line.hasPrefix("--") { continue }
+            let (word, rest) = split(line)
+            if word == "scenario" {
+                guard !rest.isEmpty else { throw InputError(at, "'scenario' needs a title, e.g. 'scenario users edit only their own profile'") }
+                try finish(scenarios.last)
+                if let dup = scenarios.first(where: { $0.title == rest }) {
+                    throw InputError(at, "scenario '\(rest)' already exists at line \(dup.location.line): give it another title")
+                }
+                scenarios.append(Scenario(title: rest, users: [], steps: [], location: at))
+                stepOpen = false
+                continue
+            }
+            guard !scenarios.isEmpty else {
+                throw InputError(at, "'\(word)' before any 'scenario' line: start the file with 'scenario <title>'")
+            }
+            let s = scenarios.count - 1
+            if word == "user" {
+                guard scenarios[s].steps.isEmpty else { throw InputError(at, "declare users before the first step") }
+                scenarios[s].users.append(try user(rest, at: at, existing: scenarios[s].users))
+                continue
+            }
+            if word == "expect" {
+                guard let st = scenarios[s].steps.indices.last else { throw InputError(at, "'expect' without a step: write 'as <actor>: <sql>' first") }
+                scenarios[s].steps[st].expectations.append(try expectation(rest, at: at))
+                stepOpen = false
+                continue
+            }
+            if let (actor, body) = asLine(line) {
+                if let last = scenarios[s].steps.last, last.expectations.isEmpty {
+                    throw InputError(last.location, "step has no 'expect' line: add one, e.g. 'expect ok' or 'expect denied by rls'")
+                }
+                guard builtInActors.contains(actor) || scenarios[s].users.contains(where: { $0.name == actor }) else {
+                    throw InputError(at, "unknown actor '\(actor)': declare it with 'user \(actor)' or use anon, service_role, admin, auth_admin")
+                }
+                scenarios[s].steps.append(Scenario.Step(actor: actor, text: body, expectations: [], location: at))
+                stepOpen = true
+                continue
+            }
+            guard stepOpen, let st = scenarios[s].steps.indices.last else {
+                throw InputError(at, "unexpected '\(word)': lines are 'scenario', 'user', 'as <actor>: <sql>', SQL continuing a step, or 'expect'")
+            }
+            scenarios[s].steps[st].text += (scenarios[s].steps[st].text.isEmpty ? "" : "\n") + line
+        }
+        try finish(scenarios.last)
+        for sc in scenarios {
+            for st in sc.steps {
+                if st.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { throw InputError(st.location, "step has no SQL after 'as \(st.actor):'") }
+                try storageCall(st, users: sc.users)
+            }
+        }
+        return scenarios
+    }
+
+    static func finish(_ s: Scenario?) throws(InputError) {
+        guard let s else { return }
+        if s.steps.isEmpty { throw InputError(s.location, "scenario '\(s.title)' has no steps: add 'as <actor>: <sql>' lines") }
+        if let last = s.steps.last, last.expectations.isEmpty {
+            throw InputError(last.location, "step has no 'expect' line: add one, e.g. 'expect ok' or 'expect denied by rls'")
+        }
+    }
+
+    static func split(_ line: String) -> (String, String) {
+        guard let sp = line.firstIndex(where: { $0 == " " || $0 == "\t" }) else { return (line, "") }
+        return (String(line[..<sp]), line[sp...].trimmingCharacters(in: .whitespaces))
+    }
+
+    /// `as alice: select …` → ("alice", "select …").
+    static func asLine(_ line: String) -> (String, String)? {
+        guard line.hasPrefix("as "), let colon = line.firstIndex(of: ":") else { return nil }
+        let name = line[line.index(line.startIndex, offsetBy: 3)..<colon].trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else { return nil }
+        return (name, line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+    }
+
+    static func user(_ rest: String, at: SourceLocation, existing: [Actor]) throws(InputError) -> Actor {
+        let (name, tail) = split(rest)
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
+            throw InputError(at, "write 'user <name> [{user_metadata json}] [claims {json}]'")
+        }
+        if builtInActors.contains(name) { throw InputError(at, "'\(name)' is a built-in actor: pick another user name") }
+        if existing.contains(where: { $0.name == name }) { throw InputError(at, "user '\(name)' is declared twice in this scenario") }
+        var meta = "{}", claims = "{}"
+        var tailText = tail
+        if let r = tailText.range(of: "claims ") {
+            claims = String(tailText[r.upperBound...]).trimmingCharacters(in: .whitespaces)
+            tailText = String(tailText[..<r.lowerBound]).trimmingCharacters(in: .whitespaces)
+        }
+        if tailText.hasPrefix("metadata ") { tailText = String(tailText.dropFirst(9)).trimmingCharacters(in: .whitespaces) }
+        if !tailText.isEmpty { meta = tailText }
+        for (what, json) in [("user_metadata", meta), ("claims", claims)] {
+            guard (try? JSONSerialization.jsonObject(with: Data(json.utf8))) is [String: Any] else {
+                throw InputError(at, "\(what) of user '\(name)' is not a JSON object: \(json)")
+            }
+        }
+        return Actor.user(name, metadata: meta, claims: claims)
+    }
+
+    static func expectation(_ rest: String, at: SourceLocation) throws(InputError) -> Expectation {
+        let words = rest.split(separator: " ").map { String($0).lowercased() }
+        func values(_ s: String) -> [String?] {
+            s.components(separatedBy: "|").map { v in
+                let t = v.trimmingCharacters(in: .whitespaces)
+                return t == "null" || t == "NULL" ? nil : t
+            }
+        }
+        switch words.first ?? "" {
+        case "ok", "succeeds": if words.count == 1 { return .succeeds }
+        case "denied":
+            if words == ["denied", "by", "rls"] { return .deniedByRLS }
+            if words == ["denied", "by", "privilege"] { return .deniedByPrivilege }
+        case "sqlstate":
+            if words.count == 2, words[1].count == 5, words[1].allSatisfy({ $0.isLetter || $0.isNumber }) { return .sqlState(words[1].uppercased()) }
+        case "value":
+            let v = values(String(rest.dropFirst(5)))
+            if v.count == 1 { return .value(v[0]) }
+        case "values": return .values(values(String(rest.dropFirst(6))))
+        case "row": return .row(values(String(rest.dropFirst(3))))
+        default:
+            if let n = Int(words[0]), n >= 0 {
+                if words.count == 2, words[1] == "row" || words[1] == "rows" { return .rowCount(n) }
+                if words.count == 3, words[1] == "row" || words[1] == "rows", words[2] == "affected" { return .affected(n) }
+            }
+        }
+        throw InputError(at, "unknown expectation '\(rest)': use ok, N rows, N rows affected, value V, values A | B, row A | B, denied by rls, denied by privilege or sqlstate XXXXX")
+    }
+
+    /// Validates `upload`/`remove` steps: exactly a bucket and an object name.
+    static func storageCall(_ st: Scenario.Step, users: [Actor]) throws(InputError) {
+        let (verb, rest) = split(st.text)
+        guard verb == "upload" || verb == "remove" else { return }
+        let parts = rest.split(separator: " ")
+        guard parts.count == 2 else { throw InputError(st.location, "write '\(verb) <bucket> <object name>', e.g. '\(verb) avatars {alice}/a.png'") }
+    }
+}

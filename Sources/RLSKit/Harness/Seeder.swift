@@ -1,0 +1,85 @@
+import Foundation
+
+/// Builds rows for a table from the catalog: the owner column, declared seed expressions,
+/// and a type-appropriate value for every NOT NULL column without a default. Identity and
+/// generated columns are left out; other nullable or defaulted columns take their default.
+public struct Seeder: Sendable {
+    public let table: TableInfo
+    public let intent: TableIntent
+
+    /// Why rows cannot be made without help, or nil.
+    public var problem: String? {
+        guard let owner = table.column(intent.owner) else {
+            return "owner column '\(intent.owner)' does not exist in \(table.qualifiedName) (columns: \(table.columns.map(\.name).joined(separator: ", ")))"
+        }
+        if !owner.writable { return "owner column '\(owner.name)' is generated or an identity column" }
+        for s in intent.seeds where table.column(s.column) == nil {
+            return "seed column '\(s.column)' does not exist in \(table.qualifiedName)"
+        }
+        for c in table.columns where needsValue(c) && !declared(c) && c.name != intent.owner {
+            if let ref = c.references, !ref.hasPrefix("auth.users(") {
+                return "column \(c.name) references \(ref), which rlskit cannot fill: declare 'seed \(c.name) = <expression>' in the access file"
+            }
+            if Seeder.value(for: c, n: 0) == nil {
+                return "no automatic value for column \(c.name) of type \(c.type): declare 'seed \(c.name) = <expression>' in the access file"
+            }
+        }
+        return nil
+    }
+
+    func declared(_ c: TableInfo.ColumnInfo) -> Bool { intent.seeds.contains { $0.column == c.name } }
+    func needsValue(_ c: TableInfo.ColumnInfo) -> Bool { c.writable && c.notNull && !c.hasDefault }
+
+    /// Column list and value expressions of one row owned by `owner`.
+    public func row(owner: String, n: Int) -> (columns: [String], values: [String]) {
+        var cols: [String] = [], vals: [String] = []
+        for c in table.columns where c.writable {
+            let value: String?
+            if c.name == intent.owner {
+                value = SQL.literal(owner) + "::" + c.type
+            } else if let s = intent.seeds.first(where: { $0.column == c.name }) {
+                value = s.expression.replacingOccurrences(of: "{owner}", with: owner).replacingOccurrences(of: "{n}", with: String(n))
+            } else if needsValue(c) {
+                value = c.references?.hasPrefix("auth.users(") == true ? SQL.literal(owner) + "::" + c.type : Seeder.value(for: c, n: n)
+            } else {
+                value = nil
+            }
+            if let value { cols.append(SQL.ident(c.name)); vals.append(value) }
+        }
+        return (cols, vals)
+    }
+
+    public func insert(owner: String, n: Int, returning: Bool = false) -> String {
+        let r = row(owner: owner, n: n)
+        return "insert into \(table.sqlName) (\(r.columns.joined(separator: ", "))) values (\(r.values.joined(separator: ", ")))"
+            + (returning ? " returning *" : "")
+    }
+
+    /// A value of the column's type, different for each n (so unique columns stay unique).
+    static func value(for c: TableInfo.ColumnInfo, n: Int) -> String? {
+        let cast = "::" + c.type
+        switch c.category {
+        case "S": return SQL.literal("rlskit-\(n)") + cast
+        case "N": return "\(n + 1)" + cast
+        case "B": return "true"
+        case "D":
+            switch c.typeName {
+            case "date": return "current_date + \(n)"
+            case "time", "timetz": return "'12:00'" + cast
+            case "interval": return "interval '\(n + 1) seconds'"
+            default: return "now() + interval '\(n) microseconds'"
+            }
+        case "E": return c.enumLabel.map { SQL.literal($0) + cast }
+        case "A": return "'{}'" + cast
+        case "I": return "'10.0.0.\(n % 250 + 1)'" + cast
+        case "V": return "B'1'" + cast
+        default:
+            switch c.typeName {
+            case "uuid": return "gen_random_uuid()"
+            case "json", "jsonb": return "'{}'" + cast
+            case "bytea": return "'\\x00'::bytea"
+            default: return nil
+            }
+        }
+    }
+}

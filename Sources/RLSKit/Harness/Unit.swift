@@ -1,0 +1,29 @@
+import Postgres
+
+/// A batch of checks that run in one transaction on one connection: users are signed up,
+/// rows seeded, every check runs in its own savepoint, and everything is rolled back.
+public struct HarnessUnit: Sendable {
+    public var suite: String
+    public var users: [Actor]
+    /// Creates `users` through the sign-up path; filled in by the planner from the live auth.users.
+    public var signUp: String = ""
+    /// Seeding, as one script after sign-up. If it fails the unit is not covered, with the reason.
+    public var setup: String
+    public var checks: [Check]
+    /// Set when the unit cannot run at all: reported as "not covered: reason".
+    public var notCovered: String?
+    /// Matrix checks each start from the seeded state; scenario steps build on each other.
+    public var isolation: PipelineIsolation
+    public var location: SourceLocation?
+
+    public init(suite: String, users: [Actor] = [], setup: String = "", checks: [Check] = [], notCovered: String? = nil,
+                isolation: PipelineIsolation = .rollbackEach, location: SourceLocation? = nil) {
+        self.suite = suite
+        self.users = users
+        self.setup = setup
+        self.checks = checks
+        self.notCovered = notCovered
+        self.isolation = isolation
+        self.location = location
+    }
+}

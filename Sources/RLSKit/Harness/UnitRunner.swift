@@ -1,0 +1,67 @@
+import Foundation
+import Postgres
+
+/// Runs one unit on one connection: BEGIN, sign-up, seeding, the pipelined checks, ROLLBACK.
+struct UnitRunner {
+    let conn: PostgresConnection
+    let strict: Bool
+
+    func run(_ unit: HarnessUnit) throws -> [TestOutcome] {
+        if let reason = unit.notCovered { return [notCovered(unit, reason)] }
+        let start = Date()
+        do {
+            _ = try conn.runScript("BEGIN;\n" + unit.signUp)
+        } catch {
+            _ = try? conn.query("ROLLBACK")
+            if error.error.isConnectionFailure { throw error.error }
+            return [TestOutcome(suite: unit.suite, name: "sign up the test users", status: .error,
+                                message: "creating users in auth.users failed: \(error.error.message)", location: unit.location, sql: unit.signUp)]
+        }
+        defer { _ = try? conn.query("ROLLBACK") }
+        if !unit.setup.isEmpty {
+            do { _ = try conn.runScript(unit.setup) } catch {
+                if error.error.isConnectionFailure { throw error.error }
+                return [notCovered(unit, "seeding rows for the test users failed: \(error.error.message) — declare 'seed <column> = <expression>' in the access file")]
+            }
+        }
+        let groups = unit.checks.map { $0.statements.map { Statement($0) } }
+        let results: [[StatementOutcome]]
+        do { results = try conn.pipeline(groups: groups, isolation: unit.isolation) } catch let e as PostgresError {
+            if e.isConnectionFailure { throw e }
+            return [TestOutcome(suite: unit.suite, name: "run the checks", status: .error, message: e.message, location: unit.location)]
+        }
+        let each = Date().timeIntervalSince(start) / Double(max(1, unit.checks.count))
+        return zip(unit.checks, results).map { judge($0, $1, duration: each) }
+    }
+
+    func notCovered(_ unit: HarnessUnit, _ reason: String) -> TestOutcome {
+        TestOutcome(suite: unit.suite, name: "not covered", status: strict ? .error : .skipped,
+                    message: "not covered: \(reason)", location: unit.location)
+    }
+
+    func judge(_ check: Check, _ results: [StatementOutcome], duration: Double) -> TestOutcome {
+        var observed = Observed(results.last ?? .skipped)
+        var failedSetup: String?
+        for (i, r) in results.dropLast().enumerated() {
+            if case .failure(let e) = r {
+                failedSetup = check.statements[i]
+                observed = Observed(.failure(e))
+                break
+            }
+        }
+        let missed = check.expectations.filter { !$0.accepts(observed) }
+        var outcome = TestOutcome(suite: check.suite, name: check.name, status: .passed, location: check.location,
+                                  sql: check.judgedSQL, actor: check.actor, duration: duration)
+        guard !missed.isEmpty || failedSetup != nil else { return outcome }
+        let unexpectedError: Bool
+        switch observed {
+        case .error, .notRun: unexpectedError = !check.expectations.contains { if case .sqlState = $0 { true } else { false } }
+        default: unexpectedError = false
+        }
+        outcome.status = unexpectedError || failedSetup != nil ? .error : .failed
+        var message = "\(check.suite) · \(check.operation) · as \(check.actor): expected \(check.expectations.filter { !$0.accepts(observed) }.map(\.description).joined(separator: ", ")), got \(observed)"
+        if let s = failedSetup { message = "\(check.suite) · \(check.operation) · as \(check.actor): preparing the check failed: \(observed)"; outcome.sql = s }
+        outcome.message = message
+        return outcome
+    }
+}
