@@ -9,7 +9,7 @@ struct Subcommand {
 
 let subcommands: [Subcommand] = [
     Subcommand(spec: CheckCommand.spec, run: CheckCommand.run),
-    pending("apply", "apply migrations to a database (tracked, checksummed, locked)"),
+    Subcommand(spec: ApplyCommand.spec, run: ApplyCommand.run),
     pending("test", "impersonate API callers and verify own-row access"),
     pending("audit", "lint the live catalog's security surface"),
 ]
