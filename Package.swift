@@ -19,7 +19,7 @@ let package = Package(
         .target(name: "RLSKit", dependencies: ["Postgres"]),
         .executableTarget(name: "rlskit", dependencies: ["RLSKit", "Postgres"]),
         // Shared by the test targets only: one real server per test process.
-        .target(name: "TestSupport", dependencies: ["Postgres"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Postgres", "RLSKit"], path: "Tests/TestSupport"),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "RLSKitTests", dependencies: ["RLSKit", "Postgres", "TestSupport"]),
         .testTarget(name: "rlskitTests", dependencies: ["rlskit", "RLSKit", "Postgres", "TestSupport"]),
