@@ -12,6 +12,8 @@ let subcommands: [Subcommand] = [
     pending("apply", "apply migrations to a database (tracked, checksummed, locked)"),
     pending("test", "impersonate API callers and verify own-row access"),
     pending("audit", "lint the live catalog's security surface"),
+    // Temporary: `test` will route pgTAP paths to PgTAPRun.
+    Subcommand(spec: PgTAPRun.spec, run: PgTAPRun.run),
 ]
 
 func pending(_ name: String, _ summary: String) -> Subcommand {
