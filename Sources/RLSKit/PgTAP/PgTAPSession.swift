@@ -92,7 +92,11 @@ public final class PgTAPSession {
                 }
             case .sql(let sql):
                 switch StatementKind.of(sql) {
-                case .begin, .commit, .installHelpers:
+                case .begin, .commit:
+                    // What psql would have committed by now becomes the point ROLLBACK returns to.
+                    _ = try conn.runScript("RELEASE SAVEPOINT \(Self.savepoint); SAVEPOINT \(Self.savepoint)")
+                    continue
+                case .installHelpers:
                     continue
                 case .createPgTAP where createdPgTAP:
                     continue

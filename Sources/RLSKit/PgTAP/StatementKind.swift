@@ -2,11 +2,11 @@
 /// transaction of ours, so their own transaction control is mapped onto it and nothing a
 /// file does can commit.
 enum StatementKind: Equatable {
-    /// BEGIN / START TRANSACTION: we are already in one.
+    /// BEGIN / START TRANSACTION: we are already in one; work before it counts as committed.
     case begin
-    /// COMMIT / END: ignored, the run rolls back anyway.
+    /// COMMIT / END: kept only until the end of the file, which always rolls back.
     case commit
-    /// ROLLBACK / ABORT: back to where the file started.
+    /// ROLLBACK / ABORT: back to the last BEGIN or COMMIT (or the file's start).
     case rollback
     /// PREPARE TRANSACTION, COMMIT/ROLLBACK PREPARED: would outlive the run.
     case twoPhase
