@@ -69,3 +69,12 @@ final class TAPParserTests: XCTestCase {
         XCTAssertEqual(s.tests.count, 1)
     }
 }
+
+final class PgTAPServerInfoTests: XCTestCase {
+    func testMissingPgTAPNamesTheVersionedPackage() {
+        let none = PgTAPServerInfo(pgtapInstalled: false, pgtapAvailable: false, helpersInstalled: false, majorVersion: 16)
+        XCTAssertEqual(none.missingPackage, "postgresql-16-pgtap")
+        XCTAssertNil(PgTAPServerInfo(pgtapInstalled: false, pgtapAvailable: true, helpersInstalled: false, majorVersion: 15).missingPackage)
+        XCTAssertNil(PgTAPServerInfo(pgtapInstalled: true, pgtapAvailable: false, helpersInstalled: false, majorVersion: 15).missingPackage)
+    }
+}
