@@ -1,4 +1,4 @@
-import RLSKit
+@testable import RLSKit
 import XCTest
 
 final class TAPParserTests: XCTestCase {
