@@ -10,6 +10,7 @@ enum PgTAPRun {
         .option("format", "FORMAT", "Report format: text (default), tap, junit or json."),
         .option("output", "FILE", "Write the report to FILE (a text summary still goes to standard output)."),
         .option("jobs", "N", "Run files in parallel over N connections (default 1)."),
+        .flag("print-helpers", "Print SQL that installs the same tests.* helpers (e.g. for pg_prove) and exit."),
     ]
 
     static let spec = CommandSpec(
@@ -35,6 +36,10 @@ enum PgTAPRun {
     }
 
     static func run(paths: [String], args: ParsedArguments, term: Terminal) throws -> ExitCode {
+        if args.flag("print-helpers") {
+            print(SupabaseTestHelpers.installSQL, terminator: "")
+            return .success
+        }
         let format = try reportFormat(args)
         let jobs = try jobCount(args)
         var paths = paths

@@ -56,7 +56,7 @@ public final class PgTAPSession {
         do {
             var setup = "BEGIN;"
             if createsPgTAP { setup += "CREATE EXTENSION IF NOT EXISTS pgtap;" }
-            if needsHelpers { setup += SupabaseTestHelpers.sql + ";" }
+            if needsHelpers { setup += SupabaseTestHelpers.sessionSQL(freezeTime: script.usesFreezeTime) + ";" }
             setup += "SAVEPOINT \(Self.savepoint)"
             do { _ = try conn.runScript(setup) } catch {
                 if error.error.isConnectionFailure { throw error.error }
@@ -66,7 +66,7 @@ public final class PgTAPSession {
             }
             _ = conn.takeNotices()
             if complete {
-                complete = try runSteps(script.steps, createdPgTAP: createsPgTAP, into: &lines, result: &result)
+                complete = try runSteps(script.steps, createdPgTAP: createsPgTAP, helpers: needsHelpers, into: &lines, result: &result)
             }
         } catch {
             _ = try? conn.query("ROLLBACK")
@@ -80,7 +80,7 @@ public final class PgTAPSession {
     }
 
     /// Runs the steps until the end, `\q` or the first error; false when stopped by an error.
-    func runSteps(_ steps: [PsqlStep], createdPgTAP: Bool, into lines: inout [TAPLine],
+    func runSteps(_ steps: [PsqlStep], createdPgTAP: Bool, helpers: Bool, into lines: inout [TAPLine],
                   result: inout PgTAPFileResult) throws -> Bool {
         for step in steps {
             switch step.kind {
@@ -90,7 +90,9 @@ public final class PgTAPSession {
                 for l in text.split(separator: "\n", omittingEmptySubsequences: false) {
                     lines.append(TAPLine(String(l), location: step.location))
                 }
-            case .sql(let sql):
+            case .sql(let written):
+                let rewrite = helpers ? HelperRewrite(written) : nil
+                let sql = rewrite?.text ?? written
                 switch StatementKind.of(sql) {
                 case .begin, .commit:
                     // What psql would have committed by now becomes the point ROLLBACK returns to.
@@ -105,16 +107,17 @@ public final class PgTAPSession {
                     continue
                 case .twoPhase:
                     result.sqlError = PgTAPSQLError(message: "two-phase commit statements are not allowed: they would outlive the test run",
-                                                    location: step.location, sql: sql)
+                                                    location: step.location, sql: written)
                     return false
                 default:
                     break
                 }
                 let t0 = Date()
                 let output: QueryResult
-                do { output = try conn.query(sql) } catch let error as PostgresError {
+                do { output = try conn.query(sql) } catch var error as PostgresError {
                     if error.isConnectionFailure || error.kind != .server { throw error }
-                    result.sqlError = PgTAPSQLError(error, sql: sql, at: step.location)
+                    if let rewrite, let p = error.position { error.position = rewrite.originalPosition(p) }
+                    result.sqlError = PgTAPSQLError(error, sql: written, at: step.location)
                     return false
                 }
                 let elapsed = Date().timeIntervalSince(t0)

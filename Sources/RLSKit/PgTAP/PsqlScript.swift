@@ -23,6 +23,8 @@ public struct PsqlScript: Sendable {
     public var problems: [ScriptProblem] = []
     /// True when the file mentions `tests.`: only then are the helpers installed.
     public var usesHelpers = false
+    /// freeze_time needs a schema of its own, so it is installed only for files that use it.
+    public var usesFreezeTime = false
 
     /// Meta-commands with no effect on what the server receives.
     static let ignored: Set<String> = ["pset", "timing", "x", "t", "a", "f", "encoding", "C", "H"]
@@ -45,6 +47,7 @@ public struct PsqlScript: Sendable {
             return
         }
         if text.range(of: "tests.", options: .caseInsensitive) != nil { usesHelpers = true }
+        if text.range(of: "freeze_time", options: .caseInsensitive) != nil { usesFreezeTime = true }
         for st in SQLScanner.statements(in: text) {
             let loc = SourceLocation(file: display, line: st.line, column: st.column)
             guard st.kind == .meta else {

@@ -12,7 +12,7 @@ final class PgTAPComparisonTests: XCTestCase {
             throw XCTSkip("pg_prove is not installed (apt-get install libtap-parser-sourcehandler-pgtap-perl); PgTAPRunnerTests still checks rlskit against the shipped verdicts")
         }
         // pg_prove has no built-in helpers: install ours for it, committed, in its own database.
-        let db = try PgTAPFixtures.standInDatabase(pgtap: true, extraSQL: SupabaseTestHelpers.sql)
+        let db = try PgTAPFixtures.standInDatabase(pgtap: true, extraSQL: SupabaseTestHelpers.installSQL)
         defer { TestServer.drop(db.name) }
         let opts = try db.connectionString.options()
         var args: [String] = []

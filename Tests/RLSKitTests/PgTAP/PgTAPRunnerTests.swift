@@ -196,4 +196,18 @@ final class PgTAPRunnerTests: XCTestCase {
         let r = try PgTAPRunner(connection: db.connectionString).run(PgTAPRunner.discover([dir]))
         XCTAssertTrue(r.passed, r.report.outcomes.map { "\($0.name) \($0.message ?? "")" }.joined(separator: "\n"))
     }
+
+    func testErrorPositionsIgnoreTheHelperRewrite() throws {
+        let db = try PgTAPFixtures.standInDatabase(pgtap: true)
+        defer { TestServer.drop(db.name) }
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "select plan(1);\nselect tests.create_supabase_user('a'), tests.get_supabase_uid('a'), no_such_column;\n"
+            .write(toFile: dir + "/p.sql", atomically: true, encoding: .utf8)
+        let r = try PgTAPRunner(connection: db.connectionString).run(PgTAPRunner.discover([dir]))
+        let e = try XCTUnwrap(r.files[0].sqlError)
+        XCTAssertEqual(e.location.line, 2)
+        XCTAssertEqual(e.location.column, 70, "the column of no_such_column as written")
+        XCTAssertEqual(e.sql, "select tests.create_supabase_user('a'), tests.get_supabase_uid('a'), no_such_column")
+    }
 }
