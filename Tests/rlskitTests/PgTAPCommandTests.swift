@@ -86,3 +86,16 @@ final class PgTAPCommandTests: XCTestCase {
         for o in ["--database-url", "--format", "--output", "--jobs"] { XCTAssertTrue(r.stdout.contains(o), o) }
     }
 }
+
+extension PgTAPCommandTests {
+    func testLostConnectionExits3WithOneLine() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "select plan(2);\nselect ok(true);\nselect pg_terminate_backend(pg_backend_pid());\nselect ok(true);\n"
+            .write(toFile: dir + "/k.sql", atomically: true, encoding: .utf8)
+        let r = try CLI.run(["pgtap", "--database-url", url, dir])
+        XCTAssertEqual(r.code, 3, r.output)
+        XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("lost the connection while running"), r.stderr)
+    }
+}

@@ -110,17 +110,14 @@ public struct PgTAPRunner: Sendable {
             nonisolated(unsafe) let conn = first
             work(conn)
         } else {
+            // Each worker opens its own connection on its own thread: connections are not Sendable.
             let group = DispatchGroup()
             let target = connection
-            for w in 0..<workers {
+            for _ in 0..<workers {
                 group.enter()
-                // The first worker reuses the probe connection; the others open their own.
-                nonisolated(unsafe) let reuse: PostgresConnection? = w == 0 ? first : nil
                 let thread = Thread {
                     defer { group.leave() }
-                    do {
-                        work(try reuse ?? PostgresConnection(target))
-                    } catch {
+                    do { work(try PostgresConnection(target)) } catch {
                         failure.withLock { if $0 == nil { $0 = error } }
                         stop.withLock { $0 = true }
                     }

@@ -40,8 +40,20 @@ public final class PgTAPSession {
         self.info = info
     }
 
-    /// Runs one file. Throws only when the connection is lost; everything else is in the result.
+    /// Runs one file. Throws only when the connection is lost (a `.connection` error);
+    /// everything else is in the result.
     public func run(_ script: PsqlScript) throws -> PgTAPFileResult {
+        do { return try runFile(script) } catch {
+            guard conn.isAlive else {
+                let m = ((error as? PostgresError)?.message ?? "\(error)")
+                    .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+                throw PostgresError(kind: .connection, message: "lost the connection while running \(script.file): \(m)", sqlState: "08006")
+            }
+            throw error
+        }
+    }
+
+    func runFile(_ script: PsqlScript) throws -> PgTAPFileResult {
         var result = PgTAPFileResult(file: script.file)
         guard script.problems.isEmpty else {
             result.malformed = script.problems
@@ -59,7 +71,7 @@ public final class PgTAPSession {
             if needsHelpers { setup += SupabaseTestHelpers.sessionSQL(freezeTime: script.usesFreezeTime) + ";" }
             setup += "SAVEPOINT \(Self.savepoint)"
             do { _ = try conn.runScript(setup) } catch {
-                if error.error.isConnectionFailure { throw error.error }
+                if error.error.isConnectionFailure || !conn.isAlive { throw error.error }
                 result.sqlError = PgTAPSQLError(message: "preparing the file failed: " + error.error.description,
                                                 location: SourceLocation(file: script.file, line: 1), sql: nil)
                 complete = false
@@ -87,8 +99,10 @@ public final class PgTAPSession {
             case .quit:
                 return true
             case .echo(let text):
+                // TAP lines count, as they do under pg_prove; other text becomes a diagnostic.
                 for l in text.split(separator: "\n", omittingEmptySubsequences: false) {
-                    lines.append(TAPLine(String(l), location: step.location))
+                    let tap = ["ok", "not ok", "1..", "Bail out!", "#"].contains { l.hasPrefix($0) }
+                    lines.append(TAPLine(tap ? String(l) : "# " + l, location: step.location))
                 }
             case .sql(let written):
                 let rewrite = helpers ? HelperRewrite(written) : nil
@@ -115,7 +129,7 @@ public final class PgTAPSession {
                 let t0 = Date()
                 let output: QueryResult
                 do { output = try conn.query(sql) } catch var error as PostgresError {
-                    if error.isConnectionFailure || error.kind != .server { throw error }
+                    if error.isConnectionFailure || error.kind != .server || !conn.isAlive { throw error }
                     if let rewrite, let p = error.position { error.position = rewrite.originalPosition(p) }
                     result.sqlError = PgTAPSQLError(error, sql: written, at: step.location)
                     return false

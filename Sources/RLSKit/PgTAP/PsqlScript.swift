@@ -51,7 +51,11 @@ public struct PsqlScript: Sendable {
         for st in SQLScanner.statements(in: text) {
             let loc = SourceLocation(file: display, line: st.line, column: st.column)
             guard st.kind == .meta else {
-                steps.append(PsqlStep(kind: .sql(PsqlVariables.substitute(st.text, vars)), location: loc))
+                let sql = PsqlVariables.substitute(st.text, vars)
+                if Self.isCopyThroughClient(sql) {
+                    problems.append(ScriptProblem(loc, "COPY … FROM STDIN / TO STDOUT is not supported (psql streams that data itself); use INSERT … VALUES"))
+                }
+                steps.append(PsqlStep(kind: .sql(sql), location: loc))
                 continue
             }
             let (name, rest) = Self.splitCommand(st.text)
@@ -93,6 +97,13 @@ public struct PsqlScript: Sendable {
                 problems.append(ScriptProblem(loc, "unknown psql command \\\(name) (supported: \\set \\unset \\i \\ir \\echo \\qecho \\warn \\q; ignored: \\pset \\timing \\x \\t \\a)"))
             }
         }
+    }
+
+    static func isCopyThroughClient(_ sql: String) -> Bool {
+        let words = StatementKind.firstWords(sql, 1)
+        guard words.first == "copy" else { return false }
+        let lower = sql.lowercased()
+        return lower.contains("stdin") || lower.contains("stdout")
     }
 
     /// `\set x 1` → ("set", "x 1"). Command names end at whitespace or a quote, as in psql.

@@ -210,4 +210,26 @@ final class PgTAPRunnerTests: XCTestCase {
         XCTAssertEqual(e.location.column, 70, "the column of no_such_column as written")
         XCTAssertEqual(e.sql, "select tests.create_supabase_user('a'), tests.get_supabase_uid('a'), no_such_column")
     }
+
+    func testAnInstalledCopyOfTheHelpersIsUsedAsItIs() throws {
+        let db = try PgTAPFixtures.standInDatabase(pgtap: true, extraSQL: SupabaseTestHelpers.installSQL)
+        defer { TestServer.drop(db.name) }
+        let conn = try PostgresConnection(db.connectionString)
+        let before = try PgTAPFixtures.snapshot(conn)
+        let files = try PgTAPRunner.discover([PgTAPFixtures.dir + "/11-helpers.sql"])
+        let r = try PgTAPRunner(connection: db.connectionString, jobs: 2).run(files + files)
+        XCTAssertTrue(r.passed, r.report.outcomes.filter(\.isFailure).map(\.name).joined(separator: "\n"))
+        XCTAssertEqual(try PgTAPFixtures.snapshot(conn), before)
+    }
+
+    func testALostConnectionStopsTheRun() throws {
+        let db = try PgTAPFixtures.standInDatabase(pgtap: true)
+        defer { TestServer.drop(db.name) }
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "select plan(1);\nselect pg_terminate_backend(pg_backend_pid());\n".write(toFile: dir + "/k.sql", atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try PgTAPRunner(connection: db.connectionString).run(PgTAPRunner.discover([dir]))) { error in
+            XCTAssertTrue((error as? PostgresError)?.isConnectionFailure ?? false, "\(error)")
+        }
+    }
 }

@@ -60,6 +60,11 @@ final class PsqlScriptTests: XCTestCase {
         XCTAssertTrue(s.problems[4].message.contains("no such file"))
     }
 
+    func testCopyThroughTheClientIsRejected() throws {
+        let path = try write("c.sql", "copy t from stdin;\ncopy t to '/tmp/x';\nCOPY (select 1) TO STDOUT;\n")
+        XCTAssertEqual(PsqlScript.load(path: path, display: "c.sql").problems.map(\.location.line), [1, 3])
+    }
+
     func testIncludeCyclesStop() throws {
         let path = try write("a.sql", "\\ir a.sql\n")
         let s = PsqlScript.load(path: path)
