@@ -12,6 +12,8 @@ let subcommands: [Subcommand] = [
     Subcommand(spec: ApplyCommand.spec, run: ApplyCommand.run),
     pending("test", "impersonate API callers and verify own-row access"),
     pending("audit", "lint the live catalog's security surface"),
+    // Temporary: `test` will route pgTAP paths to PgTAPRun.
+    Subcommand(spec: PgTAPRun.spec, run: PgTAPRun.run),
 ]
 
 func pending(_ name: String, _ summary: String) -> Subcommand {
