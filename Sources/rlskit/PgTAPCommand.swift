@@ -55,6 +55,7 @@ enum PgTAPRun {
 
         let target = try DatabaseTarget.resolve(args) { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
         defer { target.stop() }
+        try target.provisionIfThrowaway { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
         let result: PgTAPRunResult
         do {
             result = try PgTAPRunner(connection: target.connection, jobs: jobs).run(files)
