@@ -18,8 +18,10 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
         .target(name: "RLSKit", dependencies: ["Postgres"]),
         .executableTarget(name: "rlskit", dependencies: ["RLSKit", "Postgres"]),
+        // Benchmarks' driver (bench/*.sh): not part of the product.
+        .executableTarget(name: "rlskit-bench", dependencies: ["Postgres"], path: "bench/Sources/rlskit-bench"),
         // Shared by the test targets only: one real server per test process.
-        .target(name: "TestSupport", dependencies: ["Postgres"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Postgres", "RLSKit"], path: "Tests/TestSupport"),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "RLSKitTests", dependencies: ["RLSKit", "Postgres", "TestSupport"]),
         .testTarget(name: "rlskitTests", dependencies: ["rlskit", "RLSKit", "Postgres", "TestSupport"]),

@@ -25,6 +25,8 @@ public final class PostgresConnection {
     let secret: String?
     let sink = NoticeSink()
     var savepointDepth = 0
+    /// Statements prepared by pipelines: SQL text → server-side name.
+    var preparedNames: [String: String] = [:]
     /// Where this connection goes, with the password redacted.
     public let target: String
 
@@ -141,13 +143,30 @@ public final class PostgresConnection {
         return PostgresError(kind: .client, message: msg.isEmpty ? "libpq request failed" : msg)
     }
 
+    /// Hands libpq the parameters' text forms as C strings, all in one buffer.
     func withParameters<R>(_ parameters: [any PostgresEncodable],
                            _ body: (UnsafePointer<Oid>?, UnsafePointer<UnsafePointer<CChar>?>?, Int32) -> R) -> R {
         if parameters.isEmpty { return body(nil, nil, 0) }
-        let texts = parameters.map { $0.postgresText }
-        let types = parameters.map { Oid(type(of: $0).postgresType.rawValue) }
-        return texts.withOptionalCStrings { ptrs in
-            types.withUnsafeBufferPointer { t in body(t.baseAddress, ptrs, Int32(parameters.count)) }
+        var bytes: [CChar] = []
+        var offsets: [Int] = []
+        var types: [Oid] = []
+        offsets.reserveCapacity(parameters.count)
+        types.reserveCapacity(parameters.count)
+        for p in parameters {
+            types.append(Oid(type(of: p).postgresType.rawValue))
+            if let text = p.postgresText {
+                offsets.append(bytes.count)
+                for b in text.utf8 { bytes.append(CChar(bitPattern: b)) }
+                bytes.append(0)
+            } else {
+                offsets.append(-1)
+            }
+        }
+        return bytes.withUnsafeBufferPointer { buf in
+            let pointers: [UnsafePointer<CChar>?] = offsets.map { $0 < 0 ? nil : buf.baseAddress! + $0 }
+            return pointers.withUnsafeBufferPointer { ptrs in
+                types.withUnsafeBufferPointer { t in body(t.baseAddress, ptrs.baseAddress, Int32(parameters.count)) }
+            }
         }
     }
 
@@ -160,6 +179,9 @@ public final class PostgresConnection {
             throw PostgresError(result: result, scrubbing: secret)
         }
         let nfields = PQnfields(result)
+        let tag = String(cString: PQcmdStatus(result))
+        let affected = Int(String(cString: PQcmdTuples(result)))
+        if nfields == 0 { return QueryResult(columns: [], rows: [], commandTag: tag, affectedRows: affected) }
         var columns: [Column] = []
         columns.reserveCapacity(Int(nfields))
         for c in 0..<nfields {
@@ -183,9 +205,7 @@ public final class PostgresConnection {
             }
             rows.append(Row(index: index, values: values))
         }
-        let tag = String(cString: PQcmdStatus(result))
-        let affected = String(cString: PQcmdTuples(result))
-        return QueryResult(columns: columns, rows: rows, commandTag: tag, affectedRows: Int(affected))
+        return QueryResult(columns: columns, rows: rows, commandTag: tag, affectedRows: affected)
     }
 }
 

@@ -84,11 +84,13 @@ extension PostgresConnection {
     private func execute(_ plan: PipelinePlan) throws -> [[StatementOutcome]] {
         guard PQenterPipelineMode(handle) == 1 else { throw connectionError() }
         PQsetnonblocking(handle, 1)
-        var reader = PipelineReader(plan: plan, secret: secret)
         defer {
             PQsetnonblocking(handle, 0)
             PQexitPipelineMode(handle)
         }
+        let prepared = try prepareRepeated(plan)
+        var reader = PipelineReader(plan: plan, secret: secret)
+        var sinceExchange = 0
         for item in plan.items {
             let ok: Int32
             switch item {
@@ -96,15 +98,79 @@ extension PostgresConnection {
             case .statement(let slot):
                 let st = plan.statement(slot)
                 ok = withParameters(st.parameters) { types, values, count in
-                    PQsendQueryParams(handle, st.sql, count, types, values, nil, nil, 0)
+                    if let name = prepared[st.sql] {
+                        return PQsendQueryPrepared(handle, name, count, values, nil, nil, 0)
+                    }
+                    return PQsendQueryParams(handle, st.sql, count, types, values, nil, nil, 0)
                 }
             }
             guard ok == 1 else { throw connectionError() }
-            try exchange(&reader, wait: false)
+            // A syscall per statement would cost more than the server's work; every few dozen
+            // is enough to keep both socket buffers moving.
+            sinceExchange += 1
+            if sinceExchange == 64 {
+                sinceExchange = 0
+                try exchange(&reader, wait: false)
+            }
         }
         while !reader.done { try exchange(&reader, wait: true) }
         if let failure = reader.controlFailure { throw failure }
         return reader.outcomes
+    }
+
+    /// Statements whose text repeats are parsed and planned once: prepared in one round trip
+    /// before the pipeline (and kept for later pipelines on this connection). Text that fails
+    /// to prepare is sent unprepared, so its error is reported where it is used.
+    private func prepareRepeated(_ plan: PipelinePlan) throws -> [String: String] {
+        var uses: [String: Int] = [:]
+        var firstUse: [String: Statement] = [:]
+        for g in plan.groups {
+            for st in g {
+                uses[st.sql, default: 0] += 1
+                if firstUse[st.sql] == nil { firstUse[st.sql] = st }
+            }
+        }
+        var result: [String: String] = [:]
+        var wanted: [(sql: String, name: String, types: [Oid])] = []
+        for (sql, n) in uses where n > 1 || preparedNames[sql] != nil {
+            if let name = preparedNames[sql] { result[sql] = name; continue }
+            guard preparedNames.count + wanted.count < 2000 else { continue }
+            let name = "rlskit_p\(preparedNames.count + wanted.count + 1)"
+            wanted.append((sql, name, firstUse[sql]!.parameters.map { Oid(type(of: $0).postgresType.rawValue) }))
+        }
+        if wanted.isEmpty { return result }
+        for w in wanted {
+            let ok = w.types.withUnsafeBufferPointer { t in PQsendPrepare(handle, w.name, w.sql, Int32(w.types.count), t.baseAddress) }
+            guard ok == 1, PQpipelineSync(handle) == 1 else { throw connectionError() }
+        }
+        var remaining = wanted[...]
+        while let w = remaining.first {
+            try flushAndWait()
+            while PQisBusy(handle) == 0, let r = PQgetResult(handle) {
+                let status = PQresultStatus(r)
+                PQclear(r)
+                if status == PGRES_PIPELINE_SYNC {
+                    remaining = remaining.dropFirst()
+                    break
+                }
+                if status == PGRES_COMMAND_OK {
+                    preparedNames[w.sql] = w.name
+                    result[w.sql] = w.name
+                }
+            }
+        }
+        return result
+    }
+
+    private func flushAndWait() throws {
+        let f = PQflush(handle)
+        if f < 0 { throw connectionError() }
+        if PQisBusy(handle) == 0 { return }
+        var pfd = pollfd(fd: PQsocket(handle), events: Int16(POLLIN) | (f == 1 ? Int16(POLLOUT) : 0), revents: 0)
+        if poll(&pfd, 1, 1000) > 0, pfd.revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
+            guard PQconsumeInput(handle) == 1 else { throw connectionError() }
+        }
+        if PQstatus(handle) != CONNECTION_OK { throw connectionError() }
     }
 
     /// Pushes queued bytes to the server and takes every result that has arrived, so that

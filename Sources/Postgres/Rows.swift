@@ -164,13 +164,11 @@ public struct Column: Sendable, Equatable {
 
 final class ColumnIndex: Sendable {
     let columns: [Column]
-    let byName: [String: Int]
-    init(_ columns: [Column]) {
-        self.columns = columns
-        var map: [String: Int] = [:]
-        for (i, c) in columns.enumerated() where map[c.name] == nil { map[c.name] = i }
-        byName = map
-    }
+    init(_ columns: [Column]) { self.columns = columns }
+
+    /// First column of that name. A scan: results are narrow, and building a dictionary for
+    /// every result costs more than it saves.
+    func index(of name: String) -> Int? { columns.firstIndex { $0.name == name } }
 }
 
 /// One row, copied out of libpq: safe to keep and to send across tasks.
@@ -194,7 +192,7 @@ public struct Row: Sendable {
     }
 
     public func decode<T: PostgresDecodable>(_ name: String, as type: T.Type = T.self) throws -> T {
-        guard let i = index.byName[name] else {
+        guard let i = index.index(of: name) else {
             throw RowDecodingError(column: name, type: "\(T.self)", reason: "no such column")
         }
         return try decode(i, as: type)
@@ -210,7 +208,7 @@ public struct Row: Sendable {
 
     /// The raw text of a column (nil for NULL or unknown column).
     public subscript(_ name: String) -> String? {
-        guard let i = index.byName[name] else { return nil }
+        guard let i = index.index(of: name) else { return nil }
         return values[i]
     }
 }

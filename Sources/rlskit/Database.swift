@@ -39,4 +39,15 @@ struct DatabaseTarget {
     }
 
     func stop() { cluster?.stop() }
+
+    /// A throwaway database starts empty: give it the stand-in and the schema (the default
+    /// migration source) so tests have something to run against.
+    func provisionIfThrowaway(log: (String) -> Void) throws {
+        guard isThrowaway else { return }
+        let conn = try connect()
+        var options = Migrator.Options()
+        options.source = .defaultSource()
+        let r = try Migrator(conn, options: options).run()
+        log("provisioned the throwaway database: stand-in and \(r.applied.count) migration(s) from \(options.source)")
+    }
 }

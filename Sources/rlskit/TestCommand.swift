@@ -38,47 +38,68 @@ enum TestCommand {
         options.allowSideEffects = args.flag("allow-side-effects")
         var paths = args.positionals
         if paths.isEmpty {
-            guard FileManager.default.fileExists(atPath: "sql/tests") else {
-                throw ConfigurationError("no tests given and no sql/tests folder here: pass PATHs to access files (*.rls) or scenarios (*.scenario)")
+            paths = ["sql/tests", "supabase/tests"].filter { FileManager.default.fileExists(atPath: $0) }
+            guard !paths.isEmpty else {
+                throw ConfigurationError("no tests given and no sql/tests folder here: pass PATHs to access files (*.rls), scenarios (*.scenario) or pgTAP files (*.sql)")
             }
-            paths = ["sql/tests"]
         }
+        let (ours, pgtap) = try route(paths)
         let input: HarnessInput
-        do { input = try HarnessLoader.load(paths) } catch let e as InputError { throw ConfigurationError(e.description) }
-        guard !input.isEmpty else { throw ConfigurationError("no access files (*.rls) or scenarios (*.scenario) under \(paths.joined(separator: ", "))") }
-        if let out = args.value("output") {   // fail before the run, not after it
-            guard FileManager.default.createFile(atPath: out, contents: nil) else { throw ConfigurationError("cannot write --output \(out)") }
+        do { input = try HarnessLoader.load(ours) } catch let e as InputError { throw ConfigurationError(e.description) }
+        let pgtapFiles = pgtap.isEmpty ? [] : try PgTAPRunner.discover(pgtap)
+        guard !input.isEmpty || !pgtapFiles.isEmpty else {
+            throw ConfigurationError("no access files (*.rls), scenarios (*.scenario) or pgTAP files under \(paths.joined(separator: ", "))")
         }
+        let output = args.value("output")
+        if let output { try PgTAPRun.checkWritable(output) }   // fail before the run, not after it
 
         let target = try DatabaseTarget.resolve(args) { FileHandle.standardError.write(Data((term.dim($0) + "\n").utf8)) }
         defer { target.stop() }
-        if target.isThrowaway { try LocalSchema.apply(target.connect(), root: "sql") }
-        let report: TestReport
-        do { report = try Harness.run(input, on: target.connection, options: options) } catch let e as InputError {
-            throw ConfigurationError(e.description)
-        }
-        let text = TestReportWriter.render(report, format: format, color: format == .text && term.color && args.value("output") == nil)
-        if let out = args.value("output") {
-            guard FileManager.default.createFile(atPath: out, contents: Data(text.utf8)) else { throw ConfigurationError("cannot write --output \(out)") }
-            print("\(report.count(.passed)) passed, \(report.failed) failed — report in \(out)")
-        } else {
-            print(text, terminator: "")
-        }
-        return report.passed ? .success : .checksFailed
-    }
-}
-
-/// Applies the schema in `root` (compat, then migrations) to a throwaway database, file by file.
-/// Stand-in until the shared provisioner lands; keep it this small.
-enum LocalSchema {
-    static func apply(_ conn: PostgresConnection, root: String) throws {
-        for dir in ["compat", "migrations"] {
-            let path = root + "/" + dir
-            let files = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasSuffix(".sql") }.sorted()
-            for f in files {
-                guard let text = try? String(contentsOfFile: path + "/" + f, encoding: .utf8) else { throw ConfigurationError("\(path)/\(f): cannot read") }
-                do { _ = try conn.runScript(text) } catch { throw ConfigurationError("\(path)/\(f): \(error.error.description)") }
+        try target.provisionIfThrowaway { FileHandle.standardError.write(Data((term.dim($0) + "\n").utf8)) }
+        var report = TestReport()
+        if !input.isEmpty {
+            do { report = try Harness.run(input, on: target.connection, options: options) } catch let e as InputError {
+                throw ConfigurationError(e.description)
             }
         }
+        var malformed = false
+        if !pgtapFiles.isEmpty {
+            let r = try PgTAPRunner(connection: target.connection, jobs: options.jobs).run(pgtapFiles)
+            report.outcomes += r.report.outcomes
+            report.notes += r.report.notes
+            malformed = r.hasMalformed
+            for f in r.files { for p in f.malformed { printError(p.description) } }
+        }
+        if let output {
+            do { try TestReportWriter.render(report, format: format).write(toFile: output, atomically: true, encoding: .utf8) } catch {
+                throw ConfigurationError("cannot write \(output): \(error.localizedDescription)")
+            }
+            print(TestReportWriter.render(report, format: .text, color: term.color), terminator: "")
+        } else {
+            print(TestReportWriter.render(report, format: format, color: term.color && format == .text), terminator: "")
+        }
+        if malformed { return .usage }
+        return report.passed ? .success : .checksFailed
+    }
+
+    /// Splits PATHs between the harness (*.rls, *.scenario) and the pgTAP runner (*.sql, *.pg).
+    static func route(_ paths: [String]) throws -> (ours: [String], pgtap: [String]) {
+        var ours: [String] = [], pgtap: [String] = []
+        let fm = FileManager.default
+        for p in paths {
+            var isDir: ObjCBool = false
+            guard fm.fileExists(atPath: p, isDirectory: &isDir) else { throw ConfigurationError("\(p): no such file or folder") }
+            let ext = (p as NSString).pathExtension.lowercased()
+            if !isDir.boolValue {
+                if HarnessLoader.extensions.contains(ext) { ours.append(p) }
+                else if ["sql", "pg"].contains(ext) { pgtap.append(p) }
+                else { throw ConfigurationError("\(p): not a test file: use *.rls, *.scenario, or pgTAP *.sql / *.pg") }
+                continue
+            }
+            let exts = Set((fm.enumerator(atPath: p)?.allObjects as? [String] ?? []).map { ($0 as NSString).pathExtension.lowercased() })
+            if !exts.isDisjoint(with: HarnessLoader.extensions) { ours.append(p) }
+            if exts.contains("sql") || exts.contains("pg") { pgtap.append(p) }
+        }
+        return (ours, pgtap)
     }
 }

@@ -9,9 +9,11 @@ struct Subcommand {
 
 let subcommands: [Subcommand] = [
     Subcommand(spec: CheckCommand.spec, run: CheckCommand.run),
-    pending("apply", "apply migrations to a database (tracked, checksummed, locked)"),
+    Subcommand(spec: ApplyCommand.spec, run: ApplyCommand.run),
     Subcommand(spec: TestCommand.spec, run: TestCommand.run),
     pending("audit", "lint the live catalog's security surface"),
+    // Temporary: `test` will route pgTAP paths to PgTAPRun.
+    Subcommand(spec: PgTAPRun.spec, run: PgTAPRun.run),
 ]
 
 func pending(_ name: String, _ summary: String) -> Subcommand {

@@ -88,6 +88,20 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(try out[1][0].result?.rows[0].decode("c") as String?, "")
     }
 
+    /// Repeated text is prepared once; text that cannot be prepared reports its own error at each use.
+    func testRepeatedStatementsArePreparedAndBadOnesReportTheirError() throws {
+        let conn = try TestServer.connect()
+        try conn.query("create temp table p4 (x int)")
+        let good = (0..<50).map { Statement("insert into p4 values ($1)", [$0]) }
+        let bad = [Statement("selec $1", [1]), Statement("selec $1", [2])]
+        let out = try conn.pipeline(good + bad + good, isolation: .keepSuccesses)
+        XCTAssertEqual(out.compactMap(\.error).map(\.sqlState), ["42601", "42601"])
+        XCTAssertEqual(try conn.query("select count(*)::int as n from p4").rows[0].decode("n") as Int, 100)
+        // The prepared statement is reused by a later pipeline.
+        _ = try conn.pipeline(good, isolation: .none)
+        XCTAssertEqual(try conn.query("select count(*)::int as n from pg_prepared_statements where statement = 'insert into p4 values ($1)'").rows[0].decode("n") as Int, 1)
+    }
+
     func testNoticesInPipeline() throws {
         let conn = try TestServer.connect()
         _ = conn.takeNotices()

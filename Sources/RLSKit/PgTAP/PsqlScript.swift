@@ -1,0 +1,160 @@
+import Foundation
+
+/// One thing a pgTAP file asks for, in order: SQL to send, text to echo, or the end.
+public struct PsqlStep: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        case sql(String)
+        /// `\echo` / `\qecho`: psql prints it to the TAP stream.
+        case echo(String)
+        /// `\q`: the file ends here.
+        case quit
+    }
+    public var kind: Kind
+    /// Where the statement or command starts (the included file for `\i`).
+    public var location: SourceLocation
+}
+
+/// A pgTAP file read the way psql reads it: statements split, `\set` variables substituted,
+/// `\i` files included, and unsupported meta-commands collected as problems.
+public struct PsqlScript: Sendable {
+    public var file: String
+    public var steps: [PsqlStep] = []
+    /// Why the file cannot run. Non-empty means nothing runs.
+    public var problems: [ScriptProblem] = []
+    /// True when the file mentions `tests.`: only then are the helpers installed.
+    public var usesHelpers = false
+    /// freeze_time needs a schema of its own, so it is installed only for files that use it.
+    public var usesFreezeTime = false
+
+    /// Meta-commands with no effect on what the server receives.
+    static let ignored: Set<String> = ["pset", "timing", "x", "t", "a", "f", "encoding", "C", "H"]
+    static let maxIncludeDepth = 16
+
+    /// Reads `path`; `display` is how the file is named in messages.
+    public static func load(path: String, display: String? = nil) -> PsqlScript {
+        var script = PsqlScript(file: display ?? path)
+        var vars: [String: String] = [:]
+        script.read(path: path, display: display ?? path, vars: &vars, depth: 0, from: nil)
+        return script
+    }
+
+    mutating func read(path: String, display: String, vars: inout [String: String], depth: Int, from: SourceLocation?) {
+        let text: String
+        switch Self.readText(path) {
+        case .success(let t): text = t
+        case .failure(let reason):
+            problems.append(from.map { ScriptProblem($0, "cannot include \(display): \(reason)") } ?? ScriptProblem(SourceLocation(file: display, line: 1), "\(reason)"))
+            return
+        }
+        if text.range(of: "tests.", options: .caseInsensitive) != nil { usesHelpers = true }
+        if text.range(of: "freeze_time", options: .caseInsensitive) != nil { usesFreezeTime = true }
+        for st in SQLScanner.statements(in: text) {
+            let loc = SourceLocation(file: display, line: st.line, column: st.column)
+            guard st.kind == .meta else {
+                let sql = PsqlVariables.substitute(st.text, vars)
+                if Self.isCopyThroughClient(sql) {
+                    problems.append(ScriptProblem(loc, "COPY … FROM STDIN / TO STDOUT is not supported (psql streams that data itself); use INSERT … VALUES"))
+                }
+                steps.append(PsqlStep(kind: .sql(sql), location: loc))
+                continue
+            }
+            let (name, rest) = Self.splitCommand(st.text)
+            let args: [String]
+            do { args = try PsqlVariables.arguments(rest, vars) } catch {
+                problems.append(ScriptProblem(loc, "\\\(name): \(error)"))
+                continue
+            }
+            switch name {
+            case "set":
+                guard let key = args.first else { continue }
+                guard PsqlVariables.isName(key) else { problems.append(ScriptProblem(loc, "\\set: invalid variable name '\(key)'")); continue }
+                vars[key] = args.dropFirst().joined()
+            case "unset":
+                if let key = args.first { vars.removeValue(forKey: key) }
+            case "echo", "qecho", "warn":
+                // -n only drops the newline, which the TAP stream does not care about.
+                let line = (args.first == "-n" ? args.dropFirst() : args[...]).joined(separator: " ")
+                steps.append(PsqlStep(kind: .echo(name == "warn" ? "# " + line : line), location: loc))
+            case "i", "include", "ir", "include_relative":
+                guard let target = args.first, !target.isEmpty else { problems.append(ScriptProblem(loc, "\\\(name) needs a file name")); continue }
+                guard depth < Self.maxIncludeDepth else {
+                    problems.append(ScriptProblem(loc, "\\\(name) \(target): includes nested more than \(Self.maxIncludeDepth) deep (a cycle?)"))
+                    continue
+                }
+                let resolved = Self.resolveInclude(target, relative: name.hasPrefix("ir") || name == "include_relative", from: path)
+                read(path: resolved, display: Self.displayPath(resolved, like: display, from: path, target: target),
+                     vars: &vars, depth: depth + 1, from: loc)
+            case "q", "quit":
+                steps.append(PsqlStep(kind: .quit, location: loc))
+                return
+            case _ where Self.ignored.contains(name):
+                continue
+            case "c", "connect":
+                problems.append(ScriptProblem(loc, "unsupported psql command \\\(name): rlskit runs each file over one connection inside one rolled-back transaction"))
+            case "!", "o", "out", "copy", "w", "write", "gexec", "gset", "g", "if", "elif", "else", "endif", "cd", "setenv", "s", "e", "edit":
+                problems.append(ScriptProblem(loc, "unsupported psql command \\\(name) (supported: \\set \\unset \\i \\ir \\echo \\qecho \\warn \\q; ignored: \\pset \\timing \\x \\t \\a)"))
+            default:
+                problems.append(ScriptProblem(loc, "unknown psql command \\\(name) (supported: \\set \\unset \\i \\ir \\echo \\qecho \\warn \\q; ignored: \\pset \\timing \\x \\t \\a)"))
+            }
+        }
+    }
+
+    static func isCopyThroughClient(_ sql: String) -> Bool {
+        let words = StatementKind.firstWords(sql, 1)
+        guard words.first == "copy" else { return false }
+        let lower = sql.lowercased()
+        return lower.contains("stdin") || lower.contains("stdout")
+    }
+
+    /// `\set x 1` → ("set", "x 1"). Command names end at whitespace or a quote, as in psql.
+    static func splitCommand(_ text: String) -> (String, String) {
+        let body = text.dropFirst()
+        if body.first == "!" { return ("!", String(body.dropFirst())) }
+        let end = body.firstIndex { $0.isWhitespace || $0 == "'" || $0 == "\"" || $0 == "\\" } ?? body.endIndex
+        return (String(body[..<end]), String(body[end...]))
+    }
+
+    /// psql resolves `\i` against the working directory and `\ir` against the including file;
+    /// `\i` falls back to the including file's folder so suites run from any directory.
+    static func resolveInclude(_ target: String, relative: Bool, from path: String) -> String {
+        if target.hasPrefix("/") { return target }
+        let beside = (URL(fileURLWithPath: path).deletingLastPathComponent().path as NSString).appendingPathComponent(target)
+        if relative { return beside }
+        let cwd = (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(target)
+        return FileManager.default.fileExists(atPath: cwd) ? cwd : beside
+    }
+
+    /// Names an included file relative to the including file's display path where possible.
+    static func displayPath(_ resolved: String, like display: String, from path: String, target: String) -> String {
+        if target.hasPrefix("/") { return target }
+        let dir = (display as NSString).deletingLastPathComponent
+        let beside = (URL(fileURLWithPath: path).deletingLastPathComponent().path as NSString).appendingPathComponent(target)
+        guard resolved == beside else { return target }
+        return ((dir.isEmpty ? target : (dir as NSString).appendingPathComponent(target)) as NSString).standardizingPath
+    }
+
+    static func readText(_ path: String) -> Result<String, ReadFailure> {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else { return .failure(ReadFailure("no such file")) }
+        if isDir.boolValue { return .failure(ReadFailure("is a directory")) }
+        guard let data = FileManager.default.contents(atPath: path) else { return .failure(ReadFailure("cannot read the file (permissions?)")) }
+        guard let text = String(data: data, encoding: .utf8) else { return .failure(ReadFailure("not UTF-8 text")) }
+        return .success(text)
+    }
+
+    struct ReadFailure: Error, CustomStringConvertible {
+        var description: String
+        init(_ d: String) { description = d }
+    }
+}
+
+/// A reason a file cannot run, with where it is.
+public struct ScriptProblem: Sendable, Equatable, CustomStringConvertible {
+    public var location: SourceLocation
+    public var message: String
+    public init(_ location: SourceLocation, _ message: String) {
+        self.location = location
+        self.message = message
+    }
+    public var description: String { "\(location): \(message)" }
+}

@@ -1,0 +1,37 @@
+import Postgres
+
+/// A statement of a SQL file failed: where (file:line:column), and the server's error.
+public struct MigrationError: Error, Sendable, CustomStringConvertible {
+    public var location: SourceLocation
+    public var error: PostgresError
+
+    /// `position` of the error counts from the start of `statement` when one is given, else
+    /// from the start of the file (the whole file was sent at once).
+    public init(file: SQLFile, error: PostgresError, statement: SQLStatement?) {
+        self.error = error
+        if let pos = error.position {
+            let lc = SQLScanner.lineAndColumn(ofPosition: pos + (statement?.offset ?? 0), in: file.contents)
+            location = SourceLocation(file: file.path, line: lc.line, column: lc.column)
+        } else if let statement {
+            location = SourceLocation(file: file.path, line: statement.line, column: statement.column)
+        } else {
+            location = SourceLocation(file: file.path, line: 1, column: 1)
+        }
+    }
+
+    /// A failure of a whole-file script: the failing statement is the first without a result.
+    public init(file: SQLFile, script: ScriptError, sent: [SQLStatement]) {
+        let failing = script.error.position == nil && script.completed.count < sent.count ? sent[script.completed.count] : nil
+        self.init(file: file, error: script.error, statement: script.error.position == nil ? failing : nil)
+    }
+
+    public var description: String {
+        var text = "\(location): \(error.message) (SQLSTATE \(error.sqlState ?? "?"))"
+        if error.sqlState == "25001" {
+            text += "; add '-- rlskit:no-transaction' as the file's first line to run it outside a transaction"
+        } else if let hint = error.hint {
+            text += "; hint: \(hint)"
+        }
+        return text
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import Postgres
+
+/// Applies a directory of migrations: tracked in a ledger with checksums, serialised by an
+/// advisory lock, one transaction per migration (ledger row included), the stand-in first.
+public struct Migrator {
+    public struct Options: Sendable {
+        public var source: MigrationSource = .builtIn
+        /// Install the Supabase stand-in where auth/storage are missing.
+        public var standIn = true
+        public var dryRun = false
+        /// Go on although an applied file changed (the change is not applied).
+        public var allowChanged = false
+        /// Seconds to wait for another apply to finish.
+        public var lockTimeout: Double = 120
+        /// `lock_timeout` inside migrations, so DDL never queues behind long transactions for long.
+        public var ddlLockTimeout: Double = 5
+        /// `statement_timeout` inside migrations.
+        public var statementTimeout: Double = 600
+        public init() {}
+    }
+
+    public enum Status: String, Sendable {
+        case applied, pending, changed
+    }
+
+    public struct PlanEntry: Sendable {
+        public var file: SQLFile
+        public var status: Status
+    }
+
+    public struct Result: Sendable {
+        public var standIn: StandIn.Report?
+        public var plan: [PlanEntry]
+        /// Applied now, with milliseconds each.
+        public var applied: [(name: String, milliseconds: Int)]
+        /// Ledger versions with no file in the source.
+        public var unknownVersions: [String]
+    }
+
+    let conn: PostgresConnection
+    let options: Options
+    let log: (String) -> Void
+
+    public init(_ conn: PostgresConnection, options: Options, log: @escaping (String) -> Void = { _ in }) {
+        self.conn = conn
+        self.options = options
+        self.log = log
+    }
+
+    public func run() throws -> Result {
+        let files = try options.source.load()
+        let prepared = try files.map(Prepared.init)
+        try Ledger.lock(conn, timeout: options.lockTimeout)
+        defer { Ledger.unlock(conn) }
+        try Ledger.ensure(conn)
+        var standIn: StandIn.Report?
+        if options.standIn {
+            if options.dryRun {
+                let d = try StandIn.detect(conn)
+                log(d.isSupabase ? "stand-in: Supabase schemas found, nothing to install"
+                    : "stand-in: would install where missing (auth: \(d.auth), storage: \(d.storage))")
+            } else {
+                let r = try StandIn.install(conn)
+                for line in r.lines { log(line) }
+                standIn = r
+            }
+        }
+        let applied = try Ledger.applied(conn)
+        let byVersion = Dictionary(applied.map { ($0.version, $0) }, uniquingKeysWith: { a, _ in a })
+        let plan = files.map { f -> PlanEntry in
+            guard let entry = byVersion[f.version] else { return PlanEntry(file: f, status: .pending) }
+            return PlanEntry(file: f, status: entry.checksum == f.checksum ? .applied : .changed)
+        }
+        let known = Set(files.map(\.version))
+        let unknown = applied.map(\.version).filter { !known.contains($0) }
+        var result = Result(standIn: standIn, plan: plan, applied: [], unknownVersions: unknown)
+        let changed = plan.filter { $0.status == .changed }
+        if options.dryRun {
+            log("plan (\(options.source)):")
+            for e in plan { log("  \(e.status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(e.file.name)") }
+            for v in unknown { log("  unknown  \(v) (in the ledger, no file)") }
+            return result
+        }
+        if let first = changed.first, !options.allowChanged {
+            let more = changed.count > 1 ? "; \(changed.count - 1) more changed" : ""
+            throw ConfigurationError("\(first.file.path): changed since it was applied (checksum \(first.file.checksum.prefix(12)) ≠ \(byVersion[first.file.version]!.checksum.prefix(12))); restore it, or pass --allow-changed to go on without re-applying it\(more)")
+        }
+        for e in changed { log("warning: \(e.file.name) changed since it was applied; not re-applied (--allow-changed)") }
+        for (entry, prep) in zip(plan, prepared) where entry.status == .pending {
+            let started = Date()
+            try apply(prep)
+            let ms = Int(Date().timeIntervalSince(started) * 1000)
+            result.applied.append((entry.file.name, ms))
+            log("applied \(entry.file.name) (\(ms) ms)")
+        }
+        let already = plan.count { $0.status != .pending }
+        log(result.applied.isEmpty ? "nothing to apply: \(already) migration\(already == 1 ? "" : "s") already applied"
+            : "\(result.applied.count) applied, \(already) already applied")
+        return result
+    }
+
+    func timeouts() -> [any PostgresEncodable] {
+        ["\(Int(options.ddlLockTimeout * 1000))ms", "\(Int(options.statementTimeout * 1000))ms"]
+    }
+
+    func apply(_ p: Prepared) throws {
+        let f = p.file
+        let record = "insert into rlskit.migrations (version, name, checksum, duration_ms) values ($1, $2, $3, $4)"
+        let started = Date()
+        if p.outsideTransaction {
+            try conn.query("select set_config('lock_timeout', $1, false), set_config('statement_timeout', $2, false)", timeouts())
+            defer { _ = try? conn.query("reset lock_timeout"); _ = try? conn.query("reset statement_timeout") }
+            for st in p.statements {
+                do { _ = try conn.runScript(st.text) } catch {
+                    throw MigrationError(file: f, error: error.error, statement: st)
+                }
+            }
+            try conn.query(record, [f.version, f.name, f.checksum, Int(Date().timeIntervalSince(started) * 1000)])
+            return
+        }
+        try conn.transaction { c in
+            try c.query("select set_config('lock_timeout', $1, true), set_config('statement_timeout', $2, true)", timeouts())
+            do { _ = try c.runScript(p.text) } catch let e as ScriptError {
+                throw MigrationError(file: f, script: e, sent: p.statements)
+            }
+            try c.query(record, [f.version, f.name, f.checksum, Int(Date().timeIntervalSince(started) * 1000)])
+        }
+    }
+
+    /// A file checked and made ready to send: psql meta-commands refused; a BEGIN … COMMIT
+    /// around the whole file blanked out (same length, so error positions stay true), since
+    /// rlskit supplies the transaction; transaction control elsewhere refused.
+    struct Prepared {
+        let file: SQLFile
+        let text: String
+        /// The statements that will produce results, in order.
+        let statements: [SQLStatement]
+        let outsideTransaction: Bool
+
+        init(_ file: SQLFile) throws {
+            self.file = file
+            outsideTransaction = file.runsOutsideTransaction
+            var all = SQLScanner.statements(in: file.contents)
+            if let meta = all.first(where: { $0.kind == .meta }) {
+                throw ConfigurationError("\(file.path):\(meta.line): psql meta-command '\(meta.text.prefix(20))' is not SQL; rlskit apply runs plain SQL")
+            }
+            var blank: [SQLStatement] = []
+            if !outsideTransaction {
+                if let first = all.first, Self.isBegin(first), let last = all.last, all.count > 1, Self.isCommit(last) {
+                    blank = [first, last]
+                    all = Array(all.dropFirst().dropLast())
+                }
+                if let bad = all.first(where: { Self.isBegin($0) || Self.isCommit($0) || Self.isRollback($0) }) {
+                    throw ConfigurationError("\(file.path):\(bad.line): '\(bad.text.prefix(20))' controls the transaction, but rlskit runs each migration in one transaction; remove it, or add '-- rlskit:no-transaction' as the first line")
+                }
+            }
+            statements = all
+            var scalars = Array(file.contents.unicodeScalars)
+            for b in blank {
+                for k in b.offset..<(b.offset + b.text.unicodeScalars.count) where scalars[k] != "\n" { scalars[k] = " " }
+            }
+            text = String(String.UnicodeScalarView(scalars))
+        }
+
+        static func words(_ s: SQLStatement) -> [String] {
+            s.text.lowercased().split(whereSeparator: { $0.isWhitespace || $0 == ";" }).prefix(2).map(String.init)
+        }
+        static func isBegin(_ s: SQLStatement) -> Bool {
+            let w = words(s)
+            return w.first == "begin" || (w.first == "start" && w.dropFirst().first == "transaction")
+        }
+        static func isCommit(_ s: SQLStatement) -> Bool {
+            let w = words(s).first
+            return w == "commit" || w == "end"
+        }
+        static func isRollback(_ s: SQLStatement) -> Bool {
+            let w = words(s)
+            return w.first == "rollback" && w.dropFirst().first != "to" || w.first == "abort"
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+/// A SQL file to apply: a migration or a stand-in part.
+public struct SQLFile: Sendable, Equatable {
+    /// For messages: a path relative to where the user works (or `sql/…` for the built-in copy).
+    public var path: String
+    /// The file name without `.sql`, e.g. `0001_profiles`.
+    public var name: String
+    /// The ledger key: the name up to the first underscore (`0001`, `20240101120000`), else the name.
+    public var version: String
+    public var contents: String
+    /// sha256 of the file's bytes, hex.
+    public var checksum: String
+
+    public init(path: String, contents: String) {
+        self.path = path
+        let file = (path as NSString).lastPathComponent
+        name = file.hasSuffix(".sql") ? String(file.dropLast(4)) : file
+        version = name.split(separator: "_", maxSplits: 1).first.map(String.init) ?? name
+        self.contents = contents
+        checksum = SHA256.hex(Array(contents.utf8))
+    }
+
+    /// `-- rlskit:no-transaction` in the leading comment lines.
+    public var runsOutsideTransaction: Bool {
+        for line in contents.split(separator: "\n", omittingEmptySubsequences: false) {
+            let t = line.trimmingCharacters(in: .whitespaces)
+            if t.isEmpty { continue }
+            guard t.hasPrefix("--") else { return false }
+            if t.dropFirst(2).trimmingCharacters(in: .whitespaces).lowercased() == "rlskit:no-transaction" { return true }
+        }
+        return false
+    }
+}
+
+/// Where migrations come from.
+public enum MigrationSource: Sendable, Equatable, CustomStringConvertible {
+    case directory(String)
+    /// The schema compiled into rlskit (this repository's `sql/migrations`).
+    case builtIn
+
+    /// `sql/migrations` when present, else a Supabase project's `supabase/migrations`, else built in.
+    public static func defaultSource(in cwd: String = FileManager.default.currentDirectoryPath) -> MigrationSource {
+        for dir in ["sql/migrations", "supabase/migrations"] {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: cwd + "/" + dir, isDirectory: &isDir), isDir.boolValue { return .directory(dir) }
+        }
+        return .builtIn
+    }
+
+    public var description: String {
+        switch self {
+        case .directory(let d): return d
+        case .builtIn: return "built-in schema (sql/migrations)"
+        }
+    }
+
+    /// The `*.sql` files in name order.
+    public func load() throws -> [SQLFile] {
+        switch self {
+        case .builtIn: return BuiltInSQL.files(in: "migrations")
+        case .directory(let dir): return try SQLFile.loadDirectory(dir)
+        }
+    }
+}
+
+extension SQLFile {
+    /// Every `*.sql` file directly in `dir`, in name order. Unreadable or non-UTF-8 files are
+    /// configuration errors naming the file.
+    public static func loadDirectory(_ dir: String) throws -> [SQLFile] {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) else {
+            throw ConfigurationError("\(dir): no such directory")
+        }
+        guard isDir.boolValue else { throw ConfigurationError("\(dir): not a directory (expected a folder of .sql files)") }
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: dir) } catch {
+            throw ConfigurationError("\(dir): cannot list the directory (permission denied?)")
+        }
+        return try names.filter { $0.hasSuffix(".sql") }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { name in
+            let path = dir.hasSuffix("/") ? dir + name : dir + "/" + name
+            return try load(path)
+        }
+    }
+
+    public static func load(_ path: String) throws -> SQLFile {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError("\(path): cannot read the file")
+        }
+        guard let text = String(validating: data, as: UTF8.self) else {
+            let bad = firstInvalidUTF8Line(data)
+            throw ConfigurationError("\(path):\(bad): not valid UTF-8; save the file as UTF-8")
+        }
+        if text.unicodeScalars.contains("\u{0}") {
+            throw ConfigurationError("\(path): contains a NUL byte, which PostgreSQL cannot accept")
+        }
+        return SQLFile(path: path, contents: text)
+    }
+
+    static func firstInvalidUTF8Line(_ data: Data) -> Int {
+        var line = 1
+        var start = data.startIndex
+        while start < data.endIndex {
+            let end = data[start...].firstIndex(of: 10) ?? data.endIndex
+            if String(validating: data[start..<end], as: UTF8.self) == nil { return line }
+            line += 1
+            start = end < data.endIndex ? data.index(after: end) : end
+        }
+        return line
+    }
+}
+
+/// The SQL compiled into the binary (see scripts/embed-sql).
+public enum BuiltInSQL {
+    /// Files under `sql/<folder>/`, in name order.
+    public static func files(in folder: String) -> [SQLFile] {
+        EmbeddedSQL.files
+            .filter { $0.path.hasPrefix(folder + "/") && $0.path.hasSuffix(".sql") }
+            .map { SQLFile(path: "sql/" + $0.path, contents: $0.contents) }
+    }
+
+    /// Every embedded file: path under `sql/` and contents.
+    public static var all: [(path: String, contents: String)] { EmbeddedSQL.files }
+}

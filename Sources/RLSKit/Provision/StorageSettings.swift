@@ -1,0 +1,56 @@
+import Foundation
+import Postgres
+
+/// Writes the Storage API URL and service key that the avatar cleanup uses: into Supabase
+/// Vault when present, else into `private.storage_api_settings` (no API role can read it).
+/// Values are bound as parameters and never printed.
+public enum StorageSettings {
+    public enum Store: String, Sendable {
+        case vault = "Supabase Vault"
+        case table = "private.storage_api_settings"
+    }
+
+    /// Checks the URL before anything is sent: http(s) with a host, no credentials in it.
+    public static func validate(url: String) throws {
+        guard let u = URL(string: url), let scheme = u.scheme?.lowercased(), scheme == "https" || scheme == "http",
+              let host = u.host, !host.isEmpty else {
+            throw ConfigurationError("--storage-url must be an http(s) URL such as https://<project-ref>.supabase.co")
+        }
+        if u.user != nil || u.password != nil {
+            throw ConfigurationError("--storage-url must not carry credentials; pass the key with --service-key-env")
+        }
+    }
+
+    @discardableResult
+    public static func write(_ conn: PostgresConnection, url: String, serviceKey: String) throws -> Store {
+        try validate(url: url)
+        guard !serviceKey.isEmpty else { throw ConfigurationError("the service key is empty") }
+        let base = url.hasSuffix("/") ? String(url.dropLast()) : url
+        let row = try conn.query("""
+            select to_regprocedure('vault.create_secret(text,text,text,uuid)') is not null
+                   and to_regprocedure('vault.update_secret(uuid,text,text,text,uuid)') is not null as vault,
+                   to_regclass('private.storage_api_settings') is not null as settings_table
+            """).rows[0]
+        if try row.decode("vault") as Bool {
+            try conn.transaction { c in
+                for (name, value) in [("rlskit_storage_api_url", base), ("rlskit_service_role_key", serviceKey)] {
+                    let existing = try c.query("select id from vault.secrets where name = $1", [name]).rows.first
+                    if let id: UUID = try existing?.decode("id") {
+                        try c.query("select vault.update_secret($1, $2)", [id, value])
+                    } else {
+                        try c.query("select vault.create_secret($1, $2)", [value, name])
+                    }
+                }
+            }
+            return .vault
+        }
+        guard try row.decode("settings_table") as Bool else {
+            throw ConfigurationError("private.storage_api_settings does not exist: apply the schema (sql/migrations) first")
+        }
+        try conn.query("""
+            insert into private.storage_api_settings (api_url, service_role_key) values ($1, $2)
+            on conflict (id) do update set api_url = excluded.api_url, service_role_key = excluded.service_role_key
+            """, [base, serviceKey])
+        return .table
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Postgres
+import RLSKit
+
+enum ApplyCommand {
+    static let spec = CommandSpec(
+        name: "apply",
+        summary: "apply migrations to a database (tracked, checksummed, locked)",
+        details: """
+        Applies every *.sql file of the directory in name order, each in one transaction with its
+        ledger row (rlskit.migrations). Installs the Supabase stand-in first where auth/storage
+        are missing. Concurrent runs wait on an advisory lock, then find nothing left to do.
+        A file whose first lines include '-- rlskit:no-transaction' runs statement by statement
+        outside a transaction (for CREATE INDEX CONCURRENTLY and the like).
+        Default directory: sql/migrations, else supabase/migrations, else the built-in schema.
+        """,
+        options: [
+            DatabaseTarget.option,
+            .option("dir", "DIR", "Directory of migrations (*.sql, applied in name order)."),
+            .flag("dry-run", "Print the plan (applied, pending, changed) and change nothing."),
+            .flag("allow-changed", "Go on when an applied file has changed (it is not re-applied)."),
+            .flag("no-stand-in", "Never install the Supabase stand-in."),
+            .option("lock-timeout", "DURATION", "How long to wait for a concurrent apply (default 120s)."),
+            .option("ddl-lock-timeout", "DURATION", "lock_timeout inside migrations (default 5s)."),
+            .option("statement-timeout", "DURATION", "statement_timeout inside migrations (default 10m)."),
+            .option("storage-url", "URL", "Storage API base URL for the avatar cleanup, e.g. https://<ref>.supabase.co."),
+            .option("service-key-env", "NAME", "Environment variable holding the service role key (never pass the key itself)."),
+        ])
+
+    static func options(_ args: ParsedArguments) throws -> Migrator.Options {
+        var o = Migrator.Options()
+        o.source = args.value("dir").map { .directory($0) } ?? .defaultSource()
+        o.dryRun = args.flag("dry-run")
+        o.allowChanged = args.flag("allow-changed")
+        o.standIn = !args.flag("no-stand-in")
+        if let v = args.value("lock-timeout") { o.lockTimeout = try duration(v, "lock-timeout") }
+        if let v = args.value("ddl-lock-timeout") { o.ddlLockTimeout = try duration(v, "ddl-lock-timeout") }
+        if let v = args.value("statement-timeout") { o.statementTimeout = try duration(v, "statement-timeout") }
+        return o
+    }
+
+    /// The storage settings requested, validated before anything connects.
+    static func storageSettings(_ args: ParsedArguments) throws -> (url: String, key: String, env: String)? {
+        let url = args.value("storage-url"), env = args.value("service-key-env")
+        guard url != nil || env != nil else { return nil }
+        guard let url, let env else { throw ConfigurationError("--storage-url and --service-key-env go together") }
+        try StorageSettings.validate(url: url)
+        guard let key = ProcessInfo.processInfo.environment[env], !key.isEmpty else {
+            throw ConfigurationError("environment variable \(env) (from --service-key-env) is not set or empty")
+        }
+        return (url, key, env)
+    }
+
+    static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
+        let opts = try options(args)
+        let storage = try storageSettings(args)
+        let target = try DatabaseTarget.resolve(args) { print(term.dim($0)) }
+        defer { target.stop() }
+        let conn = try target.connect()
+        print("applying \(opts.source) to \(target.connection.description)")
+        _ = try Migrator(conn, options: opts) { print($0) }.run()
+        if let storage, !opts.dryRun {
+            let store = try StorageSettings.write(conn, url: storage.url, serviceKey: storage.key)
+            print("storage API settings written to \(store.rawValue) (key from $\(storage.env))")
+        }
+        if target.isThrowaway { print(term.dim("(that was a throwaway database; give --database-url to provision a real one)")) }
+        return .success
+    }
+}
+
+/// `30`, `30s`, `500ms`, `2m` → seconds.
+func duration(_ text: String, _ option: String) throws -> Double {
+    let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+    let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+    for (suffix, scale) in units where t.hasSuffix(suffix) {
+        if let v = Double(t.dropLast(suffix.count)), v >= 0, v.isFinite { return v * scale }
+    }
+    if let v = Double(t), v >= 0, v.isFinite { return v }
+    throw ConfigurationError("--\(option) '\(text)' is not a duration; use e.g. 30s, 500ms or 2m")
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Postgres
+import RLSKit
+
+/// Runs pgTAP files (e.g. supabase/tests) natively. `rlskit test` hands pgTAP paths here;
+/// until then it is also the `pgtap` subcommand.
+enum PgTAPRun {
+    static let options: [OptionSpec] = [
+        DatabaseTarget.option,
+        .option("format", "FORMAT", "Report format: text (default), tap, junit or json."),
+        .option("output", "FILE", "Write the report to FILE (a text summary still goes to standard output)."),
+        .option("jobs", "N", "Run files in parallel over N connections (default 1)."),
+        .flag("print-helpers", "Print SQL that installs the same tests.* helpers (e.g. for pg_prove) and exit."),
+    ]
+
+    static let spec = CommandSpec(
+        name: "pgtap",
+        summary: "run pgTAP suites (supabase/tests) natively, supabase-test-helpers built in",
+        positionals: "[PATH…]",
+        maxPositionals: Int.max,
+        details: """
+        PATHs are pgTAP files or folders (searched recursively for *.sql and *.pg, run in name
+        order); default supabase/tests. Each file runs over one connection, statement by statement
+        as psql sends it, inside a transaction that is always rolled back. pgTAP is created in that
+        transaction when the database lacks it, and the supabase-test-helpers functions (tests.*)
+        are built in. psql's \\set, \\unset, \\i, \\ir, \\echo, \\qecho, \\warn and \\q work;
+        \\pset, \\timing, \\x, \\t and \\a are ignored; other meta-commands stop the file from running.
+
+        exit codes: 0 all passed, 1 a test failed, 2 bad paths or a file that cannot run,
+                    3 cannot connect or the connection was lost.
+        """,
+        options: options)
+
+    static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
+        try run(paths: args.positionals, args: args, term: term)
+    }
+
+    static func run(paths: [String], args: ParsedArguments, term: Terminal) throws -> ExitCode {
+        if args.flag("print-helpers") {
+            print(SupabaseTestHelpers.installSQL, terminator: "")
+            return .success
+        }
+        let format = try reportFormat(args)
+        let jobs = try jobCount(args)
+        var paths = paths
+        if paths.isEmpty {
+            guard FileManager.default.fileExists(atPath: "supabase/tests") else {
+                throw UsageError(message: "no PATH given and no supabase/tests folder here", usage: spec.usage)
+            }
+            paths = ["supabase/tests"]
+        }
+        let files = try PgTAPRunner.discover(paths)
+        let output = args.value("output")
+        if let output { try checkWritable(output) }
+
+        let target = try DatabaseTarget.resolve(args) { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        defer { target.stop() }
+        try target.provisionIfThrowaway { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        let result: PgTAPRunResult
+        do {
+            result = try PgTAPRunner(connection: target.connection, jobs: jobs).run(files)
+        } catch var e as PostgresError where e.kind == .connection && e.sqlState == "08001" {
+            e.message = "cannot connect to \(target.connection.description): \(e.message)"
+            throw e
+        }
+        let report = result.report
+        if let output {
+            do { try TestReportWriter.render(report, format: format).write(toFile: output, atomically: true, encoding: .utf8) } catch {
+                throw ConfigurationError("cannot write \(output): \(error.localizedDescription)")
+            }
+            print(TestReportWriter.render(report, format: .text, color: term.color), terminator: "")
+        } else {
+            print(TestReportWriter.render(report, format: format, color: term.color && format == .text), terminator: "")
+        }
+        if result.hasMalformed {
+            for f in result.files { for p in f.malformed { printError(p.description) } }
+            return .usage
+        }
+        return result.passed ? .success : .checksFailed
+    }
+
+    static func reportFormat(_ args: ParsedArguments) throws -> TestReportFormat {
+        guard let v = args.value("format") else { return .text }
+        guard let f = TestReportFormat(rawValue: v) else {
+            throw UsageError(message: "unknown format '\(v)' (expected text, tap, junit or json)", usage: spec.usage)
+        }
+        return f
+    }
+
+    static func jobCount(_ args: ParsedArguments) throws -> Int {
+        guard let v = args.value("jobs") else { return 1 }
+        guard let n = Int(v), (1...64).contains(n) else {
+            throw UsageError(message: "--jobs needs a number from 1 to 64, not '\(v)'", usage: spec.usage)
+        }
+        return n
+    }
+
+    /// Fails before anything runs rather than after a long run.
+    static func checkWritable(_ path: String) throws {
+        let fm = FileManager.default
+        let dir = (path as NSString).deletingLastPathComponent
+        var isDir: ObjCBool = false
+        if fm.fileExists(atPath: path, isDirectory: &isDir) {
+            guard !isDir.boolValue, fm.isWritableFile(atPath: path) else { throw ConfigurationError("cannot write \(path): not a writable file") }
+        } else {
+            guard fm.isWritableFile(atPath: dir.isEmpty ? "." : dir) else { throw ConfigurationError("cannot write \(path): the folder does not exist or is not writable") }
+        }
+    }
+}

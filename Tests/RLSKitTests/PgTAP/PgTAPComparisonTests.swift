@@ -1,0 +1,50 @@
+import Foundation
+import Postgres
+import RLSKit
+import TestSupport
+import XCTest
+
+/// pg_prove itself, on the same fixtures: the shipped verdicts must be what it says, and
+/// rlskit must agree with it file by file.
+final class PgTAPComparisonTests: XCTestCase {
+    func testPgProveAgreesWithTheShippedVerdicts() throws {
+        guard let pgProve = PgTAPFixtures.pgProve else {
+            throw XCTSkip("pg_prove is not installed (apt-get install libtap-parser-sourcehandler-pgtap-perl); PgTAPRunnerTests still checks rlskit against the shipped verdicts")
+        }
+        // pg_prove has no built-in helpers: install ours for it, committed, in its own database.
+        let db = try PgTAPFixtures.standInDatabase(pgtap: true, extraSQL: SupabaseTestHelpers.installSQL)
+        defer { TestServer.drop(db.name) }
+        let opts = try db.connectionString.options()
+        var args: [String] = []
+        for (flag, key) in [("-h", "host"), ("-p", "port"), ("-U", "user"), ("-d", "dbname")] {
+            if let v = opts[key], !v.isEmpty { args += [flag, v] }
+        }
+        var env = ProcessInfo.processInfo.environment
+        if let pw = opts["password"] { env["PGPASSWORD"] = pw }
+
+        let ours = try PgTAPFixtures.standInDatabase()
+        defer { TestServer.drop(ours.name) }
+        let files = try PgTAPRunner.discover([PgTAPFixtures.dir])
+        let rlskit = try PgTAPRunner(connection: ours.connectionString).run(files)
+
+        // One pg_prove per file (its exit code is the verdict), all started at once.
+        let expected = try PgTAPFixtures.expectedVerdicts()
+        let runs = try expected.map { e -> Process in
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: pgProve)
+            p.arguments = args + [e.file]
+            p.currentDirectoryURL = URL(fileURLWithPath: PgTAPFixtures.dir)
+            p.environment = env
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            return p
+        }
+        for (e, p) in zip(expected, runs) {
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationStatus == 0, e.passes, "pg_prove on \(e.file)")
+            let mine = rlskit.files.first { ($0.file as NSString).lastPathComponent == e.file }
+            XCTAssertEqual(mine?.passed, p.terminationStatus == 0, "rlskit vs pg_prove on \(e.file)")
+        }
+    }
+}

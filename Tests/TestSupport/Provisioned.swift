@@ -1,0 +1,23 @@
+import Foundation
+import Postgres
+import RLSKit
+
+/// Databases with the stand-in and our schema applied, for tests of behaviour.
+public enum Provisioned {
+    /// A fresh database with the stand-in and `source` applied; drop it with `TestServer.drop`.
+    public static func database(source: MigrationSource = .builtIn, prefix: String = "p") throws -> (name: String, connectionString: ConnectionString) {
+        let db = try TestServer.makeDatabase(prefix: prefix)
+        let conn = try PostgresConnection(db.connectionString)
+        var options = Migrator.Options()
+        options.source = source
+        _ = try Migrator(conn, options: options).run()
+        return db
+    }
+
+    /// The repository's root (for reading sql/ and Tests/Fixtures).
+    public static var repositoryRoot: String {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }
+}

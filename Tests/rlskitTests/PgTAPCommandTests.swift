@@ -1,0 +1,101 @@
+import Foundation
+import Postgres
+import TestSupport
+import XCTest
+
+/// `rlskit pgtap` as a user runs it: exit codes, formats, output files.
+final class PgTAPCommandTests: XCTestCase {
+    static let db: (name: String, connectionString: ConnectionString)? = try? PgTAPFixtures.standInDatabase(pgtap: true)
+    var url: String { Self.db?.connectionString.raw ?? "" }
+    func fixture(_ name: String) -> String { PgTAPFixtures.dir + "/" + name }
+
+    override class func tearDown() {
+        if let db { TestServer.drop(db.name) }
+    }
+
+    override func setUpWithError() throws {
+        if Self.db == nil { XCTFail("no test database") }
+    }
+
+    func testPassingFilesExit0() throws {
+        let r = try CLI.run(["pgtap", "--database-url", url, fixture("01-pass.sql"), fixture("06-skip-todo.sql"), fixture("11-helpers.sql")])
+        XCTAssertEqual(r.code, 0, r.output)
+        XCTAssertTrue(r.stdout.contains("21 passed, 0 failed, 1 skipped, 1 todo"), r.stdout)
+        XCTAssertEqual(r.stderr, "")
+    }
+
+    func testFailuresExit1WithLocation() throws {
+        let r = try CLI.run(["pgtap", "--database-url", url, fixture("02-fail.sql"), fixture("07-sql-error.sql")])
+        XCTAssertEqual(r.code, 1, r.output)
+        XCTAssertTrue(r.stdout.contains("02-fail.sql:5:1"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("07-sql-error.sql:6:8"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("relation \"public.no_such_table\" does not exist"), r.stdout)
+    }
+
+    func testUnsupportedMetaCommandExit2NamingFileAndLine() throws {
+        let r = try CLI.run(["pgtap", "--database-url", url, fixture("09-meta-typo.sql"), fixture("01-pass.sql")])
+        XCTAssertEqual(r.code, 2, r.output)
+        let lines = r.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, r.stderr)
+        XCTAssertTrue(lines[0].hasPrefix("rlskit: \(fixture("09-meta-typo.sql")):4:1: unknown psql command \\sett"), r.stderr)
+        XCTAssertTrue(r.stdout.contains("01-pass.sql  4 passed"), "the other files still run")
+    }
+
+    func testBadInputExits2BeforeConnecting() throws {
+        for args in [["/no/such/dir"], ["--format", "xml", fixture("01-pass.sql")], ["--jobs", "0", fixture("01-pass.sql")],
+                     ["--output", "/no/such/dir/report.xml", fixture("01-pass.sql")]] {
+            let r = try CLI.run(["pgtap", "--database-url", "postgresql://nobody@127.0.0.1:1/none"] + args)
+            XCTAssertEqual(r.code, 2, "\(args): \(r.output)")
+            XCTAssertTrue(r.stderr.hasPrefix("rlskit: "), r.stderr)
+            XCTAssertFalse(r.stderr.contains("cannot connect"), r.stderr)
+        }
+    }
+
+    func testUnreachableServerExits3() throws {
+        let r = try CLI.run(["pgtap", "--database-url", "postgresql://u:secret-pw@127.0.0.1:1/none?connect_timeout=3", fixture("01-pass.sql")])
+        XCTAssertEqual(r.code, 3, r.output)
+        XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("cannot connect to"), r.stderr)
+        XCTAssertFalse(r.output.contains("secret-pw"))
+    }
+
+    func testReportFormatsAndOutputFile() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let junit = try CLI.run(["pgtap", "--database-url", url, "--format", "junit", "--output", dir + "/r.xml", "--jobs", "2",
+                                 fixture("01-pass.sql"), fixture("02-fail.sql")])
+        XCTAssertEqual(junit.code, 1)
+        let xml = try String(contentsOfFile: dir + "/r.xml", encoding: .utf8)
+        XCTAssertTrue(xml.contains("<testsuites name=\"rlskit\" tests=\"7\" failures=\"1\""), xml)
+        XCTAssertTrue(junit.stdout.contains("1 of 3 failed"), "a text summary still goes to stdout")
+
+        let json = try CLI.run(["pgtap", "--database-url", url, "--format", "json", fixture("05-too-few.sql")])
+        XCTAssertEqual(json.code, 1)
+        let doc = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual(doc?["failed"] as? Int, 1)
+
+        let tap = try CLI.run(["pgtap", "--database-url", url, "--format", "tap", fixture("06-skip-todo.sql")])
+        XCTAssertEqual(tap.code, 0)
+        XCTAssertTrue(tap.stdout.hasPrefix("TAP version 13\n1..4\n"), tap.stdout)
+        XCTAssertTrue(tap.stdout.contains("# SKIP no storage API here"), tap.stdout)
+    }
+
+    func testHelpListsOptions() throws {
+        let r = try CLI.run(["pgtap", "--help"])
+        XCTAssertEqual(r.code, 0)
+        for o in ["--database-url", "--format", "--output", "--jobs"] { XCTAssertTrue(r.stdout.contains(o), o) }
+    }
+}
+
+extension PgTAPCommandTests {
+    func testLostConnectionExits3WithOneLine() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "select plan(2);\nselect ok(true);\nselect pg_terminate_backend(pg_backend_pid());\nselect ok(true);\n"
+            .write(toFile: dir + "/k.sql", atomically: true, encoding: .utf8)
+        let r = try CLI.run(["pgtap", "--database-url", url, dir])
+        XCTAssertEqual(r.code, 3, r.output)
+        XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("lost the connection while running"), r.stderr)
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Postgres
+
+// Small driver for bench/*.sh. Prints one line: "<name> <seconds>".
+//   rlskit-bench statements N pipeline|sequential [insert|select]   (DATABASE_URL or PG* environment)
+//   rlskit-bench cluster                            (one LocalCluster start + stop)
+
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let t = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9
+}
+
+let args = Array(CommandLine.arguments.dropFirst())
+do {
+    switch args.first {
+    case "statements":
+        guard args.count >= 3, let n = Int(args[1]) else { throw ConfigurationError("usage: rlskit-bench statements N pipeline|sequential [insert|select]") }
+        let select = args.count > 3 && args[3] == "select"
+        let conn = try PostgresConnection(.fromEnvironment())
+        try conn.query("create temp table bench_t (id int primary key, v text)")
+        if select { try conn.query("insert into bench_t select g, 'value ' || g from generate_series(0, $1::int - 1) g", [n]) }
+        let sql = select ? "select v from bench_t where id = $1 and v <> $2" : "insert into bench_t (id, v) values ($1, $2)"
+        let t: Double
+        if args[2] == "pipeline" {
+            let statements = (0..<n).map { Statement(sql, [$0, "value \($0)"]) }
+            t = try seconds { _ = try conn.transaction { c in try c.pipeline(statements) } }
+        } else {
+            t = try seconds { try conn.transaction { c in for i in 0..<n { try c.query(sql, [i, "value \(i)"]) } } }
+        }
+        let count: Int = try conn.query("select count(*)::int as n from bench_t").rows[0].decode("n")
+        guard count == n else { throw ConfigurationError("expected \(n) rows, found \(count)") }
+        print("\(args[2]) \(t)")
+    case "cluster":
+        let t = try seconds {
+            let c = try LocalCluster()
+            c.stop()
+        }
+        print("cluster \(t)")
+    default:
+        throw ConfigurationError("usage: rlskit-bench statements N pipeline|sequential | cluster")
+    }
+} catch {
+    FileHandle.standardError.write(Data("rlskit-bench: \(error)\n".utf8))
+    exit(2)
+}
+
+struct ConfigurationError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
