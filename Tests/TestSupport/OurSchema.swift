@@ -1,29 +1,18 @@
 import Foundation
 import Postgres
 
-/// Our schema (sql/compat then sql/migrations) on a fresh database, applied file by file.
-/// One place to swap for the shared provisioner once it lands.
+/// Our schema on a fresh database, and what the harness tests need around it.
 public enum OurSchema {
     /// The repository root, found from this file's location.
     public static var root: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     }
 
-    public static func apply(_ conn: PostgresConnection) throws {
-        for dir in ["sql/compat", "sql/migrations"] {
-            let path = root + "/" + dir
-            for f in try FileManager.default.contentsOfDirectory(atPath: path).filter({ $0.hasSuffix(".sql") }).sorted() {
-                _ = try conn.runScript(try String(contentsOfFile: path + "/" + f, encoding: .utf8))
-            }
-        }
-    }
-
-    /// A new database with our schema (plus `extra` SQL, e.g. a deliberate breakage).
+    /// A new database with the stand-in and our migrations (through the shared provisioner),
+    /// plus `extra` SQL, e.g. a deliberate breakage.
     public static func makeDatabase(extra: String = "") throws -> (name: String, connectionString: ConnectionString) {
-        let db = try TestServer.makeDatabase(prefix: "h")
-        let conn = try PostgresConnection(db.connectionString)
-        try apply(conn)
-        if !extra.isEmpty { _ = try conn.runScript(extra) }
+        let db = try Provisioned.database(prefix: "h")
+        if !extra.isEmpty { _ = try PostgresConnection(db.connectionString).runScript(extra) }
         return db
     }
 
