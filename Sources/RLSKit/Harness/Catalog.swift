@@ -25,6 +25,7 @@ public struct TableInfo: Sendable {
     public var name: String
     public var exists: Bool
     public var rlsEnabled: Bool
+    public var serviceRoleCanInsert: Bool
     public var columns: [ColumnInfo]
     /// Column lists of unique indexes (expressions left out).
     public var uniqueKeys: [[String]]
@@ -37,8 +38,18 @@ public struct TableInfo: Sendable {
 }
 
 public enum Catalog {
-    static let columnsSQL = """
-    select a.attname as name, format_type(a.atttypid, a.atttypmod) as type, t.typcategory::text as category,
+    // Every query takes all tables at once ($1 = qualified names) and tags rows with their position.
+    static let tablesCTE = "with q as (select to_regclass(n) as oid, o from unnest($1::text[]) with ordinality u(n, o)) "
+
+    static let headSQL = tablesCTE + """
+    select q.o::int as o, c.relrowsecurity as rls,
+           exists (select 1 from pg_roles where rolname = 'service_role')
+             and has_table_privilege('service_role', c.oid, 'INSERT') as service_insert
+      from q join pg_class c on c.oid = q.oid where c.relkind in ('r', 'p')
+    """
+
+    static let columnsSQL = tablesCTE + """
+    select q.o::int as o, a.attname as name, format_type(a.atttypid, a.atttypmod) as type, t.typcategory::text as category,
            t.typname::text as type_name, a.attnotnull as not_null, a.atthasdef as has_default,
            a.attidentity::text as identity, a.attgenerated::text as generated,
            (select e.enumlabel::text from pg_enum e where e.enumtypid = t.oid order by e.enumsortorder limit 1) as enum_label,
@@ -49,57 +60,74 @@ public enum Catalog {
               join pg_attribute fa on fa.attrelid = f.confrelid and fa.attnum = f.confkey[1]
              where f.conrelid = a.attrelid and f.contype = 'f' and f.conkey = array[a.attnum]
              limit 1) as refs
-      from pg_attribute a join pg_type t on t.oid = a.atttypid
-     where a.attrelid = $1::regclass and a.attnum > 0 and not a.attisdropped
-     order by a.attnum
+      from q join pg_attribute a on a.attrelid = q.oid join pg_type t on t.oid = a.atttypid
+     where a.attnum > 0 and not a.attisdropped
+     order by q.o, a.attnum
     """
 
-    static let uniqueSQL = """
-    select array(select a.attname::text from unnest(i.indkey) with ordinality k(n, o)
+    static let uniqueSQL = tablesCTE + """
+    select q.o::int as o, array(select a.attname::text from unnest(i.indkey) with ordinality k(n, o)
                  join pg_attribute a on a.attrelid = i.indrelid and a.attnum = k.n order by k.o) as cols,
            0 <> all(i.indkey) and i.indpred is null as plain
-      from pg_index i where i.indrelid = $1::regclass and i.indisunique
+      from q join pg_index i on i.indrelid = q.oid where i.indisunique
+    """
+
+    static let policySQL = tablesCTE + """
+    select q.o::int as o, coalesce(pg_get_expr(p.polqual, p.polrelid), '') || ' '
+             || coalesce(pg_get_expr(p.polwithcheck, p.polrelid), '') as expr
+      from q join pg_policy p on p.polrelid = q.oid
     """
 
     public static func table(_ conn: PostgresConnection, schema: String, name: String) throws -> TableInfo {
-        let reg = SQL.qualified(schema, name)
-        let head = try conn.query("""
-            select c.relrowsecurity as rls from pg_class c join pg_namespace n on n.oid = c.relnamespace
-             where n.nspname = $1 and c.relname = $2 and c.relkind in ('r', 'p')
-            """, [schema, name])
-        guard let row = head.first else {
-            return TableInfo(schema: schema, name: name, exists: false, rlsEnabled: false, columns: [], uniqueKeys: [], policyTexts: [])
-        }
-        let cols = try conn.query(columnsSQL, [reg]).rows.map { r in
-            TableInfo.ColumnInfo(name: try r.decode("name"), type: try r.decode("type"), category: try r.decode("category"),
-                                 typeName: try r.decode("type_name"), notNull: try r.decode("not_null"),
-                                 hasDefault: try r.decode("has_default"), identity: try r.decode("identity"),
-                                 generated: try r.decode("generated"), enumLabel: try r.decode("enum_label"),
-                                 references: try r.decode("refs"))
-        }
-        let uniques = try conn.query(uniqueSQL, [reg]).rows.compactMap { r -> [String]? in
-            try r.decode("plain", as: Bool.self) ? try r.decode("cols", as: [String].self) : nil
-        }
-        return TableInfo(schema: schema, name: name, exists: true, rlsEnabled: try row.decode("rls"), columns: cols,
-                         uniqueKeys: uniques, policyTexts: try policyTexts(conn, schema: schema, name: name))
+        try tables(conn, [(schema, name)])[0]
     }
 
-    /// Policy expressions, plus the bodies of functions they call (a helper such as is_admin()
-    /// that reads the JWT counts as reading claims).
-    static func policyTexts(_ conn: PostgresConnection, schema: String, name: String) throws -> [String] {
-        let rows = try conn.query("""
-            select coalesce(qual, '') || ' ' || coalesce(with_check, '') as expr from pg_policies
-             where schemaname = $1 and tablename = $2
-            """, [schema, name]).rows
-        var texts: [String] = try rows.map { try $0.decode("expr") }
-        let called = Set(texts.flatMap { ClaimAttack.functionNames(in: $0) })
+    /// Reads many tables in one pipelined round trip (plus one for helper function bodies).
+    public static func tables(_ conn: PostgresConnection, _ names: [(schema: String, name: String)]) throws -> [TableInfo] {
+        let regs = names.map { SQL.qualified($0.schema, $0.name) }
+        let results = try conn.pipeline([headSQL, columnsSQL, uniqueSQL, policySQL].map { Statement($0, [regs]) }, isolation: .none)
+        func rows(_ i: Int) throws -> [Int: [Row]] {
+            switch results[i] {
+            case .success(let r): return try Dictionary(grouping: r.rows) { try $0.decode("o", as: Int.self) - 1 }
+            case .failure(let e): throw e
+            case .skipped: throw PostgresError(kind: .client, message: "catalog query was not run")
+            }
+        }
+        let heads = try rows(0), columns = try rows(1), uniques = try rows(2), policies = try rows(3)
+        var out: [TableInfo] = []
+        for (k, (schema, name)) in names.enumerated() {
+            guard let head = heads[k]?.first else {
+                out.append(TableInfo(schema: schema, name: name, exists: false, rlsEnabled: false, serviceRoleCanInsert: false,
+                                     columns: [], uniqueKeys: [], policyTexts: []))
+                continue
+            }
+            let cols = try (columns[k] ?? []).map { r in
+                TableInfo.ColumnInfo(name: try r.decode("name"), type: try r.decode("type"), category: try r.decode("category"),
+                                     typeName: try r.decode("type_name"), notNull: try r.decode("not_null"),
+                                     hasDefault: try r.decode("has_default"), identity: try r.decode("identity"),
+                                     generated: try r.decode("generated"), enumLabel: try r.decode("enum_label"),
+                                     references: try r.decode("refs"))
+            }
+            let keys = try (uniques[k] ?? []).compactMap { r -> [String]? in
+                try r.decode("plain", as: Bool.self) ? try r.decode("cols", as: [String].self) : nil
+            }
+            out.append(TableInfo(schema: schema, name: name, exists: true, rlsEnabled: try head.decode("rls"),
+                                 serviceRoleCanInsert: try head.decode("service_insert"), columns: cols, uniqueKeys: keys,
+                                 policyTexts: try (policies[k] ?? []).map { try $0.decode("expr") }))
+        }
+        // A helper such as is_admin() that reads the JWT counts as reading claims: add the bodies.
+        let called = Set(out.flatMap { $0.policyTexts.flatMap { ClaimAttack.functionNames(in: $0) } })
         if !called.isEmpty {
             let bodies = try conn.query("""
-                select prosrc from pg_proc where proname = any($1) and prolang <> (select oid from pg_language where lanname = 'internal')
-                """, [Array(called)]).rows
-            texts += try bodies.map { try $0.decode("prosrc") }
+                select proname::text as name, prosrc from pg_proc
+                 where proname = any($1) and prolang <> (select oid from pg_language where lanname = 'internal')
+                """, [Array(called)]).rows.map { (try $0.decode("name", as: String.self), try $0.decode("prosrc", as: String.self)) }
+            for i in out.indices {
+                let mine = Set(out[i].policyTexts.flatMap { ClaimAttack.functionNames(in: $0) })
+                out[i].policyTexts += bodies.filter { mine.contains($0.0) }.map(\.1)
+            }
         }
-        return texts
+        return out
     }
 
     /// RLS-enabled tables in these schemas.

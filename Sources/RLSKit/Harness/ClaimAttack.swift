@@ -16,10 +16,6 @@ public enum ClaimAttack {
     /// (`->> 'role') = 'admin'` gives {"role": "admin"}); keys read without a comparison get true.
     public static func metadata(for texts: [String]) -> String {
         var pairs: [String: Any] = [:]
-        let compared = try! NSRegularExpression(pattern: #"->>?\s*'([^']+)'(?:::text)?\)*\s*(?:=|<>|!=)\s*(?:ANY\s*\(\s*ARRAY\[\s*)?'([^']*)'"#,
-                                                 options: [.caseInsensitive])
-        let readOnly = try! NSRegularExpression(pattern: #"->>?\s*'([^']+)'"#)
-        let casted = try! NSRegularExpression(pattern: #"->>\s*'([^']+)'(?:::text)?\)*\s*::\s*bool"#, options: [.caseInsensitive])
         for t in texts {
             let ns = t as NSString
             for m in readOnly.matches(in: t, range: NSRange(location: 0, length: ns.length)) {
@@ -39,16 +35,21 @@ public enum ClaimAttack {
         return String(decoding: data, as: UTF8.self)
     }
 
+    nonisolated(unsafe) static let compared = try! NSRegularExpression(
+        pattern: #"->>?\s*'([^']+)'(?:::text)?\)*\s*(?:=|<>|!=)\s*(?:ANY\s*\(\s*ARRAY\[\s*)?'([^']*)'"#, options: [.caseInsensitive])
+    nonisolated(unsafe) static let readOnly = try! NSRegularExpression(pattern: #"->>?\s*'([^']+)'"#)
+    nonisolated(unsafe) static let casted = try! NSRegularExpression(pattern: #"->>\s*'([^']+)'(?:::text)?\)*\s*::\s*bool"#, options: [.caseInsensitive])
+    nonisolated(unsafe) static let call = try! NSRegularExpression(pattern: #"([A-Za-z_][A-Za-z0-9_]*)\s*\("#)
+
     /// Path keys, not values an attacker would set.
     static let ignoredKeys: Set<String> = ["user_metadata", "app_metadata", "sub", "request.jwt.claims", "request.jwt.claim"]
 
     /// Names of functions called in an expression, e.g. "is_admin" in `private.is_admin()`.
     static func functionNames(in text: String) -> [String] {
-        let re = try! NSRegularExpression(pattern: #"([A-Za-z_][A-Za-z0-9_]*)\s*\("#)
         let ns = text as NSString
         let builtins: Set<String> = ["select", "uid", "jwt", "role", "email", "current_setting", "coalesce", "nullif", "foldername",
                                      "filename", "extension", "any", "array", "exists", "lower", "upper", "in", "and", "or", "not"]
-        return re.matches(in: text, range: NSRange(location: 0, length: ns.length)).map { ns.substring(with: $0.range(at: 1)) }
+        return call.matches(in: text, range: NSRange(location: 0, length: ns.length)).map { ns.substring(with: $0.range(at: 1)) }
             .filter { !builtins.contains($0.lowercased()) }
     }
 }

@@ -29,18 +29,15 @@ enum Planner {
 
         for file in input.access {
             plan.accessFiles.append(file.path)
-            for intent in file.tables {
-                let info = try Catalog.table(conn, schema: intent.schema, name: intent.name)
+            let infos = try Catalog.tables(conn, file.tables.map { ($0.schema, $0.name) })
+            for (intent, info) in zip(file.tables, infos) {
                 guard info.exists else {
                     throw InputError(intent.location, "table \(intent.qualifiedName) does not exist in the database: fix the name or apply the migrations first")
                 }
                 guard info.column(intent.owner) != nil else {
                     throw InputError(intent.location, "table \(intent.qualifiedName) has no column '\(intent.owner)': name the column holding the owner's user id")
                 }
-                let canInsert = try hasServiceRole && conn.query("select has_table_privilege('service_role', $1::regclass, 'INSERT') as p",
-                                                                 [info.sqlName]).rows[0].decode("p", as: Bool.self)
-                let m = TableMatrix(info: info, intent: intent, serviceRoleCanInsert: canInsert)
-                plan.units.append(m.unit())
+                plan.units.append(TableMatrix(info: info, intent: intent, serviceRoleCanInsert: info.serviceRoleCanInsert).unit())
             }
             if !file.buckets.isEmpty {
                 let storage = try Catalog.table(conn, schema: "storage", name: "objects")

@@ -1,6 +1,7 @@
 /// Quoting for SQL text that is shown to people and run as is.
 public enum SQL {
     public static func literal(_ s: String) -> String {
+        if !s.utf8.contains(where: { $0 == 39 || $0 == 92 }) { return "'" + s + "'" }   // fast path: no ' or \
         let body = s.replacingOccurrences(of: "'", with: "''")
         return s.contains("\\") ? "E'" + body.replacingOccurrences(of: "\\", with: "\\\\") + "'" : "'" + body + "'"
     }

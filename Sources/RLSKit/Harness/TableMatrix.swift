@@ -50,9 +50,12 @@ struct TableMatrix {
         let suite = info.qualifiedName
         if let p = seeder.problem { return HarnessUnit(suite: suite, notCovered: p, location: intent.location) }
         var checks: [Check] = []
+        var impersonations: [String: String] = [:]   // built once per actor: claims JSON is not free
         func add(_ actor: Actor, _ op: String, _ name: String, _ setup: [String], _ sql: String, _ e: Expectation) {
+            let imp = impersonations[actor.name] ?? actor.impersonation()
+            impersonations[actor.name] = imp
             checks.append(Check(suite: suite, actor: actor.label, operation: op, name: name,
-                                statements: setup + [actor.impersonation(), sql], expectations: [e], location: intent.location))
+                                statements: setup + [imp, sql], expectations: [e], location: intent.location))
         }
         func clear(_ u: Actor) -> [String] { ownerUnique ? ["delete from \(t) where \(whereOwner(u))"] : [] }
         var n = counter
