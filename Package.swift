@@ -16,7 +16,9 @@ let package = Package(
             providers: [.apt(["libpq-dev"])]
         ),
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
-        .target(name: "RLSKit", dependencies: ["Postgres"]),
+        .target(name: "RLSKit", dependencies: ["Postgres"], plugins: ["EmbedSQL"]),
+        .executableTarget(name: "embed-sql", path: "Sources/embed-sql"),
+        .plugin(name: "EmbedSQL", capability: .buildTool(), dependencies: ["embed-sql"]),
         .executableTarget(name: "rlskit", dependencies: ["RLSKit", "Postgres"]),
         // Benchmarks' driver (bench/*.sh): not part of the product.
         .executableTarget(name: "rlskit-bench", dependencies: ["Postgres"], path: "bench/Sources/rlskit-bench"),

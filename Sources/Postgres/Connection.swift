@@ -143,31 +143,26 @@ public final class PostgresConnection {
         return PostgresError(kind: .client, message: msg.isEmpty ? "libpq request failed" : msg)
     }
 
-    /// Hands libpq the parameters' text forms as C strings, all in one buffer.
+    /// Hands libpq the parameters' text forms as C strings, borrowed from the strings themselves.
     func withParameters<R>(_ parameters: [any PostgresEncodable],
                            _ body: (UnsafePointer<Oid>?, UnsafePointer<UnsafePointer<CChar>?>?, Int32) -> R) -> R {
         if parameters.isEmpty { return body(nil, nil, 0) }
-        var bytes: [CChar] = []
-        var offsets: [Int] = []
-        var types: [Oid] = []
-        offsets.reserveCapacity(parameters.count)
-        types.reserveCapacity(parameters.count)
-        for p in parameters {
-            types.append(Oid(type(of: p).postgresType.rawValue))
-            if let text = p.postgresText {
-                offsets.append(bytes.count)
-                for b in text.utf8 { bytes.append(CChar(bitPattern: b)) }
-                bytes.append(0)
-            } else {
-                offsets.append(-1)
+        let texts = parameters.map { $0.postgresText }
+        var types = [Oid](repeating: 0, count: parameters.count)
+        for (i, p) in parameters.enumerated() { types[i] = Oid(type(of: p).postgresType.rawValue) }
+        var pointers = [UnsafePointer<CChar>?](repeating: nil, count: parameters.count)
+        // Nested withCString calls keep every pointer valid while libpq copies the values.
+        func bind(_ i: Int) -> R {
+            if i == texts.count {
+                return pointers.withUnsafeBufferPointer { p in types.withUnsafeBufferPointer { t in body(t.baseAddress, p.baseAddress, Int32(texts.count)) } }
+            }
+            guard let text = texts[i] else { return bind(i + 1) }
+            return text.withCString { c in
+                pointers[i] = c
+                return bind(i + 1)
             }
         }
-        return bytes.withUnsafeBufferPointer { buf in
-            let pointers: [UnsafePointer<CChar>?] = offsets.map { $0 < 0 ? nil : buf.baseAddress! + $0 }
-            return pointers.withUnsafeBufferPointer { ptrs in
-                types.withUnsafeBufferPointer { t in body(t.baseAddress, ptrs.baseAddress, Int32(parameters.count)) }
-            }
-        }
+        return bind(0)
     }
 
     /// Copies a result out of libpq, or throws the server error it carries.

@@ -88,6 +88,14 @@ public final class LocalCluster: Sendable {
         if let cleanup = ClusterRegistry.shared.remove(registration) { cleanup() }
     }
 
+    /// Leaves the server running after this process ends (nothing stops or deletes it any more);
+    /// returns the pid to stop it with.
+    @discardableResult
+    public func detach() -> Int32 {
+        _ = ClusterRegistry.shared.remove(registration)
+        return serverPID
+    }
+
     /// True while the server process exists.
     public var isRunning: Bool { kill(serverPID, 0) == 0 }
 

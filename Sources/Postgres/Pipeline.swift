@@ -37,13 +37,26 @@ extension PostgresConnection {
     /// Sends every statement without waiting for replies (libpq pipeline mode) and returns
     /// the outcomes in order. Each statement is its own group.
     public func pipeline(_ statements: [Statement], isolation: PipelineIsolation = .none) throws -> [StatementOutcome] {
-        try pipeline(groups: statements.map { [$0] }, isolation: isolation).map { $0[0] }
+        try run(PipelinePlan(statements: statements, groups: statements.indices.map { $0..<($0 + 1) }), isolation: isolation)
     }
 
     /// Sends groups of statements in pipeline mode. Within a group, a failure skips the rest
     /// of the group; between groups, `isolation` decides what a failure undoes.
     public func pipeline(groups: [[Statement]], isolation: PipelineIsolation) throws -> [[StatementOutcome]] {
-        var plan = PipelinePlan(groups: groups)
+        var flat: [Statement] = []
+        var ranges: [Range<Int>] = []
+        flat.reserveCapacity(groups.reduce(0) { $0 + $1.count })
+        for g in groups {
+            ranges.append(flat.count..<(flat.count + g.count))
+            flat.append(contentsOf: g)
+        }
+        let outcomes = try run(PipelinePlan(statements: flat, groups: ranges), isolation: isolation)
+        return ranges.map { Array(outcomes[$0]) }
+    }
+
+    private func run(_ plan: PipelinePlan, isolation: PipelineIsolation) throws -> [StatementOutcome] {
+        var plan = plan
+        let groups = plan.groups
         let wasInTransaction = inTransaction
         switch isolation {
         case .none:
@@ -81,7 +94,7 @@ extension PostgresConnection {
         return try execute(plan)
     }
 
-    private func execute(_ plan: PipelinePlan) throws -> [[StatementOutcome]] {
+    private func execute(_ plan: PipelinePlan) throws -> [StatementOutcome] {
         guard PQenterPipelineMode(handle) == 1 else { throw connectionError() }
         PQsetnonblocking(handle, 1)
         defer {
@@ -95,12 +108,12 @@ extension PostgresConnection {
             let ok: Int32
             switch item {
             case .sync: ok = PQpipelineSync(handle)
-            case .statement(let slot):
-                let st = plan.statement(slot)
+            case .control(let sql): ok = PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 0)
+            case .user(let index):
+                let st = plan.statements[index]
+                let name = prepared[index]
                 ok = withParameters(st.parameters) { types, values, count in
-                    if let name = prepared[st.sql] {
-                        return PQsendQueryPrepared(handle, name, count, values, nil, nil, 0)
-                    }
+                    if let name { return PQsendQueryPrepared(handle, name, count, values, nil, nil, 0) }
                     return PQsendQueryParams(handle, st.sql, count, types, values, nil, nil, 0)
                 }
             }
@@ -121,24 +134,19 @@ extension PostgresConnection {
     /// Statements whose text repeats are parsed and planned once: prepared in one round trip
     /// before the pipeline (and kept for later pipelines on this connection). Text that fails
     /// to prepare is sent unprepared, so its error is reported where it is used.
-    private func prepareRepeated(_ plan: PipelinePlan) throws -> [String: String] {
-        var uses: [String: Int] = [:]
-        var firstUse: [String: Statement] = [:]
-        for g in plan.groups {
-            for st in g {
-                uses[st.sql, default: 0] += 1
-                if firstUse[st.sql] == nil { firstUse[st.sql] = st }
-            }
+    private func prepareRepeated(_ plan: PipelinePlan) throws -> [String?] {
+        var uses: [String: (count: Int, first: Int)] = [:]
+        for (i, st) in plan.statements.enumerated() {
+            if let u = uses[st.sql] { uses[st.sql] = (u.count + 1, u.first) } else { uses[st.sql] = (1, i) }
         }
-        var result: [String: String] = [:]
+        var names: [String: String] = [:]
         var wanted: [(sql: String, name: String, types: [Oid])] = []
-        for (sql, n) in uses where n > 1 || preparedNames[sql] != nil {
-            if let name = preparedNames[sql] { result[sql] = name; continue }
+        for (sql, u) in uses where u.count > 1 || preparedNames[sql] != nil {
+            if let name = preparedNames[sql] { names[sql] = name; continue }
             guard preparedNames.count + wanted.count < 2000 else { continue }
             let name = "rlskit_p\(preparedNames.count + wanted.count + 1)"
-            wanted.append((sql, name, firstUse[sql]!.parameters.map { Oid(type(of: $0).postgresType.rawValue) }))
+            wanted.append((sql, name, plan.statements[u.first].parameters.map { Oid(type(of: $0).postgresType.rawValue) }))
         }
-        if wanted.isEmpty { return result }
         for w in wanted {
             let ok = w.types.withUnsafeBufferPointer { t in PQsendPrepare(handle, w.name, w.sql, Int32(w.types.count), t.baseAddress) }
             guard ok == 1, PQpipelineSync(handle) == 1 else { throw connectionError() }
@@ -155,11 +163,12 @@ extension PostgresConnection {
                 }
                 if status == PGRES_COMMAND_OK {
                     preparedNames[w.sql] = w.name
-                    result[w.sql] = w.name
+                    names[w.sql] = w.name
                 }
             }
         }
-        return result
+        if names.isEmpty { return Array(repeating: nil, count: plan.statements.count) }
+        return plan.statements.map { names[$0.sql] }
     }
 
     private func flushAndWait() throws {
@@ -205,33 +214,26 @@ extension PostgresConnection {
 }
 
 enum PipelineItem {
-    case statement(PipelineSlot)
+    /// A user statement, by its index in the flat list.
+    case user(Int)
+    case control(String)
     case sync
 }
 
-enum PipelineSlot {
-    case user(group: Int, index: Int)
-    case control(String)
-}
-
 struct PipelinePlan {
-    let groups: [[Statement]]
+    let statements: [Statement]
+    let groups: [Range<Int>]
     var items: [PipelineItem] = []
-    init(groups: [[Statement]]) {
+    init(statements: [Statement], groups: [Range<Int>]) {
+        self.statements = statements
         self.groups = groups
-        items.reserveCapacity(groups.count * 3)
+        items.reserveCapacity(statements.count + groups.count * 3)
     }
     mutating func addGroup(_ g: Int) {
-        for i in groups[g].indices { items.append(.statement(.user(group: g, index: i))) }
+        for i in groups[g] { items.append(.user(i)) }
     }
-    mutating func control(_ sql: String) { items.append(.statement(.control(sql))) }
+    mutating func control(_ sql: String) { items.append(.control(sql)) }
     mutating func sync() { items.append(.sync) }
-    func statement(_ slot: PipelineSlot) -> Statement {
-        switch slot {
-        case .user(let g, let i): return groups[g][i]
-        case .control(let sql): return Statement(sql)
-        }
-    }
 }
 
 /// Matches results to the items sent, in order.
@@ -239,14 +241,14 @@ struct PipelineReader {
     let items: [PipelineItem]
     let secret: String?
     var next = 0
-    var outcomes: [[StatementOutcome]]
+    var outcomes: [StatementOutcome]
     var controlFailure: PostgresError?
     var current: StatementOutcome?
 
     init(plan: PipelinePlan, secret: String?) {
         items = plan.items
         self.secret = secret
-        outcomes = plan.groups.map { Array(repeating: StatementOutcome.skipped, count: $0.count) }
+        outcomes = Array(repeating: .skipped, count: plan.statements.count)
     }
 
     var done: Bool { next >= items.count }
@@ -263,32 +265,32 @@ struct PipelineReader {
             next += 1
             return
         }
-        let outcome: StatementOutcome
+        // A statement may yield several results (only the first counts).
+        guard current == nil else { return }
         if status == PGRES_PIPELINE_ABORTED {
-            outcome = .skipped
+            current = .skipped
         } else {
-            do { outcome = .success(try PostgresConnection.read(r, secret: secret)) } catch let e as PostgresError {
-                outcome = .failure(e)
+            do { current = .success(try PostgresConnection.read(r, secret: secret)) } catch let e as PostgresError {
+                current = .failure(e)
             }
         }
-        // A statement may yield several results (only the first counts); keep the first.
-        if current == nil { current = outcome }
     }
 
     /// libpq's NULL after a statement's results.
     mutating func endOfStatement() {
-        guard next < items.count, case .statement(let slot) = items[next] else { return }
+        guard next < items.count else { return }
         let outcome = current ?? .skipped
         current = nil
-        next += 1
-        switch slot {
-        case .user(let g, let i): outcomes[g][i] = outcome
+        switch items[next] {
+        case .user(let i): outcomes[i] = outcome
         case .control(let sql):
             if case .failure(let e) = outcome, controlFailure == nil {
                 var e = e
                 e.message = "pipeline control statement \"\(sql)\" failed: " + e.message
                 controlFailure = e
             }
+        case .sync: return
         }
+        next += 1
     }
 }

@@ -13,6 +13,7 @@ enum CheckCommand {
         options: [
             DatabaseTarget.option,
             .option("dir", "DIR", "Migrations to apply (default: sql/migrations, else supabase/migrations, else built in)."),
+            .flag("keep", "Leave the throwaway database running afterwards and print how to connect."),
         ])
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
@@ -29,6 +30,11 @@ enum CheckCommand {
         // Test hook: keeps the server up so tests can interrupt a running check.
         if let hold = ProcessInfo.processInfo.environment["RLSKIT_TEST_HOLD_SECONDS"].flatMap(Double.init) {
             Thread.sleep(forTimeInterval: hold)
+        }
+        if args.flag("keep"), let cluster = target.cluster {
+            let pid = cluster.detach()
+            print("kept the throwaway database; connect with: psql \"\(cluster.connectionString.raw)\"")
+            print("stop it with: kill \(pid) && rm -rf \(cluster.directory)")
         }
         return .success
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import TestSupport
 import XCTest
 
@@ -58,6 +59,23 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(r.code, 0, r.output)
         XCTAssertTrue(r.stdout.contains("PostgreSQL"), r.stdout)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tmp), [])
+    }
+
+    func testKeepLeavesTheDatabaseRunningWithInstructions() throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        let r = try CLI.run(["check", "--keep"], environment: ["TMPDIR": tmp])
+        XCTAssertEqual(r.code, 0, r.output)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        let connect = try XCTUnwrap(lines.first { $0.hasPrefix("kept the throwaway database; connect with: psql \"") })
+        let info = String(connect.split(separator: "\"")[1])
+        let conn = try PostgresConnection(ConnectionString(info))
+        XCTAssertEqual(try conn.query("select count(*)::int from rlskit.migrations").rows[0].decode(0) as Int, 6)
+        let stop = try XCTUnwrap(lines.first { $0.hasPrefix("stop it with: kill ") })
+        let pid = try XCTUnwrap(Int32(stop.split(separator: " ")[4]))
+        kill(pid, SIGQUIT)
+        for _ in 0..<300 where kill(pid, 0) == 0 { usleep(10_000) }
+        XCTAssertNotEqual(kill(pid, 0), 0)
     }
 
     /// SIGTERM while the throwaway server runs (and, separately, while initdb runs) ends the

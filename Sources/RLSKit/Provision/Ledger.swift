@@ -44,14 +44,20 @@ enum Ledger {
         _ = try? conn.query("select pg_advisory_unlock($1)", [lockKey])
     }
 
-    /// Creates the ledger when missing; one round trip when it exists.
+    /// Creates the ledger when missing. Called inside the transaction of the first change, so a
+    /// run that applies nothing (or fails) leaves the database as it was.
     static func ensure(_ conn: PostgresConnection) throws {
-        let exists: Bool = try conn.query("select to_regclass('rlskit.stand_in') is not null as e").rows[0].decode("e")
-        if !exists { _ = try conn.runScript(createSQL) }
+        if try !exists(conn) { _ = try conn.runScript(createSQL) }
     }
 
+    static func exists(_ conn: PostgresConnection) throws -> Bool {
+        try conn.query("select to_regclass('rlskit.stand_in') is not null as e").rows[0].decode("e")
+    }
+
+    /// Applied migrations; none when there is no ledger yet.
     static func applied(_ conn: PostgresConnection) throws -> [Entry] {
-        try conn.query("select version, name, checksum from rlskit.migrations order by version").rows.map {
+        guard try exists(conn) else { return [] }
+        return try conn.query("select version, name, checksum from rlskit.migrations order by version").rows.map {
             Entry(version: try $0.decode("version"), name: try $0.decode("name"), checksum: try $0.decode("checksum"))
         }
     }

@@ -53,7 +53,6 @@ public struct Migrator {
         let prepared = try files.map(Prepared.init)
         try Ledger.lock(conn, timeout: options.lockTimeout)
         defer { Ledger.unlock(conn) }
-        try Ledger.ensure(conn)
         var standIn: StandIn.Report?
         if options.standIn {
             if options.dryRun {
@@ -116,10 +115,12 @@ public struct Migrator {
                     throw MigrationError(file: f, error: error.error, statement: st)
                 }
             }
+            try Ledger.ensure(conn)
             try conn.query(record, [f.version, f.name, f.checksum, Int(Date().timeIntervalSince(started) * 1000)])
             return
         }
         try conn.transaction { c in
+            try Ledger.ensure(c)
             try c.query("select set_config('lock_timeout', $1, true), set_config('statement_timeout', $2, true)", timeouts())
             do { _ = try c.runScript(p.text) } catch let e as ScriptError {
                 throw MigrationError(file: f, script: e, sent: p.statements)

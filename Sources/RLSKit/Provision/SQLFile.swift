@@ -110,7 +110,7 @@ extension SQLFile {
     }
 }
 
-/// The SQL compiled into the binary (see scripts/embed-sql).
+/// The SQL compiled into the binary by the EmbedSQL build plugin (Plugins/EmbedSQL).
 public enum BuiltInSQL {
     /// Files under `sql/<folder>/`, in name order.
     public static func files(in folder: String) -> [SQLFile] {

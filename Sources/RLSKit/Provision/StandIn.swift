@@ -46,7 +46,7 @@ public enum StandIn {
         return Detection(auth: try state("auth_users", "auth_ours"), storage: try state("storage_objects", "storage_ours"))
     }
 
-    /// Installs what is missing, each file in its own transaction. Needs the ledger schema.
+    /// Installs what is missing, each file in its own transaction with its ledger row.
     public static func install(_ conn: PostgresConnection, files: [SQLFile] = BuiltInSQL.files(in: "compat")) throws -> Report {
         let found = try detect(conn)
         var report = Report(detection: found, installed: [], lines: [])
@@ -57,9 +57,9 @@ public enum StandIn {
         for part in [(Part.auth, found.auth), (Part.storage, found.storage)] where part.1 == .real {
             report.lines.append("\(part.0.rawValue) schema exists and is not the stand-in: left untouched")
         }
-        let done = Dictionary(uniqueKeysWithValues: try conn.query("select file, checksum from rlskit.stand_in").rows.map {
+        let done = try Ledger.exists(conn) ? Dictionary(uniqueKeysWithValues: try conn.query("select file, checksum from rlskit.stand_in").rows.map {
             (try $0.decode("file") as String, try $0.decode("checksum") as String)
-        })
+        }) : [:]
         for file in files {
             let part: State? = file.name.contains("auth") ? found.auth : file.name.contains("storage") ? found.storage : nil
             if part == .real { continue }
@@ -67,6 +67,7 @@ public enum StandIn {
             if done[file.name] == file.checksum, part != .absent { continue }
             do {
                 try conn.transaction { c in
+                    try Ledger.ensure(c)
                     _ = try c.runScript(file.contents)
                     try c.query("""
                         insert into rlskit.stand_in (file, checksum) values ($1, $2)

@@ -5,17 +5,17 @@ import TestSupport
 import XCTest
 
 final class BuiltInSQLTests: XCTestCase {
-    /// The copy compiled into the binary equals sql/ byte for byte (run scripts/embed-sql if not).
+    /// The copy compiled into the binary (EmbedSQL plugin) equals sql/ byte for byte.
     func testEmbeddedCopyMatchesSQLDirectory() throws {
         let root = Provisioned.repositoryRoot + "/sql"
         let onDisk = try FileManager.default.subpathsOfDirectory(atPath: root).filter {
             var d: ObjCBool = false
             return FileManager.default.fileExists(atPath: root + "/" + $0, isDirectory: &d) && !d.boolValue && !$0.hasSuffix(".md")
         }.sorted()
-        XCTAssertEqual(BuiltInSQL.all.map(\.path).sorted(), onDisk, "run scripts/embed-sql")
+        XCTAssertEqual(BuiltInSQL.all.map(\.path).sorted(), onDisk)
         for (path, contents) in BuiltInSQL.all {
             let disk = try String(contentsOfFile: root + "/" + path, encoding: .utf8)
-            XCTAssertTrue(disk == contents, "\(path) differs from its embedded copy: run scripts/embed-sql")
+            XCTAssertTrue(disk == contents, "\(path) differs from its embedded copy")
         }
         XCTAssertEqual(BuiltInSQL.files(in: "compat").map(\.name), ["00_roles", "10_extensions", "20_auth", "30_storage"])
         XCTAssertFalse(BuiltInSQL.files(in: "migrations").isEmpty)

@@ -1,0 +1,106 @@
+import Foundation
+import Postgres
+import TestSupport
+import XCTest
+
+/// A corpus of malformed inputs: each gives one clear first line, a documented exit code, no
+/// crash or stack trace, and changes nothing in the database.
+final class BadInputTests: XCTestCase {
+    struct Case {
+        var name: String
+        /// `{dir}` is the case's folder, `{db}` the database URL.
+        var args: [String]
+        var files: [String: Data] = [:]
+        var code: Int32
+        /// The first line of stderr must start with "rlskit: " + this (after substitution).
+        var first: String
+        var environment: [String: String] = [:]
+    }
+
+    static func text(_ s: String) -> Data { Data(s.utf8) }
+
+    static let cases: [Case] = [
+        Case(name: "unknown flag", args: ["apply", "--bogus"], code: 2, first: "unknown option '--bogus'"),
+        Case(name: "unknown command", args: ["deploy"], code: 2, first: "unknown command 'deploy'"),
+        Case(name: "flag without value", args: ["apply", "--dir"], code: 2, first: "option '--dir' needs a value (DIR)"),
+        Case(name: "flag twice", args: ["apply", "--dir", "a", "--dir", "b"], code: 2, first: "option '--dir' given twice"),
+        Case(name: "stray argument", args: ["apply", "oops"], code: 2, first: "unexpected argument 'oops'"),
+        Case(name: "malformed URL", args: ["apply", "--database-url", "postgresql://u:pw@[::1/x"], code: 2, first: "--database-url is not a valid connection string"),
+        Case(name: "empty URL", args: ["apply", "--database-url", ""], code: 2, first: "--database-url is empty"),
+        Case(name: "unknown URL option", args: ["apply", "--database-url", "postgresql:///x?frobnicate=1"], code: 2, first: "--database-url is not a valid connection string"),
+        Case(name: "server not running", args: ["apply", "--database-url", "host=/nonexistent/socket/dir dbname=x"], code: 3, first: "cannot connect to host=/nonexistent/socket/dir dbname=x"),
+        Case(name: "connection refused", args: ["apply", "--database-url", "postgresql://u:secretpw@127.0.0.1:1/x"], code: 3, first: "cannot connect to host=127.0.0.1 port=1 user=u dbname=x password=***"),
+        Case(name: "missing database", args: ["apply", "--database-url", "{server} dbname=no_such_database_here"], code: 3, first: "cannot connect to"),
+        Case(name: "unknown role", args: ["apply", "--database-url", "{server} dbname=postgres user=nobody_role"], code: 3, first: "cannot connect to"),
+        Case(name: "missing directory", args: ["apply", "--database-url", "{db}", "--dir", "{dir}/nope"], code: 2, first: "{dir}/nope: no such directory"),
+        Case(name: "dir is a file", args: ["apply", "--database-url", "{db}", "--dir", "{dir}/f.sql"], files: ["f.sql": text("select 1;")], code: 2, first: "{dir}/f.sql: not a directory"),
+        Case(name: "syntax error first line", args: ["apply", "--database-url", "{db}", "--dir", "{dir}", "--no-stand-in"], files: ["001_a.sql": text("selec 1;")], code: 3, first: "{dir}/001_a.sql:1:1: syntax error at or near \"selec\""),
+        Case(name: "syntax error mid file", args: ["apply", "--database-url", "{db}", "--dir", "{dir}", "--no-stand-in"], files: ["001_a.sql": text("create table t (x int);\n\ninsert into t values (1,);\n")], code: 3, first: "{dir}/001_a.sql:3:25: syntax error at or near \")\""),
+        Case(name: "unterminated string", args: ["apply", "--database-url", "{db}", "--dir", "{dir}", "--no-stand-in"], files: ["001_a.sql": text("create table t (x int);\nselect 'abc")], code: 3, first: "{dir}/001_a.sql:2:8: unterminated quoted string"),
+        Case(name: "unterminated dollar quote", args: ["apply", "--database-url", "{db}", "--dir", "{dir}", "--no-stand-in"], files: ["001_a.sql": text("do $$ begin")], code: 3, first: "{dir}/001_a.sql:1:4: unterminated dollar-quoted string"),
+        Case(name: "missing table", args: ["apply", "--database-url", "{db}", "--dir", "{dir}", "--no-stand-in"], files: ["001_a.sql": text("alter table nowhere add column y int;")], code: 3, first: "{dir}/001_a.sql:1:1: relation \"nowhere\" does not exist"),
+        Case(name: "runtime error", args: ["apply", "--database-url", "{db}", "--dir", "{dir}", "--no-stand-in"], files: ["001_a.sql": text("create table t (x int);\nselect 1/0;")], code: 3, first: "{dir}/001_a.sql:2:1: division by zero"),
+        Case(name: "non-UTF-8 file", args: ["apply", "--database-url", "{db}", "--dir", "{dir}"], files: ["001_a.sql": Data([0x73, 0x65, 0x6c, 0x0a, 0xff, 0xfe, 0x3b])], code: 2, first: "{dir}/001_a.sql:2: not valid UTF-8"),
+        Case(name: "NUL byte", args: ["apply", "--database-url", "{db}", "--dir", "{dir}"], files: ["001_a.sql": Data([0x73, 0x00, 0x3b])], code: 2, first: "{dir}/001_a.sql: contains a NUL byte"),
+        Case(name: "psql meta-command", args: ["apply", "--database-url", "{db}", "--dir", "{dir}"], files: ["001_a.sql": text("select 1;\n\\i other.sql\n")], code: 2, first: "{dir}/001_a.sql:2: psql meta-command"),
+        Case(name: "commit mid file", args: ["apply", "--database-url", "{db}", "--dir", "{dir}"], files: ["001_a.sql": text("select 1;\ncommit;\nselect 2;")], code: 2, first: "{dir}/001_a.sql:2: 'commit' controls the transaction"),
+        Case(name: "bad duration", args: ["apply", "--lock-timeout", "-3s"], code: 2, first: "--lock-timeout '-3s' is not a duration"),
+        Case(name: "storage url without key", args: ["apply", "--storage-url", "https://x.supabase.co"], code: 2, first: "--storage-url and --service-key-env go together"),
+        Case(name: "storage url not http", args: ["apply", "--storage-url", "javascript:alert(1)", "--service-key-env", "K"], code: 2, first: "--storage-url must be an http(s) URL", environment: ["K": "x"]),
+        Case(name: "storage url with credentials", args: ["apply", "--storage-url", "https://a:b@x.co", "--service-key-env", "K"], code: 2, first: "--storage-url must not carry credentials", environment: ["K": "x"]),
+        Case(name: "service key variable unset", args: ["apply", "--storage-url", "https://x.co", "--service-key-env", "RLSKIT_NOT_SET_ANYWHERE"], code: 2, first: "environment variable RLSKIT_NOT_SET_ANYWHERE (from --service-key-env) is not set or empty"),
+        Case(name: "sql file that is a folder", args: ["apply", "--database-url", "{db}", "--dir", "{dir}"], files: ["001_a.sql/x": text("")], code: 2, first: "{dir}/001_a.sql: cannot read the file"),
+        Case(name: "pgtap missing path", args: ["pgtap", "--database-url", "{db}", "{dir}/missing.sql"], code: 2, first: "{dir}/missing.sql"),
+        Case(name: "pgtap bad jobs", args: ["pgtap", "--database-url", "{db}", "--jobs", "0", "{dir}"], code: 2, first: "--jobs needs a number from 1 to 64, not '0'"),
+        Case(name: "pgtap bad format", args: ["pgtap", "--database-url", "{db}", "--format", "xml", "{dir}"], code: 2, first: "unknown format 'xml'"),
+        Case(name: "pgtap unwritable output", args: ["pgtap", "--database-url", "{db}", "--output", "/nonexistent-dir/out.xml", "{dir}"], files: ["t.sql": text("select 1;")], code: 2, first: "cannot write /nonexistent-dir/out.xml"),
+        Case(name: "pgtap unknown meta-command", args: ["pgtap", "--database-url", "{db}", "{dir}"], files: ["t.sql": text("select plan(1);\n\\gexec\nselect ok(true);")], code: 2, first: "{dir}/t.sql:2"),
+    ]
+
+    /// Schema and data of a database, to prove a failed run changed nothing.
+    func fingerprint(_ conn: PostgresConnection) throws -> String {
+        let q = """
+            select md5(coalesce(string_agg(x, '|' order by x), '')) from (
+              select n.nspname || '.' || c.relname || ':' || c.relkind::text || ':' || c.reltuples::text
+              from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname not in ('pg_catalog', 'information_schema', 'pg_toast')
+              union all select p.oid::regprocedure::text from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname not in ('pg_catalog', 'information_schema')
+              union all select rolname from pg_roles
+            ) s(x)
+            """
+        return try conn.query(q).rows[0].decode(0)
+    }
+
+    func testCorpus() throws {
+        XCTAssertGreaterThanOrEqual(Self.cases.count, 30)
+        let db = try TestServer.makeDatabase(prefix: "bad")
+        defer { TestServer.drop(db.name) }
+        let conn = try PostgresConnection(db.connectionString)
+        var server = try TestServer.connectionString.options()
+        server.removeValue(forKey: "dbname")
+        let serverInfo = server.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
+        for c in Self.cases {
+            let dir = try CLI.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            for (name, data) in c.files {
+                let path = dir + "/" + name
+                try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: data))
+            }
+            func sub(_ s: String) -> String {
+                s.replacingOccurrences(of: "{dir}", with: dir).replacingOccurrences(of: "{db}", with: db.connectionString.raw)
+                    .replacingOccurrences(of: "{server}", with: serverInfo)
+            }
+            let before = try fingerprint(conn)
+            let r = try CLI.run(c.args.map(sub), environment: c.environment)
+            XCTAssertEqual(r.code, c.code, "\(c.name): \(r.output)")
+            let firstLine = r.stderr.split(separator: "\n").first.map(String.init) ?? ""
+            XCTAssertTrue(firstLine.hasPrefix("rlskit: " + sub(c.first)), "\(c.name): \(firstLine)")
+            XCTAssertFalse(r.output.contains("Fatal error") || r.output.contains("Stack dump") || r.output.contains("secretpw"), "\(c.name)")
+            if c.code != 0 { XCTAssertEqual(try fingerprint(conn), before, "\(c.name) changed the database") }
+            // One line; usage mistakes may add the usage and where to read more.
+            for extra in r.stderr.split(separator: "\n").dropFirst() {
+                XCTAssertTrue(extra.hasPrefix("usage: rlskit") || extra.hasPrefix("run 'rlskit"), "\(c.name): \(r.stderr)")
+            }
+        }
+    }
+}
