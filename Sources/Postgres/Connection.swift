@@ -25,8 +25,9 @@ public final class PostgresConnection {
     let secret: String?
     let sink = NoticeSink()
     var savepointDepth = 0
-    /// Statements prepared by pipelines: SQL text → server-side name.
-    var preparedNames: [String: String] = [:]
+    /// Statements prepared by pipelines: SQL text and parameter types → server-side name.
+    var preparedNames: [PreparedKey: String] = [:]
+    var preparedCounter = 0
     /// Where this connection goes, with the password redacted.
     public let target: String
 
@@ -35,10 +36,11 @@ public final class PostgresConnection {
         secret = connection.password
         target = connection.description
         if !connection.raw.isEmpty { _ = try connection.options() }
-        // Keywords before dbname are overridden by the user's own string; those after it
-        // would override it, so only defaults come first.
-        let keys = ["options", "fallback_application_name", "dbname"]
-        let vals = ["-c DateStyle=ISO,YMD -c IntervalStyle=postgres -c client_min_messages=notice", "rlskit", connection.raw]
+        // Dates are decoded from ISO output, so DateStyle is appended to whatever options the
+        // user gave (in the string or PGOPTIONS): a later -c wins, nothing of theirs is lost.
+        let userOptions = (try? connection.options())?["options"] ?? ProcessInfo.processInfo.environment["PGOPTIONS"] ?? ""
+        let keys = ["fallback_application_name", "dbname", "options"]
+        let vals = ["rlskit", connection.raw, (userOptions + " -c DateStyle=ISO,YMD -c IntervalStyle=postgres").trimmingWhitespace()]
         var conn: OpaquePointer?
         keys.withCStrings { k in vals.withCStrings { v in conn = PQconnectdbParams(k, v, 1) } }
         guard let conn else { throw PostgresError(kind: .connection, message: "out of memory while connecting") }
@@ -88,12 +90,43 @@ public final class PostgresConnection {
     /// Runs one statement with bound parameters (`$1`, `$2`, …). Values are never pasted into the SQL.
     @discardableResult
     public func query(_ sql: String, _ parameters: [any PostgresEncodable] = []) throws -> QueryResult {
-        let result = withParameters(parameters) { types, values, count in
-            PQexecParams(handle, sql, count, types, values, nil, nil, 0)
+        try Self.checkNoNUL(sql, parameters)
+        let sent = withParameters(parameters) { types, values, count in
+            PQsendQueryParams(handle, sql, count, types, values, nil, nil, 0)
         }
-        guard let result else { throw connectionError() }
-        defer { PQclear(result) }
-        return try Self.read(result, secret: secret)
+        guard sent == 1 else { throw connectionError() }
+        var first: Result<QueryResult, PostgresError>?
+        while let r = PQgetResult(handle) {
+            defer { PQclear(r) }
+            endCopy(r)
+            if first == nil {
+                do { first = .success(try Self.read(r, secret: secret)) } catch let e as PostgresError { first = .failure(e) } catch {}
+            }
+        }
+        guard let first else { throw connectionError() }
+        return try first.get()
+    }
+
+    /// Ends a COPY FROM STDIN / TO STDOUT the server started, so the connection stays usable;
+    /// `read` then reports it as unsupported.
+    func endCopy(_ r: OpaquePointer) {
+        switch PQresultStatus(r) {
+        case PGRES_COPY_IN, PGRES_COPY_BOTH:
+            _ = PQputCopyEnd(handle, "rlskit does not send COPY data")
+        case PGRES_COPY_OUT:
+            var buffer: UnsafeMutablePointer<CChar>?
+            while PQgetCopyData(handle, &buffer, 0) > 0 { PQfreemem(buffer) }
+        default:
+            break
+        }
+    }
+
+    /// libpq stops at a NUL byte: refuse text that has one rather than send a cut value.
+    static func checkNoNUL(_ sql: String, _ parameters: [any PostgresEncodable]) throws {
+        if sql.utf8.contains(0) { throw PostgresError(kind: .client, message: "the SQL text contains a NUL byte, which PostgreSQL cannot accept") }
+        for (i, p) in parameters.enumerated() where p.postgresText?.utf8.contains(0) ?? false {
+            throw PostgresError(kind: .client, message: "parameter $\(i + 1) contains a NUL byte, which PostgreSQL cannot accept")
+        }
     }
 
     /// Runs a multi-statement script as the server receives it from psql's `-c`: all statements
@@ -101,6 +134,9 @@ public final class PostgresConnection {
     /// On failure the error carries the results of the statements that completed before it.
     public func runScript(_ sql: String) throws(ScriptError) -> ScriptResult {
         _ = takeNotices()
+        if sql.utf8.contains(0) {
+            throw ScriptError(error: PostgresError(kind: .client, message: "the SQL text contains a NUL byte, which PostgreSQL cannot accept"), completed: [], notices: [])
+        }
         guard PQsendQuery(handle, sql) == 1 else {
             throw ScriptError(error: connectionError(), completed: [], notices: takeNotices())
         }
@@ -108,6 +144,7 @@ public final class PostgresConnection {
         var failure: PostgresError?
         while let r = PQgetResult(handle) {
             defer { PQclear(r) }
+            endCopy(r)
             if failure != nil { continue }
             do { results.append(try Self.read(r, secret: secret)) } catch let e as PostgresError { failure = e } catch {}
         }
@@ -168,8 +205,10 @@ public final class PostgresConnection {
     /// Copies a result out of libpq, or throws the server error it carries.
     static func read(_ result: OpaquePointer, secret: String?) throws -> QueryResult {
         switch PQresultStatus(result) {
-        case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY, PGRES_SINGLE_TUPLE, PGRES_COPY_OUT, PGRES_COPY_IN:
+        case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY, PGRES_SINGLE_TUPLE:
             break
+        case PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_COPY_BOTH:
+            throw PostgresError(kind: .client, message: "COPY FROM STDIN / TO STDOUT is not supported; use INSERT, or COPY with a server-side file")
         default:
             throw PostgresError(result: result, scrubbing: secret)
         }
@@ -180,7 +219,7 @@ public final class PostgresConnection {
         var columns: [Column] = []
         columns.reserveCapacity(Int(nfields))
         for c in 0..<nfields {
-            columns.append(Column(name: String(cString: PQfname(result, c)), type: PostgresType(rawValue: PQftype(result, c))))
+            columns.append(Column(name: PQfname(result, c).map { String(cString: $0) } ?? "", type: PostgresType(rawValue: PQftype(result, c))))
         }
         let index = ColumnIndex(columns)
         let ntuples = PQntuples(result)
@@ -202,6 +241,11 @@ public final class PostgresConnection {
         }
         return QueryResult(columns: columns, rows: rows, commandTag: tag, affectedRows: affected)
     }
+}
+
+struct PreparedKey: Hashable {
+    var sql: String
+    var types: [UInt32]
 }
 
 @available(*, unavailable, message: "a connection belongs to one task; open one per task")

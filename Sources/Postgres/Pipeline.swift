@@ -95,11 +95,17 @@ extension PostgresConnection {
     }
 
     private func execute(_ plan: PipelinePlan) throws -> [StatementOutcome] {
+        for st in plan.statements {
+            try Self.checkNoNUL(st.sql, st.parameters)
+            guard st.parameters.count <= 65535 else {
+                throw PostgresError(kind: .client, message: "a statement has \(st.parameters.count) parameters; the protocol allows 65535")
+            }
+        }
         guard PQenterPipelineMode(handle) == 1 else { throw connectionError() }
         PQsetnonblocking(handle, 1)
         defer {
             PQsetnonblocking(handle, 0)
-            PQexitPipelineMode(handle)
+            if PQexitPipelineMode(handle) != 1 { leavePipelineAfterFailure() }
         }
         let prepared = try prepareRepeated(plan)
         var reader = PipelineReader(plan: plan, secret: secret)
@@ -128,47 +134,87 @@ extension PostgresConnection {
         }
         while !reader.done { try exchange(&reader, wait: true) }
         if let failure = reader.controlFailure { throw failure }
+        for (i, o) in reader.outcomes.enumerated() where prepared[i] != nil {
+            if case .failure(let e) = o { forgetPrepared(after: e, sql: plan.statements[i].sql) }
+        }
         return reader.outcomes
+    }
+
+    /// After a failure part-way (the connection still up), reads whatever the server still
+    /// owes so the connection leaves pipeline mode and stays usable.
+    private func leavePipelineAfterFailure() {
+        guard PQstatus(handle) == CONNECTION_OK, PQpipelineSync(handle) == 1 else { return }
+        for _ in 0..<10_000_000 {
+            if PQexitPipelineMode(handle) == 1 || PQstatus(handle) != CONNECTION_OK { return }
+            if let r = PQgetResult(handle) { PQclear(r) }
+        }
     }
 
     /// Statements whose text repeats are parsed and planned once: prepared in one round trip
     /// before the pipeline (and kept for later pipelines on this connection). Text that fails
     /// to prepare is sent unprepared, so its error is reported where it is used.
     private func prepareRepeated(_ plan: PipelinePlan) throws -> [String?] {
-        var uses: [String: (count: Int, first: Int)] = [:]
-        for (i, st) in plan.statements.enumerated() {
-            if let u = uses[st.sql] { uses[st.sql] = (u.count + 1, u.first) } else { uses[st.sql] = (1, i) }
+        let none = [String?](repeating: nil, count: plan.statements.count)
+        // In a failed transaction nothing can be prepared; everything goes unprepared.
+        if PQtransactionStatus(handle) == PQTRANS_INERROR { return none }
+        var uses: [PreparedKey: Int] = [:]
+        var keys: [PreparedKey] = []
+        keys.reserveCapacity(plan.statements.count)
+        for st in plan.statements {
+            let key = PreparedKey(sql: st.sql, types: st.parameters.map { type(of: $0).postgresType.rawValue })
+            keys.append(key)
+            uses[key, default: 0] += 1
         }
-        var names: [String: String] = [:]
-        var wanted: [(sql: String, name: String, types: [Oid])] = []
-        for (sql, u) in uses where u.count > 1 || preparedNames[sql] != nil {
-            if let name = preparedNames[sql] { names[sql] = name; continue }
+        var names: [PreparedKey: String] = [:]
+        var wanted: [(key: PreparedKey, name: String)] = []
+        for (key, n) in uses where n > 1 || preparedNames[key] != nil {
+            if let name = preparedNames[key] { names[key] = name; continue }
             guard preparedNames.count + wanted.count < 2000 else { continue }
-            let name = "rlskit_p\(preparedNames.count + wanted.count + 1)"
-            wanted.append((sql, name, plan.statements[u.first].parameters.map { Oid(type(of: $0).postgresType.rawValue) }))
+            preparedCounter += 1
+            wanted.append((key, "rlskit_p\(preparedCounter)"))
         }
-        for w in wanted {
-            let ok = w.types.withUnsafeBufferPointer { t in PQsendPrepare(handle, w.name, w.sql, Int32(w.types.count), t.baseAddress) }
-            guard ok == 1, PQpipelineSync(handle) == 1 else { throw connectionError() }
-        }
-        var remaining = wanted[...]
-        while let w = remaining.first {
-            try flushAndWait()
-            while PQisBusy(handle) == 0, let r = PQgetResult(handle) {
-                let status = PQresultStatus(r)
-                PQclear(r)
-                if status == PGRES_PIPELINE_SYNC {
-                    remaining = remaining.dropFirst()
-                    break
+        if !wanted.isEmpty {
+            // Each prepare is its own synced segment. Inside the caller's transaction a failed
+            // prepare would abort it, so each segment starts by rolling back to a savepoint.
+            let guarded = PQtransactionStatus(handle) == PQTRANS_INTRANS
+            func control(_ sql: String) throws {
+                guard PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 0) == 1 else { throw connectionError() }
+            }
+            if guarded { try control("SAVEPOINT rlskit_prepare") }
+            for w in wanted {
+                if guarded { try control("ROLLBACK TO SAVEPOINT rlskit_prepare") }
+                let types = w.key.types.map { Oid($0) }
+                let ok = types.withUnsafeBufferPointer { t in PQsendPrepare(handle, w.name, w.key.sql, Int32(types.count), t.baseAddress) }
+                guard ok == 1, PQpipelineSync(handle) == 1 else { throw connectionError() }
+            }
+            if guarded { try control("ROLLBACK TO SAVEPOINT rlskit_prepare"); try control("RELEASE SAVEPOINT rlskit_prepare") }
+            guard PQpipelineSync(handle) == 1 else { throw connectionError() }
+            // Segment k holds prepare k; a prepare's result is the one without a command tag.
+            var segment = 0
+            while segment <= wanted.count {
+                try flushAndWait()
+                while PQisBusy(handle) == 0, let r = PQgetResult(handle) {
+                    let status = PQresultStatus(r)
+                    let untagged = String(cString: PQcmdStatus(r)).isEmpty
+                    PQclear(r)
+                    if status == PGRES_PIPELINE_SYNC { segment += 1; break }
+                    if status == PGRES_COMMAND_OK, untagged, segment < wanted.count {
+                        preparedNames[wanted[segment].key] = wanted[segment].name
+                        names[wanted[segment].key] = wanted[segment].name
+                    }
                 }
-                if status == PGRES_COMMAND_OK {
-                    preparedNames[w.sql] = w.name
-                    names[w.sql] = w.name
-                }
+                if PQstatus(handle) != CONNECTION_OK { throw connectionError() }
             }
         }
-        if names.isEmpty { return Array(repeating: nil, count: plan.statements.count) }
-        return plan.statements.map { names[$0.sql] }
+        if names.isEmpty { return none }
+        return keys.map { names[$0] }
+    }
+
+    /// A prepared statement the server no longer has (DISCARD, DEALLOCATE) or whose result
+    /// shape changed: forget it, so the next pipeline prepares it again.
+    func forgetPrepared(after error: PostgresError, sql: String) {
+        guard error.sqlState == "26000" || error.sqlState == "0A000" else { return }
+        preparedNames = preparedNames.filter { $0.key.sql != sql }
     }
 
     private func flushAndWait() throws {

@@ -1,3 +1,5 @@
+import CLibPQ
+
 /// Transaction and savepoint helpers that always close what they open.
 extension PostgresConnection {
     /// Runs `body` in a transaction: COMMIT when it returns, ROLLBACK when it throws
@@ -10,7 +12,11 @@ extension PostgresConnection {
             _ = try? query("ROLLBACK")
             throw error
         }
-        try query("COMMIT")
+        // COMMIT of a failed transaction answers ROLLBACK: the body swallowed an error.
+        let tag = try query("COMMIT").commandTag
+        guard tag == "COMMIT" else {
+            throw PostgresError(kind: .client, message: "the transaction failed inside the block (an error was caught and ignored), so it was rolled back", sqlState: "25P02")
+        }
         return value
     }
 
@@ -35,6 +41,12 @@ extension PostgresConnection {
             _ = try? query("ROLLBACK TO SAVEPOINT \(name)")
             _ = try? query("RELEASE SAVEPOINT \(name)")
             throw error
+        }
+        if PQtransactionStatus(handle) == PQTRANS_INERROR {
+            // The body swallowed an error: undo it like a throw would, and say so.
+            _ = try? query("ROLLBACK TO SAVEPOINT \(name)")
+            _ = try? query("RELEASE SAVEPOINT \(name)")
+            throw PostgresError(kind: .client, message: "a statement failed inside the savepoint (an error was caught and ignored), so it was rolled back", sqlState: "25P02")
         }
         try query("RELEASE SAVEPOINT \(name)")
         return value

@@ -35,11 +35,11 @@ public enum ClaimAttack {
         return String(decoding: data, as: UTF8.self)
     }
 
-    nonisolated(unsafe) static let compared = try! NSRegularExpression(
+    static let compared = try! NSRegularExpression(
         pattern: #"->>?\s*'([^']+)'(?:::text)?\)*\s*(?:=|<>|!=)\s*(?:ANY\s*\(\s*ARRAY\[\s*)?'([^']*)'"#, options: [.caseInsensitive])
-    nonisolated(unsafe) static let readOnly = try! NSRegularExpression(pattern: #"->>?\s*'([^']+)'"#)
-    nonisolated(unsafe) static let casted = try! NSRegularExpression(pattern: #"->>\s*'([^']+)'(?:::text)?\)*\s*::\s*bool"#, options: [.caseInsensitive])
-    nonisolated(unsafe) static let call = try! NSRegularExpression(pattern: #"([A-Za-z_][A-Za-z0-9_]*)\s*\("#)
+    static let readOnly = try! NSRegularExpression(pattern: #"->>?\s*'([^']+)'"#)
+    static let casted = try! NSRegularExpression(pattern: #"->>\s*'([^']+)'(?:::text)?\)*\s*::\s*bool"#, options: [.caseInsensitive])
+    static let call = try! NSRegularExpression(pattern: #"([A-Za-z_][A-Za-z0-9_]*)\s*\("#)
 
     /// Path keys, not values an attacker would set.
     static let ignoredKeys: Set<String> = ["user_metadata", "app_metadata", "sub", "request.jwt.claims", "request.jwt.claim"]
