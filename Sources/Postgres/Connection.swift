@@ -76,6 +76,18 @@ public final class PostgresConnection {
         return s == PQTRANS_INTRANS || s == PQTRANS_INERROR
     }
 
+    public enum TransactionState: Sendable { case idle, active, failed, unknown }
+
+    /// Where the connection stands: outside a transaction, in one, or in a failed one.
+    public var transactionState: TransactionState {
+        switch PQtransactionStatus(handle) {
+        case PQTRANS_IDLE: return .idle
+        case PQTRANS_INTRANS: return .active
+        case PQTRANS_INERROR: return .failed
+        default: return .unknown
+        }
+    }
+
     /// True when the connection is still usable.
     public var isAlive: Bool { PQstatus(handle) == CONNECTION_OK }
 

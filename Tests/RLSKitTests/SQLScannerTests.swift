@@ -57,3 +57,25 @@ final class SQLScannerTests: XCTestCase {
         }
     }
 }
+
+extension SQLScannerTests {
+    func testBeginAtomicBodiesStayWhole() {
+        let sql = """
+        create function f() returns int language sql begin atomic select 1; select case when true then 2 end; end;
+        select 3;
+        create table t (case_ int, "end" int);
+        begin; commit;
+        """
+        let st = SQLScanner.statements(in: sql)
+        XCTAssertEqual(st.count, 5, "\(st.map(\.text))")
+        XCTAssertTrue(st[0].text.hasSuffix("end; end"))
+        XCTAssertEqual(st[1].text, "select 3")
+        XCTAssertEqual(st[3].text, "begin")
+    }
+
+    func testKeywordsSkipCommentsAndPunctuation() {
+        XCTAssertEqual(SQLScanner.keywords("commit/* done */", count: 2), ["commit"])
+        XCTAssertEqual(SQLScanner.keywords("  -- x\n ROLLBACK WORK TO SAVEPOINT a", count: 3), ["rollback", "work", "to"])
+        XCTAssertEqual(SQLScanner.keywords("(select 1)", count: 1), ["select"])
+    }
+}

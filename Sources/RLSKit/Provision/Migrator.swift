@@ -125,6 +125,10 @@ public struct Migrator {
             do { _ = try c.runScript(p.text) } catch let e as ScriptError {
                 throw MigrationError(file: f, script: e, sent: p.statements)
             }
+            // Whatever slipped past the checks, the ledger row must share the migration's fate.
+            guard c.transactionState == .active else {
+                throw ConfigurationError("\(f.path): the migration ended rlskit's transaction itself; remove its transaction control, or add '-- rlskit:no-transaction' as the first line")
+            }
             try c.query(record, [f.version, f.name, f.checksum, Int(Date().timeIntervalSince(started) * 1000)])
         }
     }
@@ -164,8 +168,9 @@ public struct Migrator {
             text = String(String.UnicodeScalarView(scalars))
         }
 
+        /// The first two keywords, comments and punctuation aside (`commit/* x */` is `commit`).
         static func words(_ s: SQLStatement) -> [String] {
-            s.text.lowercased().split(whereSeparator: { $0.isWhitespace || $0 == ";" }).prefix(2).map(String.init)
+            SQLScanner.keywords(s.text, count: 3)
         }
         static func isBegin(_ s: SQLStatement) -> Bool {
             let w = words(s)
@@ -177,7 +182,8 @@ public struct Migrator {
         }
         static func isRollback(_ s: SQLStatement) -> Bool {
             let w = words(s)
-            return w.first == "rollback" && w.dropFirst().first != "to" || w.first == "abort"
+            let rest = w.dropFirst().filter { $0 != "work" && $0 != "transaction" }
+            return (w.first == "rollback" && rest.first != "to" && rest.first != "prepared") || w.first == "abort"
         }
     }
 }

@@ -43,11 +43,15 @@ public enum SQLScanner {
                 continue
             }
             var depth = 0
+            // Like psql: inside CREATE …, BEGIN/CASE open and END closes a block, so the
+            // semicolons of a BEGIN ATOMIC … END body do not end the statement.
+            var blockDepth = 0
+            var firstWord: String?
             var end = s.count
             scan: while i < s.count {
                 let c = s[i]
                 switch c {
-                case ";" where depth == 0:
+                case ";" where depth == 0 && blockDepth == 0:
                     end = i
                     advance()
                     break scan
@@ -80,7 +84,18 @@ public enum SQLScanner {
                         }
                     } else { advance() }
                 default:
-                    advance()
+                    if isIdent(c), i == start || !isIdent(s[i - 1]) {
+                        var j = i
+                        while j < s.count, isIdent(s[j]) || s[j] == "$" { j += 1 }
+                        let word = String(String.UnicodeScalarView(s[i..<j])).lowercased()
+                        if firstWord == nil { firstWord = word }
+                        if firstWord == "create" {
+                            if word == "begin" || word == "case" { blockDepth += 1 } else if word == "end", blockDepth > 0 { blockDepth -= 1 }
+                        }
+                        advance(j - i)
+                    } else {
+                        advance()
+                    }
                 }
             }
             var text = String(String.UnicodeScalarView(s[start..<end]))
@@ -89,6 +104,30 @@ public enum SQLScanner {
                 out.append(SQLStatement(kind: .sql, text: text, offset: start, line: startLine, column: startCol))
             }
         }
+        return out
+    }
+
+    /// The first `count` words of a statement, lowercased, skipping comments and punctuation.
+    public static func keywords(_ text: String, count: Int) -> [String] {
+        let s = Array(text.unicodeScalars)
+        var out: [String] = []
+        var i = 0
+        var word = ""
+        while i < s.count, out.count < count {
+            if s[i] == "-", i + 1 < s.count, s[i + 1] == "-" {
+                while i < s.count, s[i] != "\n" { i += 1 }
+            } else if s[i] == "/", i + 1 < s.count, s[i + 1] == "*" {
+                i += blockCommentLength(s, i)
+            } else if isIdent(s[i]) {
+                word.unicodeScalars.append(s[i])
+                i += 1
+                continue
+            } else {
+                i += 1
+            }
+            if !word.isEmpty { out.append(word.lowercased()); word = "" }
+        }
+        if !word.isEmpty, out.count < count { out.append(word.lowercased()) }
         return out
     }
 

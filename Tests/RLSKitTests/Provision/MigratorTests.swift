@@ -179,3 +179,21 @@ final class MigratorTests: XCTestCase {
         XCTAssertEqual(try count(conn, "select count(*)::int from rlskit.stand_in"), 4)
     }
 }
+
+extension MigratorTests {
+    func testTransactionControlHiddenBehindCommentsIsRefusedAndSavepointsAreFine() throws {
+        let conn = try database()
+        let hidden = try folder(["001_h.sql": "create table h1 (x int);\ncommit/* done */;\ncreate table h2 (x int);"])
+        XCTAssertThrowsError(try migrate(conn, hidden) { $0.standIn = false }) { e in
+            XCTAssertTrue("\(e)".contains("001_h.sql:2: 'commit/* done */' controls the transaction"), "\(e)")
+        }
+        XCTAssertEqual(try count(conn, "select count(*)::int from pg_tables where tablename like 'h_'"), 0)
+        let fine = try folder([
+            "001_sp.sql": "create table s1 (x int);\nsavepoint a;\ninsert into s1 values (1);\nrollback work to savepoint a;\nrelease savepoint a;",
+            "002_atomic.sql": "create function two() returns int language sql begin atomic select 1; select 2; end;",
+        ])
+        XCTAssertEqual(try migrate(conn, fine) { $0.standIn = false }.applied.count, 2)
+        XCTAssertEqual(try count(conn, "select two()"), 2)
+        XCTAssertEqual(try count(conn, "select count(*)::int from s1"), 0)
+    }
+}
