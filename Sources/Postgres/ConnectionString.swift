@@ -27,12 +27,21 @@ public struct ConnectionString: Sendable, Equatable, CustomStringConvertible {
     public func options() throws -> [String: String] {
         var errmsg: UnsafeMutablePointer<CChar>?
         guard let opts = PQconninfoParse(raw, &errmsg) else {
+            // libpq's message can quote a fragment of the string (a password, say): give only
+            // its kind of problem.
             var message = "invalid connection string"
             if let errmsg {
-                message += ": " + String(cString: errmsg).trimmingWhitespace()
+                let text = String(cString: errmsg)
                 PQfreemem(errmsg)
+                for (needle, said) in [("invalid URI query parameter", "unknown URI query parameter"), ("invalid URI", "malformed URI"), ("invalid connection option", "unknown option"),
+                                       ("missing \"=\"", "expected key=value pairs"), ("unterminated quoted string", "unterminated quote"),
+                                       ("invalid port", "invalid port"), ("invalid percent-encoded", "bad percent-encoding"),
+                                       ("end of string reached", "incomplete URI"), ("IPv6", "malformed IPv6 host")] where text.contains(needle) {
+                    message += ": " + said
+                    break
+                }
             }
-            throw PostgresError(kind: .client, message: PostgresError.scrub(message, password))
+            throw PostgresError(kind: .client, message: message)
         }
         defer { PQconninfoFree(opts) }
         var result: [String: String] = [:]
@@ -64,27 +73,16 @@ public struct ConnectionString: Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 
-    /// A human description with the password redacted. Unparseable input is described, not echoed.
+    /// A human description with the password redacted. Unparseable input is never echoed:
+    /// it may hold a password that the parser could not find.
     public var description: String {
         if raw.isEmpty { return "(libpq environment)" }
-        guard let opts = try? options() else {
-            return Self.redactURI(raw) ?? "(unparseable connection string)"
-        }
+        guard let opts = try? options() else { return "(unparseable connection string)" }
         let order = ["host", "hostaddr", "port", "user", "dbname", "sslmode"]
         var parts: [String] = []
         for key in order { if let v = opts[key], !v.isEmpty { parts.append("\(key)=\(v)") } }
         if opts["password"].map({ !$0.isEmpty }) ?? false { parts.append("password=***") }
         return parts.isEmpty ? "(libpq defaults)" : parts.joined(separator: " ")
-    }
-
-    /// Redacts `user:password@` in anything that looks like a URI.
-    static func redactURI(_ text: String) -> String? {
-        guard let scheme = text.range(of: "://") else { return nil }
-        let afterScheme = text[scheme.upperBound...]
-        guard let at = afterScheme.lastIndex(of: "@") else { return text }
-        let userinfo = afterScheme[..<at]
-        guard let colon = userinfo.firstIndex(of: ":") else { return text }
-        return String(text[..<scheme.upperBound]) + userinfo[..<colon] + ":***" + afterScheme[at...]
     }
 
     static func uriPassword(_ text: String) -> String? {

@@ -18,12 +18,18 @@ struct DatabaseTarget {
             guard !url.isEmpty else { throw ConfigurationError("--database-url is empty: give a postgresql:// URL or a key=value string") }
             let c = ConnectionString(url)
             do { _ = try c.options() } catch let e as PostgresError {
-                throw ConfigurationError("--database-url is not a valid connection string (\(e.message)): expected postgresql://user@host:port/db")
+                throw ConfigurationError("--database-url is not a valid connection string (\(e.message.replacingOccurrences(of: "invalid connection string: ", with: ""))): expected postgresql://user@host:port/db")
             }
             return DatabaseTarget(connection: c, cluster: nil)
         }
         if ConnectionString.environmentNamesDatabase() {
-            return DatabaseTarget(connection: .fromEnvironment(), cluster: nil)
+            let c = ConnectionString.fromEnvironment()
+            if !c.raw.isEmpty {
+                do { _ = try c.options() } catch let e as PostgresError {
+                    throw ConfigurationError("DATABASE_URL is not a valid connection string (\(e.message.replacingOccurrences(of: "invalid connection string: ", with: ""))): expected postgresql://user@host:port/db")
+                }
+            }
+            return DatabaseTarget(connection: c, cluster: nil)
         }
         let started = Date()
         let cluster = try LocalCluster()

@@ -26,6 +26,16 @@ final class ConnectionStringTests: XCTestCase {
         }
     }
 
+    func testPasswordsInUnparseableStringsOrQueriesNeverShow() {
+        for raw in ["postgresql://u@localhost/db?password=s3cret&applicationname=x", "password=s3cret&3 horse",
+                    "postgresql://u:s3cret@[::1/x", "host=h password='s3cret"] {
+            let c = ConnectionString(raw)
+            XCTAssertFalse(c.description.contains("s3cret"), raw)
+            XCTAssertThrowsError(try c.options()) { XCTAssertFalse("\($0)".contains("s3cret"), raw) }
+        }
+        XCTAssertEqual(ConnectionString("postgresql://u@h/db?password=s3cret").description, "host=h user=u dbname=db password=***")
+    }
+
     func testEnvironmentSelection() {
         XCTAssertEqual(ConnectionString.fromEnvironment(["DATABASE_URL": "postgresql:///x"]).raw, "postgresql:///x")
         XCTAssertEqual(ConnectionString.fromEnvironment(["PGHOST": "h"]).raw, "")
