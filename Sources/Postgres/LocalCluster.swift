@@ -83,9 +83,12 @@ public final class LocalCluster: Sendable {
 
     deinit { stop() }
 
-    /// Stops the server and deletes the directory. Safe to call more than once.
+    /// Stops the server and deletes the directory. Safe to call more than once. Runs under the
+    /// same lock as the signal path, so a signal never ends the process half-way through.
     public func stop() {
-        if let cleanup = ClusterRegistry.shared.remove(registration) { cleanup() }
+        ClusterRegistry.shared.exiting.withLock { _ in
+            if let cleanup = ClusterRegistry.shared.remove(registration) { cleanup() }
+        }
     }
 
     /// Leaves the server running after this process ends (nothing stops or deletes it any more);
@@ -184,6 +187,14 @@ public final class LocalCluster: Sendable {
         return ("/usr/bin/setpriv", ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--init-groups", "--", path] + args)
     }
 
+    /// The server and initdb get a small environment: nothing of the caller's (database
+    /// URLs, keys) reaches a process that may run as another user.
+    static var childEnvironment: [String: String] {
+        var env = ["PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"]
+        if let tz = ProcessInfo.processInfo.environment["TZ"] { env["TZ"] = tz }
+        return env
+    }
+
     static func run(_ path: String, _ args: [String], as user: ServerUser?, log: String, in dir: String, child: ChildProcess) throws {
         let (exe, argv) = command(path, args, as: user)
         _ = FileManager.default.createFile(atPath: log, contents: nil)
@@ -195,6 +206,7 @@ public final class LocalCluster: Sendable {
         p.standardOutput = out
         p.standardError = out
         p.standardInput = FileHandle.nullDevice
+        p.environment = childEnvironment
         do { try p.run() } catch { throw LocalClusterError("cannot run \(exe): \(error.localizedDescription)") }
         child.pid.withLock { $0 = p.processIdentifier }
         p.waitUntilExit()
@@ -217,6 +229,7 @@ public final class LocalCluster: Sendable {
         p.standardOutput = out
         p.standardError = out
         p.standardInput = FileHandle.nullDevice
+        p.environment = childEnvironment
         do { try p.run() } catch { throw LocalClusterError("cannot start \(exe): \(error.localizedDescription)") }
         try? out?.close()
         return p.processIdentifier
@@ -230,7 +243,7 @@ public final class LocalCluster: Sendable {
 
     // MARK: Signals
 
-    /// Makes SIGINT and SIGTERM stop every running cluster, delete its directory and exit
+    /// Makes SIGINT, SIGTERM, SIGHUP and SIGQUIT stop every running cluster, delete its directory and exit
     /// with 128 + signal. Call once, early, from an executable.
     public static func stopAll() {
         for cleanup in ClusterRegistry.shared.removeAll() { cleanup() }
@@ -298,7 +311,7 @@ final class ClusterRegistry: Sendable {
     func installSignalHandlers() {
         sources.withLock { list in
             guard list.isEmpty else { return }
-            for sig in [SIGINT, SIGTERM] {
+            for sig in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
                 signal(sig, SIG_IGN)
                 let src = DispatchSource.makeSignalSource(signal: sig, queue: .global())
                 src.setEventHandler { LocalCluster.exitProcess(128 + sig) }

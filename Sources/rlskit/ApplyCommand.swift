@@ -68,13 +68,21 @@ enum ApplyCommand {
     }
 }
 
-/// `30`, `30s`, `500ms`, `2m` → seconds.
+/// `30`, `30s`, `500ms`, `2m` → seconds, from 1 ms to 24 days (PostgreSQL's timeout range;
+/// 0 would mean "wait forever" there, so it is refused).
 func duration(_ text: String, _ option: String) throws -> Double {
     let t = text.trimmingCharacters(in: .whitespaces).lowercased()
     let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+    var seconds: Double?
     for (suffix, scale) in units where t.hasSuffix(suffix) {
-        if let v = Double(t.dropLast(suffix.count)), v >= 0, v.isFinite { return v * scale }
+        if let v = Double(t.dropLast(suffix.count)) { seconds = v * scale; break }
     }
-    if let v = Double(t), v >= 0, v.isFinite { return v }
-    throw ConfigurationError("--\(option) '\(text)' is not a duration; use e.g. 30s, 500ms or 2m")
+    if seconds == nil, let v = Double(t) { seconds = v }
+    guard let s = seconds, s.isFinite else {
+        throw ConfigurationError("--\(option) '\(text)' is not a duration; use e.g. 30s, 500ms or 2m")
+    }
+    guard s >= 0.001, s <= 2_147_483.647 else {
+        throw ConfigurationError("--\(option) '\(text)' is out of range; give 1ms to 24 days")
+    }
+    return s
 }

@@ -77,10 +77,18 @@ extension SQLFile {
         do { names = try FileManager.default.contentsOfDirectory(atPath: dir) } catch {
             throw ConfigurationError("\(dir): cannot list the directory (permission denied?)")
         }
-        return try names.filter { $0.hasSuffix(".sql") }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { name in
+        let files = try names.filter { $0.hasSuffix(".sql") }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { name in
             let path = dir.hasSuffix("/") ? dir + name : dir + "/" + name
             return try load(path)
         }
+        var seen: [String: SQLFile] = [:]
+        for f in files {
+            if let other = seen[f.version] {
+                throw ConfigurationError("\(f.path): version \(f.version) is also used by \(other.path); give each migration its own version prefix")
+            }
+            seen[f.version] = f
+        }
+        return files
     }
 
     public static func load(_ path: String) throws -> SQLFile {
