@@ -2,40 +2,181 @@ import Foundation
 import Postgres
 import RLSKit
 
+/// `rlskit check`: database → stand-in + apply → policy tests → one summary.
 enum CheckCommand {
     static let spec = CommandSpec(
         name: "check",
         summary: "provision a database and prove its policies (throwaway server by default)",
         details: """
-        With no database given, starts a throwaway PostgreSQL in a temporary directory, runs
-        every phase against it and removes it afterwards, also on failure or Ctrl-C.
+        With no database given, starts a throwaway PostgreSQL in a temporary directory, installs
+        the Supabase stand-in, applies the migrations, runs the policy tests and prints one
+        summary; the server is removed afterwards, also on failure or Ctrl-C.
+        Migrations: --dir, else sql/migrations, else supabase/migrations, else the built-in schema.
+        Tests: --tests, else sql/tests, else supabase/tests (pgTAP), else the built-in tests when
+        the built-in schema was applied.
         """,
         options: [
             DatabaseTarget.option,
             .option("dir", "DIR", "Migrations to apply (default: sql/migrations, else supabase/migrations, else built in)."),
+            .option("tests", "PATH", "Access files, scenarios or pgTAP files to run (repeatable).", repeatable: true),
+            .option("format", "FORMAT", "Combined result for CI: text (default), junit or json."),
+            .option("output", "FILE", "Write the --format result to FILE (the text summary still goes to the terminal)."),
+            .option("jobs", "N", "Spread the checks over N connections (default 1)."),
+            .flag("strict", "Fail on RLS tables without declared intent and on tables that cannot be tested."),
+            .flag("allow-side-effects", "Run tests even where triggers could make real network calls (http, pg_net)."),
             .flag("keep", "Leave the throwaway database running afterwards and print how to connect."),
         ])
 
+    struct Phase {
+        var name: String
+        var ok: Bool
+        var summary: String
+        var milliseconds: Int
+    }
+
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
-        let target = try DatabaseTarget.resolve(args) { print(term.dim($0)) }
+        let format = try args.value("format").map { f -> String in
+            guard ["text", "junit", "json"].contains(f) else { throw ConfigurationError("--format must be text, junit or json (got '\(f)')") }
+            return f
+        } ?? "text"
+        var harness = HarnessOptions()
+        if let j = args.value("jobs") {
+            guard let n = Int(j), n >= 1, n <= 64 else { throw ConfigurationError("--jobs must be a number from 1 to 64 (got '\(j)')") }
+            harness.jobs = n
+        }
+        harness.strict = args.flag("strict")
+        harness.allowSideEffects = args.flag("allow-side-effects")
+        let output = args.value("output")
+        if let output { try PgTAPRun.checkWritable(output) }
+        var migrations = Migrator.Options()
+        migrations.source = args.value("dir").map { .directory($0) } ?? .defaultSource()
+        let tests = try testInput(args.all("tests"), migrations: migrations.source)
+        let progress = Progress(term: term)
+
+        var phases: [Phase] = []
+        var clock = Date()
+        func lap() -> Int {
+            defer { clock = Date() }
+            return Int(Date().timeIntervalSince(clock) * 1000)
+        }
+
+        progress.show("starting the database")
+        let target = try DatabaseTarget.resolve(args) { _ in }
         defer { target.stop() }
         let conn = try target.connect()
         let version: String = try conn.query("select current_setting('server_version') as v").rows[0].decode("v")
-        print("connected to \(target.connection.description) (PostgreSQL \(version))")
-        var options = Migrator.Options()
-        options.source = args.value("dir").map { .directory($0) } ?? .defaultSource()
-        let started = Date()
-        let applied = try Migrator(conn, options: options) { print("  " + $0) }.run()
-        print(term.bold("apply: ") + "\(applied.applied.count) migration(s) applied from \(options.source) in \(Int(Date().timeIntervalSince(started) * 1000)) ms")
-        // Test hook: keeps the server up so tests can interrupt a running check.
-        if let hold = ProcessInfo.processInfo.environment["RLSKIT_TEST_HOLD_SECONDS"].flatMap(Double.init) {
-            Thread.sleep(forTimeInterval: hold)
+        phases.append(Phase(name: "database", ok: true,
+                            summary: (target.isThrowaway ? "throwaway PostgreSQL " : "PostgreSQL ") + version + (target.isThrowaway ? "" : " at \(target.connection.description)"),
+                            milliseconds: lap()))
+
+        progress.show("applying \(migrations.source)")
+        let applied = try Migrator(conn, options: migrations).run()
+        var applySummary = applied.applied.isEmpty ? "nothing to apply (\(applied.plan.count) already applied)" : "\(applied.applied.count) migration(s) applied from \(migrations.source)"
+        if let s = applied.standIn {
+            if s.detection.isSupabase { applySummary = "Supabase schemas found; " + applySummary }
+            else if !s.installed.isEmpty { applySummary = "stand-in installed; " + applySummary }
+        }
+        phases.append(Phase(name: "apply", ok: true, summary: applySummary, milliseconds: lap()))
+
+        var report = TestReport()
+        var malformed = false
+        if tests.harness.isEmpty, tests.pgtap.isEmpty {
+            phases.append(Phase(name: "test", ok: true, summary: "no tests found (give --tests, or add sql/tests)", milliseconds: lap()))
+        } else {
+            progress.show("testing policies")
+            if !tests.harness.isEmpty {
+                do { report = try Harness.run(tests.harness, on: target.connection, options: harness) } catch let e as InputError {
+                    throw ConfigurationError(e.description)
+                }
+            }
+            if !tests.pgtap.isEmpty {
+                let r = try PgTAPRunner(connection: target.connection, jobs: harness.jobs).run(tests.pgtap)
+                report.outcomes += r.report.outcomes
+                report.notes += r.report.notes
+                malformed = r.hasMalformed
+                for f in r.files { for p in f.malformed { printError(p.description) } }
+            }
+            let summary = "\(report.count(.passed)) passed, \(report.failed) failed" + (report.count(.skipped) > 0 ? ", \(report.count(.skipped)) skipped" : "")
+            phases.append(Phase(name: "test", ok: report.passed && !malformed, summary: summary, milliseconds: lap()))
+        }
+        progress.clear()
+
+        // Details first (failures, coverage), the summary last where the eye lands.
+        if !report.outcomes.isEmpty, !report.passed || format == "text" {
+            let detail = TestReportWriter.render(report, format: .text, color: term.color)
+            if !report.passed { print(detail, terminator: "") } else { for n in report.notes { print(n) } }
+        }
+        let passed = phases.allSatisfy(\.ok)
+        for p in phases {
+            let mark = p.ok ? term.green("✓") : term.red("✗")
+            print("  \(mark) \(p.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(p.summary)  " + term.dim("\(p.milliseconds) ms"))
+        }
+        let total = phases.reduce(0) { $0 + $1.milliseconds }
+        print((passed ? term.green("passed") : term.red("failed")) + " in " + String(format: "%.1f s", Double(total) / 1000))
+
+        if let output {
+            let text = format == "junit" ? TestReportWriter.render(report, format: .junit) : json(phases, report, passed)
+            do { try text.write(toFile: output, atomically: true, encoding: .utf8) } catch {
+                throw ConfigurationError("cannot write \(output): \(error.localizedDescription)")
+            }
+        } else if format != "text" {
+            print(format == "junit" ? TestReportWriter.render(report, format: .junit) : json(phases, report, passed), terminator: "")
         }
         if args.flag("keep"), let cluster = target.cluster {
             let pid = cluster.detach()
             print("kept the throwaway database; connect with: psql \"\(cluster.connectionString.raw)\"")
             print("stop it with: kill \(pid) && rm -rf \(cluster.directory)")
         }
-        return .success
+        // Test hook: keeps the server up so tests can interrupt a running check.
+        if let hold = ProcessInfo.processInfo.environment["RLSKIT_TEST_HOLD_SECONDS"].flatMap(Double.init) {
+            Thread.sleep(forTimeInterval: hold)
+        }
+        if malformed { return .usage }
+        return passed ? .success : .checksFailed
+    }
+
+    /// What to test: --tests, else sql/tests, else supabase/tests, else the built-in tests
+    /// when the built-in schema is what was applied.
+    static func testInput(_ given: [String], migrations: MigrationSource) throws -> (harness: HarnessInput, pgtap: [(path: String, display: String)]) {
+        var paths = given
+        if paths.isEmpty {
+            paths = ["sql/tests", "supabase/tests"].filter { FileManager.default.fileExists(atPath: $0) }
+            if paths.isEmpty, migrations == .builtIn {
+                do { return (try HarnessLoader.builtIn(), []) } catch let e as InputError { throw ConfigurationError(e.description) }
+            }
+        }
+        if paths.isEmpty { return (HarnessInput(), []) }
+        let (ours, pgtap) = try TestCommand.route(paths)
+        do {
+            return (try HarnessLoader.load(ours), pgtap.isEmpty ? [] : try PgTAPRunner.discover(pgtap))
+        } catch let e as InputError {
+            throw ConfigurationError(e.description)
+        }
+    }
+
+    static func json(_ phases: [Phase], _ report: TestReport, _ passed: Bool) -> String {
+        let tests = (try? JSONSerialization.jsonObject(with: Data(TestReportWriter.render(report, format: .json).utf8))) ?? [:]
+        let doc: [String: Any] = [
+            "passed": passed,
+            "phases": phases.map { ["name": $0.name, "ok": $0.ok, "summary": $0.summary, "milliseconds": $0.milliseconds] as [String: Any] },
+            "tests": tests,
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: doc, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}
+
+/// A one-line "working on …" note on a terminal's stderr, replaced as phases go; nothing
+/// when output is not a terminal (CI logs stay plain).
+struct Progress {
+    let enabled: Bool
+    init(term: Terminal) { enabled = isatty(2) == 1 && term.color }
+    func show(_ what: String) {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K… \(what)".utf8))
+    }
+    func clear() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 }

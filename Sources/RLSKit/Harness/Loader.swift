@@ -34,10 +34,25 @@ public enum HarnessLoader {
 
     /// Reads and parses every file; the first mistake in any file stops everything.
     public static func load(_ paths: [String]) throws -> HarnessInput {
-        var input = HarnessInput()
+        var texts: [(path: String, text: String)] = []
         for f in try files(paths) {
             guard let data = FileManager.default.contents(atPath: f) else { throw ConfigurationError("\(f): cannot read the file") }
             guard let text = String(data: data, encoding: .utf8) else { throw InputError(SourceLocation(file: f, line: 1), "not UTF-8 text: save the file as UTF-8") }
+            texts.append((f, text))
+        }
+        return try parse(texts)
+    }
+
+    /// The access file and scenarios compiled into rlskit for its built-in schema (sql/tests).
+    public static func builtIn() throws -> HarnessInput {
+        try parse(BuiltInSQL.all.filter { $0.path.hasPrefix("tests/") && extensions.contains(($0.path as NSString).pathExtension) }
+            .map { ("sql/" + $0.path, $0.contents) })
+    }
+
+    /// Parses files already read, in the order given.
+    public static func parse(_ files: [(path: String, text: String)]) throws -> HarnessInput {
+        var input = HarnessInput()
+        for (f, text) in files {
             if f.hasSuffix(".rls") {
                 let a = try AccessFile.parse(text, path: f)
                 try checkDuplicates(a, against: input.access)

@@ -1,0 +1,51 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import Postgres
+import TestSupport
+import XCTest
+
+final class CheckCommandTests: XCTestCase {
+    func testCheckRunsEveryPhaseAndWritesJUnit() throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        let r = try CLI.run(["check", "--format", "junit", "--output", tmp + "/check.xml"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(r.code, 0, r.output)
+        for phase in ["✓ database", "✓ apply", "✓ test"] { XCTAssertTrue(r.stdout.contains(phase), r.stdout) }
+        XCTAssertTrue(r.stdout.contains("built-in schema"))
+        let doc = try XMLDocument(contentsOf: URL(fileURLWithPath: tmp + "/check.xml"))
+        XCTAssertGreaterThan(try doc.nodes(forXPath: "//testcase").count, 50)
+        XCTAssertEqual(try doc.nodes(forXPath: "//failure").count, 0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tmp).filter { $0.hasPrefix("rlskit-pg") }, [])
+    }
+
+    /// A schema whose update policy lets anyone change any profile fails check with exit 1,
+    /// naming table, actor and operation.
+    func testBrokenPolicyFailsTheCheck() throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        let root = Provisioned.repositoryRoot
+        try FileManager.default.createDirectory(atPath: tmp + "/m", withIntermediateDirectories: true)
+        for f in try FileManager.default.contentsOfDirectory(atPath: root + "/sql/migrations") {
+            try FileManager.default.copyItem(atPath: root + "/sql/migrations/" + f, toPath: tmp + "/m/" + f)
+        }
+        try """
+        do $$ declare p record; begin
+          for p in select policyname from pg_policies where schemaname = 'public' and tablename = 'profiles' and cmd = 'UPDATE' loop
+            execute format('drop policy %I on public.profiles', p.policyname);
+          end loop;
+        end $$;
+        create policy "anyone updates" on public.profiles for update to authenticated using (true);
+        """.write(toFile: tmp + "/m/0099_break.sql", atomically: true, encoding: .utf8)
+        let r = try CLI.run(["check", "--dir", tmp + "/m", "--tests", root + "/sql/tests", "--format", "json", "--output", tmp + "/r.json"],
+                            environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(r.code, 1, r.output)
+        XCTAssertTrue(r.stdout.contains("✗ test"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("public.profiles"), r.stdout)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: tmp + "/r.json"))) as! [String: Any]
+        XCTAssertEqual(json["passed"] as? Bool, false)
+        let failed = ((json["tests"] as! [String: Any])["outcomes"] as! [[String: Any]]).filter { $0["status"] as? String == "failed" }
+        XCTAssertTrue(failed.contains { ($0["suite"] as? String) == "public.profiles" && ($0["name"] as? String ?? "").lowercased().contains("update") }, "\(failed)")
+    }
+}
