@@ -58,7 +58,7 @@ enum PgTAPRun {
         try target.provisionIfThrowaway { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
         let result: PgTAPRunResult
         do {
-            result = try PgTAPRunner(connection: target.connection, jobs: jobs).run(files)
+            result = try target.leavingNoTrace { try PgTAPRunner(connection: target.connection, jobs: jobs).run(files) }
         } catch var e as PostgresError where e.kind == .connection && e.sqlState == "08001" {
             e.message = "cannot connect to \(target.connection.description): \(e.message)"
             throw e

@@ -57,18 +57,20 @@ enum TestCommand {
         defer { target.stop() }
         try target.provisionIfThrowaway { FileHandle.standardError.write(Data((term.dim($0) + "\n").utf8)) }
         var report = TestReport()
-        if !input.isEmpty {
-            do { report = try Harness.run(input, on: target.connection, options: options) } catch let e as InputError {
-                throw ConfigurationError(e.description)
-            }
-        }
         var malformed = false
-        if !pgtapFiles.isEmpty {
-            let r = try PgTAPRunner(connection: target.connection, jobs: options.jobs).run(pgtapFiles)
-            report.outcomes += r.report.outcomes
-            report.notes += r.report.notes
-            malformed = r.hasMalformed
-            for f in r.files { for p in f.malformed { printError(p.description) } }
+        try target.leavingNoTrace {
+            if !input.isEmpty {
+                do { report = try Harness.run(input, on: target.connection, options: options) } catch let e as InputError {
+                    throw ConfigurationError(e.description)
+                }
+            }
+            if !pgtapFiles.isEmpty {
+                let r = try PgTAPRunner(connection: target.connection, jobs: options.jobs).run(pgtapFiles)
+                report.outcomes += r.report.outcomes
+                report.notes += r.report.notes
+                malformed = r.hasMalformed
+                for f in r.files { for p in f.malformed { printError(p.description) } }
+            }
         }
         if let output {
             do { try TestReportWriter.render(report, format: format).write(toFile: output, atomically: true, encoding: .utf8) } catch {

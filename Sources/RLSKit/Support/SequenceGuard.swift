@@ -1,0 +1,56 @@
+import Postgres
+
+/// Sequences are not transactional: a rolled-back test still advances them. This records
+/// every sequence before a run and puts back those the run moved, so a test run leaves the
+/// database exactly as it found it — but only when no other session is connected to the
+/// database, since resetting a sequence under a live application could hand out ids twice.
+public struct SequenceGuard: Sendable {
+    struct State: Sendable, Equatable {
+        var lastValue: Int64?
+        var isCalled: Bool
+    }
+    let before: [String: State]
+
+    /// Reads the state of every sequence the connecting role can see.
+    public static func capture(_ conn: PostgresConnection) throws -> SequenceGuard {
+        SequenceGuard(before: try states(conn))
+    }
+
+    static func states(_ conn: PostgresConnection) throws -> [String: State] {
+        // pg_sequences shows last_value only to roles that may read the sequence; the
+        // superuser or owner running tests can. is_called is read from the relation itself.
+        let names: [String] = try conn.query("""
+            select format('%I.%I', schemaname, sequencename) from pg_sequences
+            where has_sequence_privilege(format('%I.%I', schemaname, sequencename), 'select')
+            """).rows.map { try $0.decode(0) }
+        // The names come quoted by the server (format %I); one round trip for all of them.
+        let outcomes = try conn.pipeline(names.map { Statement("select last_value, is_called from \($0)") }, isolation: .keepSuccesses)
+        var out: [String: State] = [:]
+        for (name, o) in zip(names, outcomes) {
+            guard let row = o.result?.rows.first else { continue }
+            out[name] = State(lastValue: try row.decode("last_value"), isCalled: try row.decode("is_called"))
+        }
+        return out
+    }
+
+    /// Puts moved sequences back. Returns a note when it could not (other sessions connected).
+    @discardableResult
+    public func restore(_ conn: PostgresConnection) throws -> String? {
+        let after = try Self.states(conn)
+        let moved = before.filter { after[$0.key] != nil && after[$0.key] != $0.value }
+        if moved.isEmpty { return nil }
+        let others: Int = try conn.query("""
+            select count(*)::int from pg_stat_activity
+            where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'
+            """).rows[0].decode(0)
+        guard others == 0 else {
+            return "note: the run advanced \(moved.count) sequence(s); not reset because \(others) other session(s) are connected"
+        }
+        for (name, state) in moved {
+            if let last = state.lastValue {
+                try conn.query("select setval($1::regclass, $2, $3)", [name, last, state.isCalled])
+            }
+        }
+        return nil
+    }
+}
