@@ -63,14 +63,16 @@ enum CheckCommand {
         progress.show("starting the database")
         let target = try DatabaseTarget.resolve(args) { _ in }
         defer { target.stop() }
-        let conn = try target.connect()
-        let version: String = try conn.query("select current_setting('server_version') as v").rows[0].decode("v")
+        // This connection is closed before the tests, which count other sessions (SequenceGuard).
+        var conn: PostgresConnection? = try target.connect()
+        let version: String = try conn!.query("select current_setting('server_version') as v").rows[0].decode("v")
         phases.append(Phase(name: "database", ok: true,
                             summary: (target.isThrowaway ? "throwaway PostgreSQL " : "PostgreSQL ") + version + (target.isThrowaway ? "" : " at \(target.connection.description)"),
                             milliseconds: lap()))
 
         progress.show("applying \(migrations.source)")
-        let applied = try Migrator(conn, options: migrations).run()
+        let applied = try Migrator(conn!, options: migrations).run()
+        conn = nil
         var applySummary = applied.applied.isEmpty ? "nothing to apply (\(applied.plan.count) already applied)" : "\(applied.applied.count) migration(s) applied from \(migrations.source)"
         if let s = applied.standIn {
             if s.detection.isSupabase { applySummary = "Supabase schemas found; " + applySummary }

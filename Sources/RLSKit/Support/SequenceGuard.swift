@@ -1,3 +1,4 @@
+import Foundation
 import Postgres
 
 /// Sequences are not transactional: a rolled-back test still advances them. This records
@@ -39,10 +40,16 @@ public struct SequenceGuard: Sendable {
         let after = try Self.states(conn)
         let moved = before.filter { after[$0.key] != nil && after[$0.key] != $0.value }
         if moved.isEmpty { return nil }
-        let others: Int = try conn.query("""
-            select count(*)::int from pg_stat_activity
-            where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'
-            """).rows[0].decode(0)
+        // The run's own connections close just before this; their backends take a moment to go.
+        var others = 0
+        for attempt in 0..<30 {
+            others = try conn.query("""
+                select count(*)::int from pg_stat_activity
+                where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'
+                """).rows[0].decode(0)
+            if others == 0 || attempt == 29 { break }
+            usleep(10_000)
+        }
         guard others == 0 else {
             return "note: the run advanced \(moved.count) sequence(s); not reset because \(others) other session(s) are connected"
         }

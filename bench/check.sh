@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Cold `rlskit check` (throwaway server → stand-in → schema → policy tests → summary) as a whole
+# process, next to the same steps by hand: initdb + pg_ctl start + psql -f of sql/ + pg_prove of
+# a pgTAP file with as many RLS assertions as rlskit runs + pg_ctl stop. Target: check <= 2.5 s.
+# Usage: bench/check.sh [runs]   (median of runs, default 5)
+source "$(dirname "$0")/lib.sh"
+cd "$BENCH_ROOT"
+runs=${1:-5}
+command -v pg_prove >/dev/null || { echo "pg_prove missing: apt-get install libtap-parser-sourcehandler-pgtap-perl" >&2; exit 2; }
+swift build -c release --product rlskit >/dev/null
+rlskit=$(swift build -c release --show-bin-path)/rlskit
+work=$(mktemp -d); chmod 755 "$work"
+trap 'rm -rf "$work"' EXIT
+
+# How many checks rlskit runs on the built-in schema (from its JSON report).
+(cd "$work" && "$rlskit" check --format json --output "$work/r.json" >/dev/null)
+n=$(python3 -c "import json,sys; print(len(json.load(open('$work/r.json'))['tests']['outcomes']))" 2>/dev/null || grep -c '"status"' "$work/r.json")
+
+# An equivalent pgTAP suite: n impersonated own-row assertions on profiles and posts.
+A=aaaaaaaa-0000-4000-8000-000000000001; B=bbbbbbbb-0000-4000-8000-000000000002
+{
+  echo "begin; select plan($n);"
+  echo "select set_config('role', 'supabase_auth_admin', true);"
+  echo "insert into auth.users (id, aud, role, email, raw_user_meta_data, created_at, updated_at) values ('$A','authenticated','authenticated','a@x.test','{}',now(),now()), ('$B','authenticated','authenticated','b@x.test','{}',now(),now());"
+  for ((i = 0; i < n; i++)); do
+    case $((i % 3)) in
+      0) echo "select set_config('role','authenticated',true), set_config('request.jwt.claims','{\"role\":\"authenticated\",\"sub\":\"$A\"}',true);"
+         echo "select is((select count(*)::int from public.profiles where id = '$A'), 1, 'A reads own profile $i');" ;;
+      1) echo "select set_config('role','authenticated',true), set_config('request.jwt.claims','{\"role\":\"authenticated\",\"sub\":\"$A\"}',true);"
+         echo "select is_empty(\$\$ update public.profiles set full_name = 'x' where id = '$B' returning 1 \$\$, 'A cannot update B $i');" ;;
+      2) echo "select set_config('role','anon',true), set_config('request.jwt.claims','{\"role\":\"anon\"}',true);"
+         echo "select throws_ok(\$\$ insert into public.posts (author_id, image_path) values ('$A', '$A/x.png') \$\$, '42501', null, 'anon cannot post $i');" ;;
+    esac
+  done
+  echo "select * from finish(); rollback;"
+} > "$work/equivalent.sql"
+chmod 644 "$work/equivalent.sql"
+
+by_hand() {
+  local d; d=$(mktemp -d); [ "$(id -u)" -eq 0 ] && chown postgres "$d"
+  "${AS[@]}" "$PGBIN/initdb" -D "$d/data" -A trust -U postgres -N >/dev/null
+  "${AS[@]}" "$PGBIN/pg_ctl" -D "$d/data" -l "$d/log" -w -o "-c listen_addresses='' -k $d -c fsync=off" start >/dev/null
+  psql -qX -h "$d" -U postgres -d postgres -v ON_ERROR_STOP=1 -1 $(for f in sql/compat/*.sql sql/migrations/*.sql; do printf -- '-f %s ' "$f"; done) >/dev/null 2>&1
+  psql -qX -h "$d" -U postgres -d postgres -c "create extension pgtap" >/dev/null
+  pg_prove -h "$d" -U postgres -d postgres "$work/equivalent.sql" >/dev/null 2>&1 || true
+  "${AS[@]}" "$PGBIN/pg_ctl" -D "$d/data" -m immediate -w stop >/dev/null
+  rm -rf "$d"
+}
+ours=(); hand=()
+for ((r = 0; r < runs; r++)); do
+  t0=$(now_ns); (cd "$work" && "$rlskit" check >/dev/null); t1=$(now_ns); by_hand; t2=$(now_ns)
+  ours+=("$(awk -v d=$((t1 - t0)) 'BEGIN { print d / 1e9 }')"); hand+=("$(awk -v d=$((t2 - t1)) 'BEGIN { print d / 1e9 }')")
+done
+o=$(printf '%s\n' "${ours[@]}" | median); h=$(printf '%s\n' "${hand[@]}" | median)
+echo "runs: $runs (median seconds, whole process); $n policy checks"
+echo "rlskit check (cold):                                   $o   (target <= 2.5)"
+echo "by hand (initdb, pg_ctl, psql -f, pg_prove, pg_ctl stop): $h"
+echo "check / by hand = $(ratio "$o" "$h")"
