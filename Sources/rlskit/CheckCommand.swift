@@ -86,20 +86,7 @@ enum CheckCommand {
             phases.append(Phase(name: "test", ok: true, summary: "no tests found (give --tests, or add sql/tests)", milliseconds: lap()))
         } else {
             progress.show("testing policies")
-            try target.leavingNoTrace {
-                if !tests.harness.isEmpty {
-                    do { report = try Harness.run(tests.harness, on: target.connection, options: harness) } catch let e as InputError {
-                        throw ConfigurationError(e.description)
-                    }
-                }
-                if !tests.pgtap.isEmpty {
-                    let r = try PgTAPRunner(connection: target.connection, jobs: harness.jobs).run(tests.pgtap)
-                    report.outcomes += r.report.outcomes
-                    report.notes += r.report.notes
-                    malformed = r.hasMalformed
-                    for f in r.files { for p in f.malformed { printError(p.description) } }
-                }
-            }
+            (report, malformed) = try TestCommand.execute(on: target, input: tests.harness, pgtap: tests.pgtap, options: harness)
             let summary = "\(report.count(.passed)) passed, \(report.failed) failed" + (report.count(.skipped) > 0 ? ", \(report.count(.skipped)) skipped" : "")
             phases.append(Phase(name: "test", ok: report.passed && !malformed, summary: summary, milliseconds: lap()))
         }

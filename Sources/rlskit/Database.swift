@@ -4,7 +4,7 @@ import RLSKit
 
 /// The database a command works on: `--database-url`, else the environment, else a
 /// throwaway local cluster that lives as long as the command.
-struct DatabaseTarget {
+struct DatabaseTarget: Sendable {
     static let option = OptionSpec.option("database-url", "URL",
         "Database to use (postgresql://… or key=value). Default: DATABASE_URL / PG* environment, else a throwaway local server.")
 
@@ -12,6 +12,42 @@ struct DatabaseTarget {
     let cluster: LocalCluster?
 
     var isThrowaway: Bool { cluster != nil }
+
+    /// `--database-url` given several times, and/or `--database-urls FILE` (one per line, `#`
+    /// comments): several databases checked in parallel. Nil when only one database is meant.
+    static let manyOption = OptionSpec.option("database-urls", "FILE", "A file of database URLs, one per line (# comments): check them all, in parallel.")
+    static let repeatableOption: OptionSpec = {
+        var o = option
+        o.repeatable = true
+        o.help += " Repeat it to check several databases in parallel."
+        return o
+    }()
+
+    static func resolveMany(_ args: ParsedArguments) throws -> [DatabaseTarget]? {
+        var urls = args.all("database-url")
+        if let file = args.value("database-urls") {
+            guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
+                throw ConfigurationError("\(file): cannot read the file of database URLs")
+            }
+            for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let t = line.trimmingCharacters(in: .whitespaces)
+                if t.isEmpty || t.hasPrefix("#") { continue }
+                do { _ = try ConnectionString(t).options() } catch {
+                    throw ConfigurationError("\(file):\(n + 1): not a valid connection string; expected postgresql://user@host:port/db")
+                }
+                urls.append(t)
+            }
+            if urls.isEmpty { throw ConfigurationError("\(file): no database URLs in the file") }
+        }
+        guard urls.count > 1 || args.value("database-urls") != nil else { return nil }
+        return try urls.map { url in
+            let c = ConnectionString(url)
+            do { _ = try c.options() } catch let e as PostgresError {
+                throw ConfigurationError("--database-url is not a valid connection string (\(e.message.replacingOccurrences(of: "invalid connection string: ", with: ""))): expected postgresql://user@host:port/db")
+            }
+            return DatabaseTarget(connection: c, cluster: nil)
+        }
+    }
 
     static func resolve(_ args: ParsedArguments, log: (String) -> Void) throws -> DatabaseTarget {
         if let url = args.value("database-url") {

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import RLSKit
+import Synchronization
 
 enum TestCommand {
     static let spec = CommandSpec(
@@ -16,7 +17,8 @@ enum TestCommand {
         everything back. On a throwaway server, sql/compat and sql/migrations are applied first.
         """,
         options: [
-            DatabaseTarget.option,
+            DatabaseTarget.repeatableOption,
+            DatabaseTarget.manyOption,
             .option("format", "FORMAT", "Output: text (default), tap, junit or json."),
             .option("output", "FILE", "Write the report to FILE instead of standard output."),
             .option("jobs", "N", "Spread the checks over N connections (default 1)."),
@@ -53,9 +55,21 @@ enum TestCommand {
         let output = args.value("output")
         if let output { try PgTAPRun.checkWritable(output) }   // fail before the run, not after it
 
+        if let many = try DatabaseTarget.resolveMany(args) {
+            return try runMany(many, input: input, pgtap: pgtapFiles, options: options, format: format, output: output, term: term)
+        }
         let target = try DatabaseTarget.resolve(args) { FileHandle.standardError.write(Data((term.dim($0) + "\n").utf8)) }
         defer { target.stop() }
         try target.provisionIfThrowaway { FileHandle.standardError.write(Data((term.dim($0) + "\n").utf8)) }
+        let (report, malformed) = try execute(on: target, input: input, pgtap: pgtapFiles, options: options)
+        try write(report, format: format, output: output, term: term)
+        if malformed { return .usage }
+        return report.passed ? .success : .checksFailed
+    }
+
+    /// Runs the access files, scenarios and pgTAP files on one database, leaving no trace.
+    static func execute(on target: DatabaseTarget, input: HarnessInput, pgtap: [(path: String, display: String)],
+                        options: HarnessOptions) throws -> (report: TestReport, malformed: Bool) {
         var report = TestReport()
         var malformed = false
         try target.leavingNoTrace {
@@ -64,14 +78,18 @@ enum TestCommand {
                     throw ConfigurationError(e.description)
                 }
             }
-            if !pgtapFiles.isEmpty {
-                let r = try PgTAPRunner(connection: target.connection, jobs: options.jobs).run(pgtapFiles)
+            if !pgtap.isEmpty {
+                let r = try PgTAPRunner(connection: target.connection, jobs: options.jobs).run(pgtap)
                 report.outcomes += r.report.outcomes
                 report.notes += r.report.notes
                 malformed = r.hasMalformed
                 for f in r.files { for p in f.malformed { printError(p.description) } }
             }
         }
+        return (report, malformed)
+    }
+
+    static func write(_ report: TestReport, format: TestReportFormat, output: String?, term: Terminal) throws {
         if let output {
             do { try TestReportWriter.render(report, format: format).write(toFile: output, atomically: true, encoding: .utf8) } catch {
                 throw ConfigurationError("cannot write \(output): \(error.localizedDescription)")
@@ -80,8 +98,43 @@ enum TestCommand {
         } else {
             print(TestReportWriter.render(report, format: format, color: term.color && format == .text), terminator: "")
         }
-        if malformed { return .usage }
-        return report.passed ? .success : .checksFailed
+    }
+
+    /// Several databases at once, one worker each: a summary line per database, one combined
+    /// report (suites prefixed with the database), the worst exit code.
+    static func runMany(_ targets: [DatabaseTarget], input: HarnessInput, pgtap: [(path: String, display: String)],
+                        options: HarnessOptions, format: TestReportFormat, output: String?, term: Terminal) throws -> ExitCode {
+        let results = Mutex<[Int: Result<(report: TestReport, malformed: Bool), Error>]>([:])
+        DispatchQueue.concurrentPerform(iterations: targets.count) { i in
+            let r = Result { try execute(on: targets[i], input: input, pgtap: pgtap, options: options) }
+            results.withLock { $0[i] = r }
+        }
+        var combined = TestReport()
+        var code = ExitCode.success
+        for (i, t) in targets.enumerated() {
+            let name = t.connection.description
+            switch results.withLock({ $0[i] })! {
+            case .success(let r):
+                let line = "\(r.report.count(.passed)) passed, \(r.report.failed) failed"
+                print((r.report.passed ? term.green("✓") : term.red("✗")) + " \(name): \(line)")
+                for o in r.report.outcomes where o.isFailure { print("    ✗ \(o.suite) " + (o.actor.map { "[\($0)] " } ?? "") + o.name) }
+                combined.outcomes += r.report.outcomes.map { var o = $0; o.suite = name + " " + o.suite; return o }
+                if r.malformed { code = .usage } else if !r.report.passed, code == .success { code = .checksFailed }
+            case .failure(let e):
+                let message = ((e as? PostgresError)?.message ?? "\(e)").replacingOccurrences(of: "cannot connect to \(name): ", with: "cannot connect: ")
+                print(term.red("✗") + " \(name): " + message)
+                code = (e is ConfigurationError) ? .usage : .server
+            }
+        }
+        print("\(targets.count) databases: \(combined.count(.passed)) checks passed, \(combined.failed) failed")
+        if let output {
+            do { try TestReportWriter.render(combined, format: format).write(toFile: output, atomically: true, encoding: .utf8) } catch {
+                throw ConfigurationError("cannot write \(output): \(error.localizedDescription)")
+            }
+        } else if format != .text {
+            print(TestReportWriter.render(combined, format: format), terminator: "")
+        }
+        return code
     }
 
     /// Splits PATHs between the harness (*.rls, *.scenario) and the pgTAP runner (*.sql, *.pg).
