@@ -41,3 +41,19 @@ final class ArgumentsTests: XCTestCase {
         XCTAssertTrue(help.contains("usage: rlskit demo [options] [PATH…]"))
     }
 }
+
+extension ArgumentsTests {
+    func testRandomArgumentsAndDurationsNeverCrash() {
+        let pieces = ["--", "-", "-j", "-h", "--format", "--format=", "=", "--strict", "--strict=1", "x", "", "--exposed-schema", "-jj", "--database-url=a=b", "é", "--jobs"]
+        for _ in 0..<3000 {
+            let args = (0..<Int.random(in: 0...6)).map { _ in pieces.randomElement()! }
+            _ = try? spec.parse(args)
+        }
+        for text in ["", "s", "ms", "1e309s", "-0", "nan", "inf", "0x10", "1_000", "  5s ", "5 s", "9999999999999h", "1.5m", ".5s", "5S"] {
+            _ = try? duration(text, "x")
+        }
+        XCTAssertEqual(try duration("1.5m", "x"), 90)
+        XCTAssertEqual(try duration("500ms", "x"), 0.5)
+        XCTAssertThrowsError(try duration("0", "x"))
+    }
+}

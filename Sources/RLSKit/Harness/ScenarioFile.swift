@@ -157,7 +157,7 @@ public enum ScenarioFile {
         case "values": return .values(values(String(rest.dropFirst(6))))
         case "row": return .row(values(String(rest.dropFirst(3))))
         default:
-            if let n = Int(words[0]), n >= 0 {
+            if let first = words.first, let n = Int(first), n >= 0 {
                 if words.count == 2, words[1] == "row" || words[1] == "rows" { return .rowCount(n) }
                 if words.count == 3, words[1] == "row" || words[1] == "rows", words[2] == "affected" { return .affected(n) }
             }
