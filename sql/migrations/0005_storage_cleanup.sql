@@ -1,0 +1,310 @@
+-- Delete a replaced or orphaned avatar (seed 000 "Storage management"), done
+-- safely. Differences from the tutorial's version, and why:
+--   * Objects are deleted THROUGH THE STORAGE API, never with DELETE on
+--     storage.objects (that would orphan the bytes in the object store, and
+--     Supabase refuses it anyway).
+--   * The service key is never written into a function body (pg_proc.prosrc is
+--     readable by every role). It lives in Vault, or in a table no API role can
+--     read; private.storage_api_setting() hides which.
+--   * Everything is in schema "private", SECURITY DEFINER with an empty
+--     search_path, and EXECUTE is revoked from the API roles: in public with
+--     EXECUTE to PUBLIC, the tutorial's delete_storage_object() lets anon delete
+--     any object with the service key.
+--   * Only objects inside the profile owner's folder are deleted, so a user who
+--     points avatar_url at someone else's object cannot get it deleted.
+--   * Cleanup runs AFTER the row change (not BEFORE, as in the tutorial), so a
+--     profile update that fails its own checks never deletes anything.
+--   * A failed deletion is a WARNING, never an error: it must not block the
+--     profile update or delete (the tutorial's rule).
+
+-- Settings for when Supabase Vault is absent. A single row; only the owner (and
+-- superusers) can read it. Insert it out of band, never in a migration:
+--   insert into private.storage_api_settings (api_url, service_role_key)
+--   values ('https://<ref>.supabase.co', '<service key>')
+--   on conflict (id) do update set api_url = excluded.api_url,
+--                                  service_role_key = excluded.service_role_key;
+-- Note: the row is in plain text and in any data dump; prefer Vault where present.
+create table private.storage_api_settings (
+  id               boolean primary key default true check (id),
+  api_url          text,
+  service_role_key text
+);
+alter table private.storage_api_settings enable row level security;
+revoke all on private.storage_api_settings from public, anon, authenticated, service_role;
+
+-- Deletions that were requested but not (yet) confirmed: the whole story with no
+-- HTTP extension, plus failures and missing settings with one. An external
+-- worker drains it through the Storage API and sets sent_at.
+create table private.storage_deletion_outbox (
+  id           bigint generated always as identity primary key,
+  bucket_id    text not null,
+  object_name  text not null,
+  requested_at timestamptz not null default now(),
+  attempts     integer not null default 0,
+  last_error   text,
+  sent_at      timestamptz
+);
+create index storage_deletion_outbox_pending_idx
+  on private.storage_deletion_outbox (requested_at) where sent_at is null;
+alter table private.storage_deletion_outbox enable row level security;
+revoke all on private.storage_deletion_outbox from public, anon, authenticated, service_role;
+
+-- Names: 'rlskit_storage_api_url', 'rlskit_service_role_key' (the Vault secret
+-- names). Vault is looked up at call time, so installing it later just works;
+-- the settings table is the fallback. Blank values count as missing.
+create function private.storage_api_setting(name text)
+returns text
+language plpgsql
+stable
+security definer
+set search_path = ''
+as $$
+declare
+  result text;
+begin
+  if storage_api_setting.name not in ('rlskit_storage_api_url', 'rlskit_service_role_key') then
+    raise exception 'unknown storage API setting: %', storage_api_setting.name
+      using errcode = '22023';
+  end if;
+
+  if pg_catalog.to_regclass('vault.decrypted_secrets') is not null then
+    select nullif(s.decrypted_secret, '') into result
+    from vault.decrypted_secrets as s
+    where s.name = storage_api_setting.name
+    limit 1;
+  end if;
+
+  if result is null then
+    select nullif(case storage_api_setting.name
+                    when 'rlskit_storage_api_url' then t.api_url
+                    else t.service_role_key
+                  end, '')
+      into result
+    from private.storage_api_settings as t;
+  end if;
+
+  return result;
+end;
+$$;
+
+-- Percent-encodes every path segment of an object name for the Storage API URL
+-- (keeps '/', encodes everything outside RFC 3986's unreserved set, as UTF-8).
+-- Pure function: SECURITY INVOKER is enough.
+create function private.urlencode_object_path(object_name text)
+returns text
+language sql
+immutable
+strict
+set search_path = ''
+as $$
+  select coalesce(pg_catalog.string_agg(enc.segment, '/' order by seg.ord), '')
+  from pg_catalog.unnest(pg_catalog.string_to_array(object_name, '/')) with ordinality as seg(part, ord)
+  cross join lateral (
+    select coalesce(pg_catalog.string_agg(
+             case
+               when b.byte between 48 and 57 or b.byte between 65 and 90
+                 or b.byte between 97 and 122 or b.byte in (45, 46, 95, 126)
+               then pg_catalog.chr(b.byte)
+               else '%' || pg_catalog.upper(pg_catalog.lpad(pg_catalog.to_hex(b.byte), 2, '0'))
+             end, '' order by b.i), '') as segment
+    from (
+      select i, pg_catalog.get_byte(pg_catalog.convert_to(seg.part, 'UTF8'), i) as byte
+      from pg_catalog.generate_series(0, pg_catalog.octet_length(pg_catalog.convert_to(seg.part, 'UTF8')) - 1) as i
+    ) as b
+  ) as enc
+$$;
+
+-- (Re)creates private.request_storage_deletion(bucket_id, object_name) for the
+-- HTTP client this database has, detected by function signature (not by
+-- pg_extension, so stand-ins with the same signatures work too):
+--   'http'   extensions.http(extensions.http_request): synchronous DELETE; a
+--            non-2xx status or an error is a WARNING and goes to the outbox.
+--   'pg_net' net.http_delete(...): queued, sent after commit; errors there are
+--            pg_net's (see net._http_response).
+--   'outbox' neither: every request is recorded in private.storage_deletion_outbox.
+-- With http or pg_net but no URL/key configured, the request is recorded in the
+-- outbox with a WARNING rather than lost, so configuring later and draining the
+-- outbox recovers it.
+-- Run it again (as the owner) after installing pg_net or http. SECURITY INVOKER:
+-- it only works for a role that may replace functions in "private" anyway.
+create function private.configure_storage_deletion_backend()
+returns text
+language plpgsql
+set search_path = ''
+as $configure$
+declare
+  backend text;
+  http_fn regprocedure;
+  send    text;   -- statements that send url/key; empty for the outbox backend
+  body    text;
+begin
+  -- On PG15 to_regprocedure() raises (instead of returning NULL) when an argument
+  -- type does not exist, so look for the type first.
+  if pg_catalog.to_regtype('extensions.http_request') is not null then
+    http_fn := pg_catalog.to_regprocedure('extensions.http(extensions.http_request)');
+  end if;
+
+  if http_fn is not null then
+    backend := 'http';
+    send := $send$
+    begin
+      response := extensions.http(row(
+        'DELETE',
+        url,
+        array[row('authorization', 'Bearer ' || api_key)::extensions.http_header],
+        null,
+        null
+      )::extensions.http_request);
+      if response.status between 200 and 299 then
+        return;
+      end if;
+      failure := pg_catalog.format('HTTP %s: %s', response.status, pg_catalog.left(response.content, 500));
+    exception when others then
+      failure := pg_catalog.format('%s (SQLSTATE %s)', sqlerrm, sqlstate);
+    end;
+    raise warning 'could not delete storage object %/%: %', bucket_id, object_name, failure;
+    insert into private.storage_deletion_outbox (bucket_id, object_name, attempts, last_error)
+    values (bucket_id, object_name, 1, failure);
+$send$;
+  elsif pg_catalog.to_regprocedure('net.http_delete(text,jsonb,jsonb,integer,jsonb)') is not null then
+    -- newer pg_net, which added a request body parameter. Checked first and
+    -- called with all five arguments: were both versions present, a four-argument
+    -- call would be ambiguous.
+    backend := 'pg_net';
+    send := $send$
+    begin
+      perform net.http_delete(
+        url,
+        '{}'::jsonb,
+        pg_catalog.jsonb_build_object('Authorization', 'Bearer ' || api_key),
+        5000,
+        null::jsonb
+      );
+    exception when others then
+      failure := pg_catalog.format('%s (SQLSTATE %s)', sqlerrm, sqlstate);
+      raise warning 'could not queue deletion of storage object %/%: %', bucket_id, object_name, failure;
+      insert into private.storage_deletion_outbox (bucket_id, object_name, attempts, last_error)
+      values (bucket_id, object_name, 1, failure);
+    end;
+$send$;
+  elsif pg_catalog.to_regprocedure('net.http_delete(text,jsonb,jsonb,integer)') is not null then
+    backend := 'pg_net';
+    send := $send$
+    begin
+      perform net.http_delete(
+        url,
+        '{}'::jsonb,
+        pg_catalog.jsonb_build_object('Authorization', 'Bearer ' || api_key),
+        5000
+      );
+    exception when others then
+      failure := pg_catalog.format('%s (SQLSTATE %s)', sqlerrm, sqlstate);
+      raise warning 'could not queue deletion of storage object %/%: %', bucket_id, object_name, failure;
+      insert into private.storage_deletion_outbox (bucket_id, object_name, attempts, last_error)
+      values (bucket_id, object_name, 1, failure);
+    end;
+$send$;
+  else
+    backend := 'outbox';
+  end if;
+
+  if backend = 'outbox' then
+    body := $body$
+begin
+  insert into private.storage_deletion_outbox (bucket_id, object_name)
+  values (bucket_id, object_name);
+end;
+$body$;
+  else
+    body := $body$
+declare
+  api_url  text := pg_catalog.rtrim(private.storage_api_setting('rlskit_storage_api_url'), '/');
+  api_key  text := private.storage_api_setting('rlskit_service_role_key');
+  url      text;
+  failure  text;
+$body$
+      || case when backend = 'http' then E'  response extensions.http_response;\n' else '' end
+      || $body$
+begin
+  if api_url is null or api_key is null then
+    raise warning 'storage API URL or key not configured; deletion of %/% queued in private.storage_deletion_outbox',
+      bucket_id, object_name;
+    insert into private.storage_deletion_outbox (bucket_id, object_name, last_error)
+    values (bucket_id, object_name, 'storage API URL or key not configured');
+    return;
+  end if;
+  url := api_url || '/storage/v1/object/'
+         || private.urlencode_object_path(bucket_id) || '/'
+         || private.urlencode_object_path(object_name);
+$body$
+      || send
+      || E'end;\n';
+  end if;
+
+  execute pg_catalog.format($ddl$
+create or replace function private.request_storage_deletion(bucket_id text, object_name text)
+returns void
+language plpgsql
+security definer
+set search_path = ''
+as %L
+$ddl$, body);
+
+  execute pg_catalog.format(
+    'comment on function private.request_storage_deletion(text, text) is %L',
+    'Asks the Storage API to delete an object. Backend: ' || backend
+      || ' (chosen by private.configure_storage_deletion_backend()).');
+
+  revoke all on function private.request_storage_deletion(text, text)
+    from public, anon, authenticated, service_role;
+
+  return backend;
+end;
+$configure$;
+
+do $$
+begin
+  raise notice 'storage deletion backend: %', private.configure_storage_deletion_backend();
+end
+$$;
+
+-- The trigger: only a non-empty avatar_url that changed or went away, only when
+-- it names an object (not an external URL such as an OAuth avatar), and only
+-- inside the profile owner's own folder.
+create function private.delete_old_avatar()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  old_name text := old.avatar_url;
+begin
+  if coalesce(old_name, '') <> ''
+     and (tg_op = 'DELETE' or old_name <> coalesce(new.avatar_url, '')) then
+    if old_name ~* '^[a-z][a-z0-9+.-]*:' then
+      null;  -- an external URL: nothing of ours to delete
+    elsif old_name not like old.id::text || '/_%' then
+      raise warning 'not deleting avatar "%" of profile %: it is outside the user''s folder',
+        old_name, old.id;
+    else
+      begin
+        perform private.request_storage_deletion('avatars', old_name);
+      exception when others then
+        raise warning 'could not request deletion of avatar "%": % (SQLSTATE %)',
+          old_name, sqlerrm, sqlstate;
+      end;
+    end if;
+  end if;
+  return null;  -- AFTER trigger: the return value is ignored
+end;
+$$;
+
+revoke all on function private.storage_api_setting(text) from public, anon, authenticated, service_role;
+revoke all on function private.urlencode_object_path(text) from public, anon, authenticated, service_role;
+revoke all on function private.configure_storage_deletion_backend() from public, anon, authenticated, service_role;
+revoke all on function private.delete_old_avatar() from public, anon, authenticated, service_role;
+
+create trigger on_profile_avatar_replaced
+  after update of avatar_url or delete on public.profiles
+  for each row execute function private.delete_old_avatar();
