@@ -11,7 +11,7 @@ let subcommands: [Subcommand] = [
     Subcommand(spec: CheckCommand.spec, run: CheckCommand.run),
     pending("apply", "apply migrations to a database (tracked, checksummed, locked)"),
     pending("test", "impersonate API callers and verify own-row access"),
-    pending("audit", "lint the live catalog's security surface"),
+    Subcommand(spec: AuditCommand.spec, run: AuditCommand.run),
 ]
 
 func pending(_ name: String, _ summary: String) -> Subcommand {

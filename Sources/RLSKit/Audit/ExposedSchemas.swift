@@ -53,6 +53,6 @@ public struct ExposedSchemas: Sendable, Equatable {
                 if !names.isEmpty { return ExposedSchemas(names: names, source: label) }
             }
         }
-        return ExposedSchemas(names: ["public"], source: "default (no pgrst.db_schemas setting)")
+        return ExposedSchemas(names: ["public"], source: "default: no pgrst.db_schemas setting")
     }
 }
