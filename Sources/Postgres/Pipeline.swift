@@ -100,39 +100,41 @@ extension PostgresConnection {
                 }
             }
             guard ok == 1 else { throw connectionError() }
-            try pump(&reader, untilFlushed: false)
+            try exchange(&reader, wait: false)
         }
-        try pump(&reader, untilFlushed: true)
-        PQsetnonblocking(handle, 0)
-        while !reader.done {
-            guard let r = PQgetResult(handle) else {
-                if PQstatus(handle) != CONNECTION_OK { throw connectionError() }
-                reader.endOfStatement()
-                continue
-            }
-            try reader.take(r)
-            if PQstatus(handle) != CONNECTION_OK { throw connectionError() }
-        }
+        while !reader.done { try exchange(&reader, wait: true) }
         if let failure = reader.controlFailure { throw failure }
         return reader.outcomes
     }
 
-    /// Pushes queued bytes to the server and reads what it has answered, so that neither
-    /// side can block on a full socket buffer.
-    private func pump(_ reader: inout PipelineReader, untilFlushed: Bool) throws {
-        while true {
-            let f = PQflush(handle)
-            if f < 0 { throw connectionError() }
-            var pfd = pollfd(fd: PQsocket(handle), events: Int16(POLLIN) | (f == 1 ? Int16(POLLOUT) : 0), revents: 0)
-            let waitMs: Int32 = (f == 1 && untilFlushed) ? -1 : 0
-            if poll(&pfd, 1, waitMs) > 0, pfd.revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
-                guard PQconsumeInput(handle) == 1 else { throw connectionError() }
-                while PQisBusy(handle) == 0, !reader.done {
-                    if let r = PQgetResult(handle) { try reader.take(r) } else { reader.endOfStatement() }
-                }
-            }
-            if f == 0 || !untilFlushed { return }
+    /// Pushes queued bytes to the server and takes every result that has arrived, so that
+    /// neither side can block on a full socket buffer. With `wait`, sleeps in poll() until
+    /// the socket can move data.
+    private func exchange(_ reader: inout PipelineReader, wait: Bool) throws {
+        let f = PQflush(handle)
+        if f < 0 { throw connectionError() }
+        try drain(&reader)
+        if reader.done { return }
+        var pfd = pollfd(fd: PQsocket(handle), events: Int16(POLLIN) | (f == 1 ? Int16(POLLOUT) : 0), revents: 0)
+        if poll(&pfd, 1, wait ? 1000 : 0) > 0, pfd.revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
+            guard PQconsumeInput(handle) == 1 else { throw connectionError() }
+            try drain(&reader)
         }
+    }
+
+    /// Takes every result libpq holds complete. A NULL ends a statement's results; a NULL with
+    /// no result before it only means libpq has nothing more yet.
+    private func drain(_ reader: inout PipelineReader) throws {
+        while PQisBusy(handle) == 0, !reader.done {
+            if let r = PQgetResult(handle) {
+                try reader.take(r)
+            } else if reader.current != nil {
+                reader.endOfStatement()
+            } else {
+                break
+            }
+        }
+        if PQstatus(handle) != CONNECTION_OK { throw connectionError() }
     }
 }
 
