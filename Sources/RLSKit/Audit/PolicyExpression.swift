@@ -24,6 +24,7 @@ public struct PolicyExpression: Sendable, Equatable {
     public struct AuthCall: Sendable, Equatable {
         public var function: String
         public var wrapped: Bool
+        public init(function: String, wrapped: Bool) { self.function = function; self.wrapped = wrapped }
     }
 
     public init(_ text: String) {

@@ -22,69 +22,75 @@ public enum JSON: Sendable, Equatable {
 
     /// Two-space indented when `pretty`, else compact. Always ends without a newline.
     public func rendered(pretty: Bool = true) -> String {
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(4096)
         write(into: &out, indent: pretty ? 0 : nil)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    private func write(into out: inout String, indent: Int?) {
+    private func write(into out: inout [UInt8], indent: Int?) {
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .int(let i): out += String(i)
-        case .double(let d): out += d.isFinite ? String(format: "%.6g", d) : "null"
+        case .null: out += Array("null".utf8)
+        case .bool(let b): out += Array((b ? "true" : "false").utf8)
+        case .int(let i): out += Array(String(i).utf8)
+        case .double(let d): out += Array((d.isFinite ? "\(d)" : "null").utf8)
         case .string(let s): Self.escape(s, into: &out)
         case .array(let items):
-            if items.isEmpty { out += "[]"; return }
-            out += "["
+            if items.isEmpty { out += Array("[]".utf8); return }
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 Self.newline(&out, indent.map { $0 + 1 })
                 item.write(into: &out, indent: indent.map { $0 + 1 })
             }
             Self.newline(&out, indent)
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let pairs):
-            if pairs.isEmpty { out += "{}"; return }
-            out += "{"
+            if pairs.isEmpty { out += Array("{}".utf8); return }
+            out.append(UInt8(ascii: "{"))
             for (i, (key, value)) in pairs.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 Self.newline(&out, indent.map { $0 + 1 })
                 Self.escape(key, into: &out)
-                out += indent == nil ? ":" : ": "
+                out.append(UInt8(ascii: ":"))
+                if indent != nil { out.append(UInt8(ascii: " ")) }
                 value.write(into: &out, indent: indent.map { $0 + 1 })
             }
             Self.newline(&out, indent)
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func newline(_ out: inout String, _ indent: Int?) {
+    private static func newline(_ out: inout [UInt8], _ indent: Int?) {
         guard let indent else { return }
-        out += "\n" + String(repeating: "  ", count: indent)
+        out.append(10)
+        for _ in 0..<(indent * 2) { out.append(32) }
     }
 
-    static func escape(_ s: String, into out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            case "\u{2028}": out += "\\u2028"
-            case "\u{2029}": out += "\\u2029"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    out += String(format: "\\u%04x", scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
+    static func escape(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        let hex = Array("0123456789abcdef".utf8)
+        var utf8 = Array(s.utf8)
+        var i = 0
+        while i < utf8.count {
+            let b = utf8[i]
+            switch b {
+            case UInt8(ascii: "\""): out += [92, 34]
+            case 92: out += [92, 92]
+            case 10: out += [92, UInt8(ascii: "n")]
+            case 13: out += [92, UInt8(ascii: "r")]
+            case 9: out += [92, UInt8(ascii: "t")]
+            case 0..<0x20, 0x7F:
+                out += [92, UInt8(ascii: "u"), 48, 48, hex[Int(b >> 4)], hex[Int(b & 15)]]
+            case 0xE2 where i + 2 < utf8.count && utf8[i + 1] == 0x80 && (utf8[i + 2] == 0xA8 || utf8[i + 2] == 0xA9):
+                // U+2028 / U+2029: valid JSON, but not valid in JavaScript strings.
+                out += Array((utf8[i + 2] == 0xA8 ? "\\u2028" : "\\u2029").utf8)
+                i += 2
+            default: out.append(b)
             }
+            i += 1
         }
-        out += "\""
+        utf8.removeAll()
+        out.append(UInt8(ascii: "\""))
     }
 }
