@@ -60,7 +60,7 @@ enum AuditCommand {
         let target = try DatabaseTarget.resolve(args) { _ in }
         defer { target.stop() }
         let conn = try target.connect()
-        let report = AuditReport(result: try Auditor.run(conn, exposedSchemas: exposed), baseline: baseline)
+        let report = AuditReport(result: try Auditor.run(conn, exposedSchemas: exposed, helper: target.connection), baseline: baseline)
         switch format {
         case "json": try output.write(report.json())
         case "sarif": try output.write(report.sarif())

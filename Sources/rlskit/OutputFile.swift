@@ -32,7 +32,11 @@ struct OutputTarget {
             FileHandle.standardOutput.write(Data(text.utf8))
             return
         }
-        do { try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+        var isDir: ObjCBool = false
+        let special = FileManager.default.fileExists(atPath: path, isDirectory: &isDir)
+            && ((try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) ?? .typeRegular) != .typeRegular
+        // Regular files are replaced atomically; /dev/stdout, pipes and devices are written in place.
+        do { try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: special ? [] : .atomic) } catch {
             throw ConfigurationError("cannot write \(path): \((error as NSError).localizedDescription)")
         }
     }

@@ -16,22 +16,46 @@ public struct AuditResult: Sendable {
 public enum Auditor {
     /// Runs `lints` on one connection: one read-only snapshot, every query in one pipeline.
     /// When `conn` is already in a transaction (tests), that transaction is used as it is.
+    ///
+    /// With `helper` (the same database's connection string) and a large catalog, the
+    /// policies, the costliest query (the server opens every table to deparse them), run on a
+    /// second connection that imports the same snapshot, and are parsed on a second thread
+    /// while the main connection runs everything else. Below `helperThreshold` policies one
+    /// connection is faster.
     public static func run(_ conn: PostgresConnection, lints: [Lint] = LintRegistry.all,
-                           exposedSchemas: [String]? = nil) throws -> AuditResult {
+                           exposedSchemas: [String]? = nil, helper: ConnectionString? = nil,
+                           helperThreshold: Int = 1000) throws -> AuditResult {
         let started = Date()
         let ownTransaction = !conn.inTransaction
         if ownTransaction { try conn.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
         defer { if ownTransaction { _ = try? conn.query("ROLLBACK") } }
 
-        let exposed = try exposedSchemas.map { ExposedSchemas(names: $0, source: "--exposed-schemas") } ?? ExposedSchemas.detect(conn)
-        let plan = QueryPlan(lints: lints)
+        let first = try conn.query("select s.*, (select count(*) from pg_catalog.pg_policy) as policy_count from (\(ExposedSchemas.query)) s").rows[0]
+        let exposed = exposedSchemas.map { ExposedSchemas(names: $0, source: "--exposed-schemas") } ?? ExposedSchemas.detect(from: first)
+        var plan = QueryPlan(lints: lints)
         let param = postgresArray(exposed.names)
+        var side: [SidePolicies] = []
+        if let helper, ownTransaction, plan.removePolicies(), (Int(first["policy_count"] ?? "0") ?? 0) >= helperThreshold {
+            let snapshot: String = try conn.query("select pg_catalog.pg_export_snapshot() as s").rows[0].decode("s")
+            side = (0..<helperCount).map { SidePolicies(helper, snapshot: snapshot, exposed: param, part: $0, of: helperCount) }
+        } else if helper != nil, plan.hasRemovedPolicies {
+            plan.restorePolicies()
+        }
         var groups: [[Statement]] = [[Statement("select nspname from pg_catalog.pg_namespace where nspname = any($1::text[])", [param])]]
         groups += plan.queries.map { [Statement($0.sql, $0.sql.contains("$1") ? [param] : [])] }
         let outcomes = try conn.pipeline(groups: groups, isolation: .keepSuccesses).map { $0[0] }
 
         let present = Set((outcomes[0].result?.rows ?? []).compactMap { $0["nspname"] })
         var catalog = AuditCatalog(exposedSchemas: exposed.names)
+        if !side.isEmpty {
+            let parts = side.map { $0.wait() }
+            if parts.allSatisfy({ if case .success = $0 { true } else { false } }) {
+                catalog.policies = parts.flatMap { (try? $0.get()) ?? [] }
+            } else {
+                // A helper could not run (e.g. no free connection slot): do it here instead.
+                catalog.policies = try AuditCatalog.policies(try conn.query(CatalogDataset.policies.sql, [param]).rows)
+            }
+        }
         var findings: [Finding] = []
         var failed: [String: String] = [:]
         var failedDatasets: [CatalogDataset: String] = [:]
@@ -101,10 +125,52 @@ public enum Auditor {
     }
 }
 
+/// Connections that share the policies (the machine this targets has two cores).
+let helperCount = Int(ProcessInfo.processInfo.environment["RLSKIT_AUDIT_HELPERS"] ?? "") ?? 2
+
+/// Part of the policies query on another connection and thread, in the main transaction's snapshot.
+final class SidePolicies: @unchecked Sendable {
+    private let group = DispatchGroup()
+    private var result: Result<[PolicyRow], Error> = .success([])
+
+    init(_ connection: ConnectionString, snapshot: String, exposed: String, part: Int, of parts: Int) {
+        let sql = CatalogDataset.policies.sql + "\n  and p.polrelid::int8 % \(parts) = \(part)"
+        DispatchQueue.global().async(group: group) { [self] in
+            result = Result {
+                let c = try PostgresConnection(connection)
+                try c.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                try c.query("SET TRANSACTION SNAPSHOT \(try c.escapeLiteral(snapshot))")
+                defer { _ = try? c.query("ROLLBACK") }
+                return try AuditCatalog.policies(try c.query(sql, [exposed]).rows)
+            }
+        }
+    }
+
+    /// Blocks until the helper is done (the group orders the write before this read).
+    func wait() -> Result<[PolicyRow], Error> {
+        group.wait()
+        return result
+    }
+}
+
 /// The queries of one run: each SQL lint's, plus each dataset the Swift lints need (once).
 struct QueryPlan {
     enum Source { case lint(Lint), dataset(CatalogDataset) }
     var queries: [(source: Source, sql: String)] = []
+    private(set) var hasRemovedPolicies = false
+
+    /// Takes the policies dataset out (to run elsewhere); false when the plan has none.
+    mutating func removePolicies() -> Bool {
+        guard let i = queries.firstIndex(where: { if case .dataset(.policies) = $0.source { true } else { false } }) else { return false }
+        queries.remove(at: i)
+        hasRemovedPolicies = true
+        return true
+    }
+
+    mutating func restorePolicies() {
+        queries.insert((.dataset(.policies), CatalogDataset.policies.sql), at: 0)
+        hasRemovedPolicies = false
+    }
 
     init(lints: [Lint]) {
         var datasets = Set<CatalogDataset>()

@@ -46,11 +46,16 @@ public enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
             where \(SchemaLists.notSystem("n")) and p.prosrc ~ \(pattern)
               and \(SQLParts.notExtensionMember("p", catalog: "pg_proc"))
             union all
-            select case c.relkind when 'm' then 'materialized view' else 'view' end, n.nspname, c.relname, null,
-                   'definition', pg_catalog.pg_get_viewdef(c.oid)
-            from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-            where c.relkind in ('v', 'm') and \(SchemaLists.notSystem("n"))
-              and \(SQLParts.notExtensionMember("c")) and pg_catalog.pg_get_viewdef(c.oid) ~ \(pattern)
+            select v.kind, v.schema, v.name, null, 'definition', d.definition
+            from (
+              -- OFFSET 0 keeps the planner from deparsing (and opening) system views first.
+              select case c.relkind when 'm' then 'materialized view' else 'view' end as kind, n.nspname as schema,
+                     c.relname as name, c.oid
+              from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+              where c.relkind in ('v', 'm') and \(SchemaLists.notSystem("n")) and \(SQLParts.notExtensionMember("c"))
+              offset 0
+            ) v cross join lateral (select pg_catalog.pg_get_viewdef(v.oid) as definition) d
+            where d.definition ~ \(pattern)
             union all
             select 'column', n.nspname, c.relname, a.attname, 'default', pg_catalog.pg_get_expr(d.adbin, d.adrelid)
             from pg_catalog.pg_attrdef d
@@ -58,12 +63,14 @@ public enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
             join pg_catalog.pg_namespace n on n.oid = c.relnamespace
             join pg_catalog.pg_attribute a on a.attrelid = d.adrelid and a.attnum = d.adnum
             where \(SchemaLists.notSystem("n")) and \(SQLParts.notExtensionMember("c"))
-              and pg_catalog.pg_get_expr(d.adbin, d.adrelid) ~ \(pattern)
+              -- Deparsing opens the table: only defaults with a string constant can hold a secret.
+              and case when d.adbin::text ~ ':consttype (25|1043|705|19|1042) ' and n.nspname <> ''
+                       then pg_catalog.pg_get_expr(d.adbin, d.adrelid) end ~ \(pattern)
             union all
             select 'comment', coalesce(o.schema, ''), o.identity, o.type, 'comment', ds.description
             from pg_catalog.pg_description ds
             cross join lateral pg_catalog.pg_identify_object(ds.classoid, ds.objoid, ds.objsubid) o
-            where ds.description ~ \(pattern)
+            where ds.objoid >= 16384 and ds.description ~ \(pattern)
               and coalesce(o.schema, '') not in (\(SchemaLists.sqlList(SchemaLists.system)))
               and not exists (select 1 from pg_catalog.pg_depend dep where dep.classid = ds.classoid
                               and dep.objid = ds.objoid and dep.deptype = 'e')
@@ -155,15 +162,19 @@ public struct AuditCatalog: Sendable {
 
     public init(exposedSchemas: [String]) { self.exposedSchemas = exposedSchemas }
 
+    static func policies(_ rows: [Row]) throws -> [PolicyRow] {
+        try rows.map { r in
+            PolicyRow(schema: try r.decode("schema"), table: try r.decode("table_name"), name: try r.decode("name"),
+                      command: PolicyRow.command(try r.decode("cmd")), permissive: try r.decode("permissive"),
+                      tableRLS: try r.decode("rls"), roles: try r.decode("roles"),
+                      using: try r.decode("qual"), withCheck: try r.decode("with_check"))
+        }
+    }
+
     mutating func load(_ dataset: CatalogDataset, _ rows: [Row]) throws {
         switch dataset {
         case .policies:
-            policies = try rows.map { r in
-                PolicyRow(schema: try r.decode("schema"), table: try r.decode("table_name"), name: try r.decode("name"),
-                          command: PolicyRow.command(try r.decode("cmd")), permissive: try r.decode("permissive"),
-                          tableRLS: try r.decode("rls"), roles: try r.decode("roles"),
-                          using: try r.decode("qual"), withCheck: try r.decode("with_check"))
-            }
+            policies = try Self.policies(rows)
         case .buckets:
             buckets = try rows.map { BucketRow(id: try $0.decode("id"), name: try $0.decode("name"), isPublic: try $0.decode("public")) }
         case .indexColumns:

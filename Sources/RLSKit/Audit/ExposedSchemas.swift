@@ -40,7 +40,11 @@ public struct ExposedSchemas: Sendable, Equatable {
 
     /// Reads the data API's setting; `public` when there is none.
     public static func detect(_ conn: PostgresConnection) throws -> ExposedSchemas {
-        let row = try conn.query(query).rows[0]
+        detect(from: try conn.query(query).rows[0])
+    }
+
+    /// From a row of `query`.
+    static func detect(from row: Row) -> ExposedSchemas {
         let sources: [(String, String)] = [
             ("role_db", "pgrst.db_schemas of role authenticator in this database"),
             ("role_all", "pgrst.db_schemas of role authenticator"),

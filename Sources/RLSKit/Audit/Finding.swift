@@ -90,11 +90,7 @@ public struct Finding: Sendable, Codable, Equatable {
 extension Array where Element == Finding {
     /// Most severe first, then by lint and object: the order every report uses.
     public func sortedForReport() -> [Finding] {
-        sorted {
-            if $0.level != $1.level { return $0.level > $1.level }
-            if $0.lint != $1.lint { return $0.lint < $1.lint }
-            if $0.object.qualifiedName != $1.object.qualifiedName { return $0.object.qualifiedName < $1.object.qualifiedName }
-            return $0.fingerprint < $1.fingerprint
-        }
+        let keys = map { (-$0.level.rank, $0.lint, $0.object.qualifiedName, $0.fingerprint) }
+        return indices.sorted { keys[$0] < keys[$1] }.map { self[$0] }
     }
 }

@@ -18,6 +18,8 @@ public struct PolicyExpression: Sendable, Equatable {
     /// Has an `auth.uid() IS NULL OR …` disjunct: true for every row when there is no session.
     public let hasIdentityIsNullDisjunct: Bool
     public let referencesUserMetadata: Bool
+    /// Mentions who the caller is (uid, email, or any JWT claim), not just their role.
+    public let hasIdentity: Bool
     /// Every string constant, e.g. bucket ids.
     public let stringLiterals: Set<String>
 
@@ -30,6 +32,7 @@ public struct PolicyExpression: Sendable, Equatable {
     public init(_ text: String) {
         self.text = text
         let nodes = Parser.parse(text)
+        hasIdentity = Scan.hasIdentity(nodes)
         canonical = Render.nodes(nodes)
         var calls: [AuthCall] = []
         Scan.authCalls(nodes, insideSelect: false, into: &calls)
@@ -54,14 +57,7 @@ public struct PolicyExpression: Sendable, Equatable {
         }
     }
 
-    public var isTrue: Bool { canonical.lowercased() == "true" }
-    /// Mentions who the caller is (uid, email, or any JWT claim), not just their role.
-    public var hasIdentity: Bool { Self.isIdentity(canonical) }
-
-    static func isIdentity(_ canonical: String) -> Bool {
-        canonical.contains("auth.uid()") || canonical.contains("auth.jwt()") || canonical.contains("auth.email()")
-            || canonical.contains("current_setting('request.jwt")
-    }
+    public var isTrue: Bool { canonical == "true" || canonical == "TRUE" }
 
     public static func == (a: PolicyExpression, b: PolicyExpression) -> Bool { a.text == b.text }
 }
@@ -279,6 +275,26 @@ enum Scan {
         }
     }
 
+    static let identityFunctions: Set<String> = ["uid", "jwt", "email"]
+
+    /// Calls auth.uid(), auth.jwt(), auth.email() or reads a request.jwt setting, at any depth.
+    static func hasIdentity(_ nodes: [Node]) -> Bool {
+        for (i, n) in nodes.enumerated() {
+            switch n {
+            case .token(.ident("auth", false)):
+                if i + 2 < nodes.count, case .token(.dot) = nodes[i + 1], case .token(.ident(let f, false)) = nodes[i + 2],
+                   identityFunctions.contains(f) { return true }
+            case .token(.ident("current_setting", false)):
+                if i + 1 < nodes.count, case .group(false, let args) = nodes[i + 1],
+                   case .token(.string(let name))? = args.first, name.hasPrefix("request.jwt") { return true }
+            case .group(_, let inner):
+                if hasIdentity(inner) { return true }
+            default: continue
+            }
+        }
+        return false
+    }
+
     /// Calls `body` with the top-level list and every group's contents.
     static func lists(_ nodes: [Node], _ body: ([Node]) -> Void) {
         body(nodes)
@@ -311,10 +327,10 @@ enum Scan {
             return list[i].token?.isKeyword("IN") == true
         }
         guard ops.count == 1 else { return nil }
-        let lhs = Render.nodes(Array(list[..<ops[0]])), rhs = Render.nodes(Array(list[(ops[0] + 1)...]))
-        let l = PolicyExpression.isIdentity(lhs), r = PolicyExpression.isIdentity(rhs)
+        let lhs = Array(list[..<ops[0]]), rhs = Array(list[(ops[0] + 1)...])
+        let l = hasIdentity(lhs), r = hasIdentity(rhs)
         guard l != r else { return nil }
-        return l ? rhs : lhs
+        return Render.nodes(l ? rhs : lhs)
     }
 
     /// A top-level OR with an operand `<identity> IS NULL`.
@@ -325,7 +341,7 @@ enum Scan {
             var p = part
             while p.count == 1, case .group(false, let inner) = p[0] { p = inner }
             guard p.count >= 3, p[p.count - 1].token?.isKeyword("NULL") == true, p[p.count - 2].token?.isKeyword("IS") == true else { return false }
-            return PolicyExpression.isIdentity(Render.nodes(Array(p.dropLast(2))))
+            return hasIdentity(Array(p.dropLast(2)))
         }
     }
 

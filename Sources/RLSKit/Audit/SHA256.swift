@@ -21,6 +21,7 @@ enum SHA256 {
         for i in (0..<8).reversed() { data.append(UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8))) }
         var w = [UInt32](repeating: 0, count: 64)
         func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
+        data.withUnsafeBufferPointer { data in w.withUnsafeMutableBufferPointer { w in k.withUnsafeBufferPointer { k in
         for chunk in stride(from: 0, to: data.count, by: 64) {
             for i in 0..<16 {
                 let b = chunk + i * 4
@@ -43,6 +44,7 @@ enum SHA256 {
             }
             h[0] &+= a; h[1] &+= b; h[2] &+= c; h[3] &+= d; h[4] &+= e; h[5] &+= f; h[6] &+= g; h[7] &+= hh
         }
+        } } }
         return h.flatMap { v in (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - UInt32($0) * 8)) } }
     }
 

@@ -69,28 +69,30 @@ public enum JSON: Sendable, Equatable {
 
     static func escape(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        let hex = Array("0123456789abcdef".utf8)
-        var utf8 = Array(s.utf8)
-        var i = 0
-        while i < utf8.count {
-            let b = utf8[i]
-            switch b {
-            case UInt8(ascii: "\""): out += [92, 34]
-            case 92: out += [92, 92]
-            case 10: out += [92, UInt8(ascii: "n")]
-            case 13: out += [92, UInt8(ascii: "r")]
-            case 9: out += [92, UInt8(ascii: "t")]
-            case 0..<0x20, 0x7F:
-                out += [92, UInt8(ascii: "u"), 48, 48, hex[Int(b >> 4)], hex[Int(b & 15)]]
-            case 0xE2 where i + 2 < utf8.count && utf8[i + 1] == 0x80 && (utf8[i + 2] == 0xA8 || utf8[i + 2] == 0xA9):
-                // U+2028 / U+2029: valid JSON, but not valid in JavaScript strings.
-                out += Array((utf8[i + 2] == 0xA8 ? "\\u2028" : "\\u2029").utf8)
-                i += 2
-            default: out.append(b)
+        var copy = s
+        copy.withUTF8 { utf8 in
+            let hex: StaticString = "0123456789abcdef"
+            var i = 0
+            while i < utf8.count {
+                let b = utf8[i]
+                switch b {
+                case UInt8(ascii: "\""): out += [92, 34]
+                case 92: out += [92, 92]
+                case 10: out += [92, UInt8(ascii: "n")]
+                case 13: out += [92, UInt8(ascii: "r")]
+                case 9: out += [92, UInt8(ascii: "t")]
+                case 0..<0x20, 0x7F:
+                    let h = hex.utf8Start
+                    out += [92, UInt8(ascii: "u"), 48, 48, h[Int(b >> 4)], h[Int(b & 15)]]
+                case 0xE2 where i + 2 < utf8.count && utf8[i + 1] == 0x80 && (utf8[i + 2] == 0xA8 || utf8[i + 2] == 0xA9):
+                    // U+2028 / U+2029: valid JSON, but not valid in JavaScript strings.
+                    out += [92, UInt8(ascii: "u"), 50, 48, 50, utf8[i + 2] == 0xA8 ? 56 : 57]
+                    i += 2
+                default: out.append(b)
+                }
+                i += 1
             }
-            i += 1
         }
-        utf8.removeAll()
         out.append(UInt8(ascii: "\""))
     }
 }

@@ -39,3 +39,17 @@ final class AuditAcceptanceTests: XCTestCase {
         XCTAssertEqual(result.exposed.names, ["public"])
     }
 }
+
+final class AuditHelperConnectionTests: XCTestCase {
+    /// The two-connection path gives exactly the findings of the one-connection path.
+    func testHelperConnectionGivesTheSameFindings() throws {
+        let db = try StandIn.makeDatabase(prefix: "helper")
+        defer { TestServer.drop(db.name) }
+        try StandIn.apply(file: "Tests/Fixtures/seed000-as-written.sql", db.conn)
+        let one = try Auditor.run(db.conn)
+        let two = try Auditor.run(db.conn, helper: db.connectionString, helperThreshold: 0)
+        XCTAssertEqual(one.findings, two.findings)
+        XCTAssertEqual(two.failedLints, [:])
+        XCTAssertFalse(db.conn.inTransaction)
+    }
+}
