@@ -12,6 +12,8 @@ let subcommands: [Subcommand] = [
     pending("apply", "apply migrations to a database (tracked, checksummed, locked)"),
     pending("test", "impersonate API callers and verify own-row access"),
     Subcommand(spec: AuditCommand.spec, run: AuditCommand.run),
+    Subcommand(spec: SnapshotCommand.spec, run: SnapshotCommand.run),
+    Subcommand(spec: DiffCommand.spec, run: DiffCommand.run),
 ]
 
 func pending(_ name: String, _ summary: String) -> Subcommand {
@@ -25,7 +27,7 @@ rlskit \(RLSKitVersion.current) — provision, prove and audit Row Level Securit
 usage: rlskit <command> [options]
 
 commands:
-\(subcommands.map { "  " + $0.spec.name.padding(toLength: 8, withPad: " ", startingAt: 0) + $0.spec.summary }.joined(separator: "\n"))
+\(subcommands.map { "  " + $0.spec.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.spec.summary }.joined(separator: "\n"))
 
 options:
   -h, --help     Show help (also after a command: rlskit check --help).

@@ -45,7 +45,11 @@ public struct PolicyExpression: Sendable, Equatable {
         }
         bindings = b
         hasIdentityIsNullDisjunct = isNullOr
-        conjuncts = Scan.conjuncts(nodes).map(Render.nodes)
+        conjuncts = Scan.conjuncts(nodes).map { part in
+            var p = part
+            while p.count == 1, case .group(false, let inner) = p[0] { p = inner }
+            return Render.nodes(p)
+        }
         let tokens = Scan.tokens(nodes)
         stringLiterals = Set(tokens.compactMap { if case .string(let s) = $0 { s } else { nil } })
         referencesUserMetadata = tokens.contains {
