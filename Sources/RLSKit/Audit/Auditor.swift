@@ -126,7 +126,7 @@ public enum Auditor {
 }
 
 /// Connections that share the policies (the machine this targets has two cores).
-let helperCount = Int(ProcessInfo.processInfo.environment["RLSKIT_AUDIT_HELPERS"] ?? "") ?? 2
+let helperCount = 2
 
 /// Part of the policies query on another connection and thread, in the main transaction's snapshot.
 final class SidePolicies: @unchecked Sendable {
