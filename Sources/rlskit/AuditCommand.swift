@@ -71,6 +71,12 @@ enum AuditCommand {
             print(report.schemasLine)
             print(report.summaryLine + " — report written to \(output.path!)")
         }
+        if !report.result.failedLints.isEmpty {
+            // Never pass silently on a partial audit: the server failed some statements.
+            let names = report.result.failedLints.keys.sorted()
+            printError("\(names.count) lint\(names.count == 1 ? "" : "s") could not run (\(names.joined(separator: ", "))): \(report.result.failedLints[names[0]]!)")
+            return .server
+        }
         return report.fails(at: failOn) ? .checksFailed : .success
     }
 

@@ -44,18 +44,18 @@ enum DiffCommand {
             if old == nil {
                 try DatabaseTarget.requireGiven(args, command: "diff --against")
                 let target = try DatabaseTarget.resolve(args) { _ in }
-                old = try SurfaceReader.read(try target.connect(), exposedSchemas: exposed)
+                old = try SurfaceReader.read(try target.connect(), exposedSchemas: exposed, helper: target.connection)
             }
             let conn: PostgresConnection
             do { conn = try PostgresConnection(c) } catch var e as PostgresError {
                 e.message = "cannot connect to \(c.description): \(e.message)"
                 throw e
             }
-            new = try SurfaceReader.read(conn, exposedSchemas: exposed)
+            new = try SurfaceReader.read(conn, exposedSchemas: exposed, helper: c)
         } else {
             try DatabaseTarget.requireGiven(args, command: "diff")
             let target = try DatabaseTarget.resolve(args) { _ in }
-            new = try SurfaceReader.read(try target.connect(), exposedSchemas: exposed)
+            new = try SurfaceReader.read(try target.connect(), exposedSchemas: exposed, helper: target.connection)
         }
         let changes = SurfaceDiff.diff(old!, new)
         for c in changes {

@@ -23,7 +23,7 @@ enum SnapshotCommand {
         try DatabaseTarget.requireGiven(args, command: "snapshot")
         let target = try DatabaseTarget.resolve(args) { _ in }
         defer { target.stop() }
-        let surface = try SurfaceReader.read(try target.connect(), exposedSchemas: exposed)
+        let surface = try SurfaceReader.read(try target.connect(), exposedSchemas: exposed, helper: target.connection)
         try output.write(LockFile.render(surface))
         if output.isFile {
             print("wrote \(output.path!): \(surface.tables.count) tables, \(surface.tables.reduce(0) { $0 + $1.policies.count }) policies, \(surface.functions.count) SECURITY DEFINER functions, \(surface.buckets.count) buckets")

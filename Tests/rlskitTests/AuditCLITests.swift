@@ -158,6 +158,16 @@ final class AuditCLITests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("exposed schema api not found"), r.stdout)
     }
 
+    func testUnreachableServerExits3WithoutPassword() throws {
+        let secret = "pw-\(UUID().uuidString)"
+        for command in ["audit", "snapshot"] {
+            let r = try CLI.run([command, "--database-url", "postgresql://alice:\(secret)@127.0.0.1:1/app?connect_timeout=3"])
+            XCTAssertEqual(r.code, 3, r.output)
+            XCTAssertFalse(r.output.contains(secret))
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+        }
+    }
+
     func testPrintQueriesRunsInPsqlShape() throws {
         let r = try CLI.run(["audit", "--print-queries"])
         XCTAssertEqual(r.code, 0)

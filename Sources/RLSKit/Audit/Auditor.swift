@@ -30,14 +30,13 @@ public enum Auditor {
         if ownTransaction { try conn.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
         defer { if ownTransaction { _ = try? conn.query("ROLLBACK") } }
 
-        let first = try conn.query("select s.*, (select count(*) from pg_catalog.pg_policy) as policy_count from (\(ExposedSchemas.query)) s").rows[0]
+        let first = try conn.query("select s.*, \(SidePolicies.countColumns) from (\(ExposedSchemas.query)) s").rows[0]
         let exposed = exposedSchemas.map { ExposedSchemas(names: $0, source: "--exposed-schemas") } ?? ExposedSchemas.detect(from: first)
         var plan = QueryPlan(lints: lints)
         let param = postgresArray(exposed.names)
         var side: [SidePolicies] = []
         if let helper, ownTransaction, plan.removePolicies(), (Int(first["policy_count"] ?? "0") ?? 0) >= helperThreshold {
-            let snapshot: String = try conn.query("select pg_catalog.pg_export_snapshot() as s").rows[0].decode("s")
-            side = (0..<helperCount).map { SidePolicies(helper, snapshot: snapshot, exposed: param, part: $0, of: helperCount) }
+            side = try SidePolicies.launch(conn, helper: helper, exposed: param, tables: Int(first["policy_tables"] ?? "0") ?? 0)
         } else if helper != nil, plan.hasRemovedPolicies {
             plan.restorePolicies()
         }
@@ -48,12 +47,8 @@ public enum Auditor {
         let present = Set((outcomes[0].result?.rows ?? []).compactMap { $0["nspname"] })
         var catalog = AuditCatalog(exposedSchemas: exposed.names)
         if !side.isEmpty {
-            let parts = side.map { $0.wait() }
-            if parts.allSatisfy({ if case .success = $0 { true } else { false } }) {
-                catalog.policies = parts.flatMap { (try? $0.get()) ?? [] }
-            } else {
-                // A helper could not run (e.g. no free connection slot): do it here instead.
-                catalog.policies = try AuditCatalog.policies(try conn.query(CatalogDataset.policies.sql, [param]).rows)
+            catalog.policies = try SidePolicies.collect(side) {
+                try AuditCatalog.policies(try conn.query(CatalogDataset.policies.sql, [param]).rows)
             }
         }
         var findings: [Finding] = []
@@ -122,34 +117,6 @@ public enum Auditor {
     static func deduplicated(_ findings: [Finding]) -> [Finding] {
         var seen = Set<String>()
         return findings.filter { seen.insert($0.fingerprint).inserted }
-    }
-}
-
-/// Connections that share the policies (the machine this targets has two cores).
-let helperCount = 2
-
-/// Part of the policies query on another connection and thread, in the main transaction's snapshot.
-final class SidePolicies: @unchecked Sendable {
-    private let group = DispatchGroup()
-    private var result: Result<[PolicyRow], Error> = .success([])
-
-    init(_ connection: ConnectionString, snapshot: String, exposed: String, part: Int, of parts: Int) {
-        let sql = CatalogDataset.policies.sql + "\n  and p.polrelid::int8 % \(parts) = \(part)"
-        DispatchQueue.global().async(group: group) { [self] in
-            result = Result {
-                let c = try PostgresConnection(connection)
-                try c.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                try c.query("SET TRANSACTION SNAPSHOT \(try c.escapeLiteral(snapshot))")
-                defer { _ = try? c.query("ROLLBACK") }
-                return try AuditCatalog.policies(try c.query(sql, [exposed]).rows)
-            }
-        }
-    }
-
-    /// Blocks until the helper is done (the group orders the write before this read).
-    func wait() -> Result<[PolicyRow], Error> {
-        group.wait()
-        return result
     }
 }
 

@@ -112,13 +112,22 @@ public enum SurfaceReader {
            allowed_mime_types from storage.buckets
     """
 
-    public static func read(_ conn: PostgresConnection, exposedSchemas: [String]? = nil) throws -> SecuritySurface {
+    /// With `helper`, a large catalog's policies are read the way the audit reads them.
+    public static func read(_ conn: PostgresConnection, exposedSchemas: [String]? = nil,
+                            helper: ConnectionString? = nil) throws -> SecuritySurface {
         let ownTransaction = !conn.inTransaction
         if ownTransaction { try conn.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
         defer { if ownTransaction { _ = try? conn.query("ROLLBACK") } }
-        let exposed = try exposedSchemas ?? ExposedSchemas.detect(conn).names
+        let first = try conn.query("select s.*, \(SidePolicies.countColumns) from (\(ExposedSchemas.query)) s").rows[0]
+        let exposed = exposedSchemas ?? ExposedSchemas.detect(from: first).names
         let param = Auditor.postgresArray(exposed)
-        let out = try conn.pipeline(groups: [[Statement(tablesSQL, [param])], [Statement(CatalogDataset.policies.sql, [param])],
+        var side: [SidePolicies] = []
+        if let helper, ownTransaction, (Int(first["policy_count"] ?? "0") ?? 0) >= 1000 {
+            side = try SidePolicies.launch(conn, helper: helper, exposed: param, tables: Int(first["policy_tables"] ?? "0") ?? 0)
+        }
+        // The policies statement is a cheap placeholder when the helpers read them.
+        let policiesSQL = side.isEmpty ? CatalogDataset.policies.sql : "select 1 where $1::text[] is null"
+        let out = try conn.pipeline(groups: [[Statement(tablesSQL, [param])], [Statement(policiesSQL, [param])],
                                              [Statement(functionsSQL)], [Statement(bucketsSQL)]],
                                     isolation: .keepSuccesses).map { $0[0] }
         for (i, o) in out.enumerated() where i < 3 { if let e = o.error { throw e } }
@@ -138,7 +147,9 @@ public enum SurfaceReader {
             surface.tables.append(.init(kind: kinds[try r.decode("kind")] ?? "table", name: name, rls: try r.decode("rls"),
                                         forceRLS: try r.decode("force"), grants: grants, policies: []))
         }
-        for p in try AuditCatalog.policies(out[1].result!.rows) {
+        let policies = side.isEmpty ? try AuditCatalog.policies(out[1].result!.rows)
+            : try SidePolicies.collect(side) { try AuditCatalog.policies(try conn.query(CatalogDataset.policies.sql, [param]).rows) }
+        for p in policies {
             let name = SecuritySurface.quoteIfNeeded(p.schema) + "." + SecuritySurface.quoteIfNeeded(p.table)
             guard let i = byKey[name] else { continue }
             surface.tables[i].policies.append(.init(name: p.name, command: p.command, permissive: p.permissive, roles: p.roles,
