@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Synchronization
 
 /// What an audit run found, and what it looked at.
 public struct AuditResult: Sendable {
@@ -43,6 +44,7 @@ public enum Auditor {
         var groups: [[Statement]] = [[Statement("select nspname from pg_catalog.pg_namespace where nspname = any($1::text[])", [param])]]
         groups += plan.queries.map { [Statement($0.sql, $0.sql.contains("$1") ? [param] : [])] }
         let outcomes = try conn.pipeline(groups: groups, isolation: .keepSuccesses).map { $0[0] }
+        trace("pipeline done", started)
 
         let present = Set((outcomes[0].result?.rows ?? []).compactMap { $0["nspname"] })
         var catalog = AuditCatalog(exposedSchemas: exposed.names)
@@ -51,6 +53,7 @@ public enum Auditor {
                 try AuditCatalog.policies(try conn.query(CatalogDataset.policies.sql, [param]).rows)
             }
         }
+        trace("helpers done", started)
         var findings: [Finding] = []
         var failed: [String: String] = [:]
         var failedDatasets: [CatalogDataset: String] = [:]
@@ -72,14 +75,26 @@ public enum Auditor {
             case (.dataset(let d), .skipped): failedDatasets[d] = "not run"
             }
         }
+        var swiftLints: [(Lint, @Sendable (AuditCatalog) -> [FindingDraft])] = []
         for lint in lints {
             guard case .swift(let needs, let check) = lint.logic else { continue }
             if let missing = needs.first(where: { failedDatasets[$0] != nil }) {
                 failed[lint.name] = "catalog query \(missing.rawValue) failed: \(failedDatasets[missing]!)"
                 continue
             }
-            findings += check(catalog).map { Finding(lint: lint, draft: $0) }
+            swiftLints.append((lint, check))
         }
+        // The Swift lints only read the catalog: run them on every core.
+        let results = Mutex([[Finding]](repeating: [], count: swiftLints.count))
+        let frozen = catalog, toRun = swiftLints
+        DispatchQueue.concurrentPerform(iterations: toRun.count) { i in
+            let (lint, check) = toRun[i]
+            let found = check(frozen).map { Finding(lint: lint, draft: $0) }
+            results.withLock { $0[i] = found }
+        }
+        findings += results.withLock { $0.joined() }
+        trace("lints done", started)
+        defer { trace("sorted", started) }
         return AuditResult(findings: deduplicated(findings).sortedForReport(), exposed: exposed,
                            missingSchemas: exposed.names.filter { !present.contains($0) },
                            failedLints: failed, lintsRun: lints, seconds: Date().timeIntervalSince(started))
@@ -111,6 +126,11 @@ public enum Auditor {
         return FindingDraft(object: AuditObject(schema: try row.decode("schema"), name: try row.decode("name"),
                                                 kind: try row.decode("kind"), member: try row.decode("member")),
                             detail: try row.decode("detail"), metadata: metadata)
+    }
+
+    static let tracing = ProcessInfo.processInfo.environment["RLSKIT_TRACE"] != nil
+    static func trace(_ what: String, _ since: Date) {
+        if tracing { FileHandle.standardError.write(Data("trace: \(what) at \(Int(Date().timeIntervalSince(since) * 1000)) ms\n".utf8)) }
     }
 
     /// One finding per fingerprint (a lint may see one object through several rows).

@@ -19,10 +19,21 @@ final class SidePolicies: @unchecked Sendable {
 
     /// Exports the snapshot of `conn`'s open transaction and starts the helpers.
     static func launch(_ conn: PostgresConnection, helper: ConnectionString, exposed: String, tables: Int) throws -> [SidePolicies] {
-        let snapshot: String = try conn.query("select pg_catalog.pg_export_snapshot() as s").rows[0].decode("s")
-        let chunks = max(helpers, (tables + tablesPerChunk - 1) / tablesPerChunk)
-        return (0..<helpers).map { SidePolicies(helper, snapshot: snapshot, exposed: exposed,
-                                                chunks: Array(stride(from: $0, to: chunks, by: helpers)), of: chunks) }
+        // Chunks are ranges of table oids, so each reads pg_policy through its polrelid index.
+        let per = max(1, min(tablesPerChunk, (tables + helpers - 1) / helpers))
+        let row = try conn.query("""
+            select pg_catalog.pg_export_snapshot() as snapshot,
+                   array(select x.polrelid::text from (select d.polrelid, row_number() over (order by d.polrelid) as n
+                                                       from (select distinct polrelid from pg_catalog.pg_policy) d) x
+                         where (x.n - 1) % \(per) = 0 order by x.polrelid) as starts
+            """).rows[0]
+        let snapshot: String = try row.decode("snapshot")
+        let starts: [String] = try row.decode("starts")
+        let ranges = starts.indices.map { i in (starts[i], i + 1 < starts.count ? starts[i + 1] : nil) }
+        return (0..<helpers).map { h in
+            SidePolicies(helper, snapshot: snapshot, exposed: exposed,
+                         ranges: stride(from: h, to: ranges.count, by: helpers).map { ranges[$0] })
+        }
     }
 
     /// Every helper's rows, or `fallback()` when one failed (e.g. no free connection slot).
@@ -36,17 +47,19 @@ final class SidePolicies: @unchecked Sendable {
         return all
     }
 
-    private init(_ connection: ConnectionString, snapshot: String, exposed: String, chunks: [Int], of total: Int) {
+    private init(_ connection: ConnectionString, snapshot: String, exposed: String, ranges: [(String, String?)]) {
         DispatchQueue.global().async(group: group) { [self] in
             result = Result {
                 let c = try PostgresConnection(connection)
+                // Parallel workers start with cold caches for every chunk: slower here.
+                try c.query("SET max_parallel_workers_per_gather = 0")
                 var rows: [PolicyRow] = []
-                for chunk in chunks {
+                let sql = CatalogDataset.policies.sql + "\n  and p.polrelid >= $2::oid and ($3::oid is null or p.polrelid < $3::oid)"
+                for (from, to) in ranges {
                     try c.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                     defer { _ = try? c.query("ROLLBACK") }
                     try c.query("SET TRANSACTION SNAPSHOT \(try c.escapeLiteral(snapshot))")
-                    let sql = CatalogDataset.policies.sql + "\n  and p.polrelid::int8 % \(total) = \(chunk)"
-                    rows += try AuditCatalog.policies(try c.query(sql, [exposed]).rows)
+                    rows += try AuditCatalog.policies(try c.query(sql, [exposed, from, to]).rows)
                 }
                 return rows
             }

@@ -11,7 +11,9 @@ extension Lint {
         logic: .swift(needs: [.policies, .indexColumns]) { catalog in
             var seen = Set<String>()
             var out: [FindingDraft] = []
-            for p in catalog.policies.sorted(by: { $0.name < $1.name }) where p.inExposed(catalog) {
+            let order = catalog.policies.indices.sorted { catalog.policies[$0].name < catalog.policies[$1].name }
+            for i in order where catalog.policies[i].inExposed(catalog) {
+                let p = catalog.policies[i]
                 let indexed = catalog.indexedLeadingColumns[p.tableName] ?? []
                 for column in p.expressions.flatMap(\.bindings).sorted() where isPlainColumn(column) {
                     let name = column.hasPrefix("\"") ? String(column.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"") : column
