@@ -82,25 +82,33 @@ public enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
     var missingIsEmpty: Bool { self == .buckets }
 }
 
-/// One row of pg_policy, deparsed.
-public struct PolicyRow: Sendable {
-    public var schema: String
-    public var table: String
-    public var name: String
+/// One row of pg_policy, deparsed. A class: the lints pass tens of thousands around.
+public final class PolicyRow: Sendable {
+    public let schema: String
+    public let table: String
+    public let name: String
     /// "SELECT", "INSERT", "UPDATE", "DELETE" or "ALL".
-    public var command: String
-    public var permissive: Bool
-    public var tableRLS: Bool
+    public let command: String
+    public let permissive: Bool
+    public let tableRLS: Bool
     /// Role names; "public" for PUBLIC.
-    public var roles: [String]
-    public var using: String?
-    public var withCheck: String?
+    public let roles: [String]
+    public let using: String?
+    public let withCheck: String?
     /// Parsed once when loaded; shared by all lints.
-    public var usingExpr: PolicyExpression?
-    public var checkExpr: PolicyExpression?
+    public let usingExpr: PolicyExpression?
+    public let checkExpr: PolicyExpression?
 
-    public init(schema: String, table: String, name: String, command: String, permissive: Bool, tableRLS: Bool,
+    public convenience init(schema: String, table: String, name: String, command: String, permissive: Bool, tableRLS: Bool,
                 roles: [String], using: String?, withCheck: String?) {
+        var cache: [String: PolicyExpression] = [:]
+        self.init(schema: schema, table: table, name: name, command: command, permissive: permissive, tableRLS: tableRLS,
+                  roles: roles, using: using, withCheck: withCheck, cache: &cache)
+    }
+
+    /// Policies are often written from one template: identical expressions are parsed once.
+    init(schema: String, table: String, name: String, command: String, permissive: Bool, tableRLS: Bool,
+         roles: [String], using: String?, withCheck: String?, cache: inout [String: PolicyExpression]) {
         self.schema = schema
         self.table = table
         self.name = name
@@ -110,8 +118,14 @@ public struct PolicyRow: Sendable {
         self.roles = roles
         self.using = using
         self.withCheck = withCheck
-        usingExpr = using.map(PolicyExpression.init)
-        checkExpr = withCheck.map(PolicyExpression.init)
+        func parsed(_ text: String) -> PolicyExpression {
+            if let e = cache[text] { return e }
+            let e = PolicyExpression(text)
+            cache[text] = e
+            return e
+        }
+        usingExpr = using.map(parsed)
+        checkExpr = withCheck.map(parsed)
     }
 
     public var object: AuditObject { AuditObject(schema: schema, name: table, kind: "policy", member: name) }
@@ -163,11 +177,12 @@ public struct AuditCatalog: Sendable {
     public init(exposedSchemas: [String]) { self.exposedSchemas = exposedSchemas }
 
     static func policies(_ rows: [Row]) throws -> [PolicyRow] {
-        try rows.map { r in
+        var cache: [String: PolicyExpression] = [:]
+        return try rows.map { r in
             PolicyRow(schema: try r.decode("schema"), table: try r.decode("table_name"), name: try r.decode("name"),
                       command: PolicyRow.command(try r.decode("cmd")), permissive: try r.decode("permissive"),
                       tableRLS: try r.decode("rls"), roles: try r.decode("roles"),
-                      using: try r.decode("qual"), withCheck: try r.decode("with_check"))
+                      using: try r.decode("qual"), withCheck: try r.decode("with_check"), cache: &cache)
         }
     }
 

@@ -49,7 +49,10 @@ enum SHA256 {
     }
 
     static func hex(_ message: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef")
-        return String(digest(message).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(64)
+        for b in digest(message) { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)]) }
+        return String(decoding: out, as: UTF8.self)
     }
 }

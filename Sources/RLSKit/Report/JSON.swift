@@ -71,6 +71,11 @@ public enum JSON: Sendable, Equatable {
         out.append(UInt8(ascii: "\""))
         var copy = s
         copy.withUTF8 { utf8 in
+            // Most strings need no escaping: copy them in one go.
+            if !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xE2 }) {
+                out.append(contentsOf: utf8)
+                return
+            }
             let hex: StaticString = "0123456789abcdef"
             var i = 0
             while i < utf8.count {

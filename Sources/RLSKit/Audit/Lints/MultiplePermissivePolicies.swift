@@ -9,6 +9,7 @@ extension Lint {
         """,
         remediation: "Merge them into one policy per role and action (`using (a or b)`).",
         logic: .swift(needs: [.policies]) { catalog in
+            // PolicyRow is a class: keeping it in the dictionary costs one reference.
             var groups: [String: (policy: PolicyRow, role: String, action: String, names: [String])] = [:]
             for p in catalog.policies where p.permissive && p.inExposed(catalog) {
                 let actions = p.command == "ALL" ? ["SELECT", "INSERT", "UPDATE", "DELETE"] : [p.command]
