@@ -11,8 +11,9 @@ let subcommands: [Subcommand] = [
     Subcommand(spec: CheckCommand.spec, run: CheckCommand.run),
     Subcommand(spec: ApplyCommand.spec, run: ApplyCommand.run),
     Subcommand(spec: TestCommand.spec, run: TestCommand.run),
-    pending("audit", "lint the live catalog's security surface"),
-    // Temporary: `test` will route pgTAP paths to PgTAPRun.
+    Subcommand(spec: AuditCommand.spec, run: AuditCommand.run),
+    Subcommand(spec: SnapshotCommand.spec, run: SnapshotCommand.run),
+    Subcommand(spec: DiffCommand.spec, run: DiffCommand.run),
     Subcommand(spec: PgTAPRun.spec, run: PgTAPRun.run),
 ]
 
@@ -27,7 +28,7 @@ rlskit \(RLSKitVersion.current) — provision, prove and audit Row Level Securit
 usage: rlskit <command> [options]
 
 commands:
-\(subcommands.map { "  " + $0.spec.name.padding(toLength: 8, withPad: " ", startingAt: 0) + $0.spec.summary }.joined(separator: "\n"))
+\(subcommands.map { "  " + $0.spec.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.spec.summary }.joined(separator: "\n"))
 
 options:
   -h, --help     Show help (also after a command: rlskit check --help).

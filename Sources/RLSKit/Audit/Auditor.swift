@@ -1,0 +1,172 @@
+import Foundation
+import Postgres
+import Synchronization
+
+/// What an audit run found, and what it looked at.
+public struct AuditResult: Sendable {
+    public var findings: [Finding]
+    public var exposed: ExposedSchemas
+    /// Exposed schemas that do not exist in the database.
+    public var missingSchemas: [String]
+    /// Lints that could not run (their query failed): name → message. Reported, never hidden.
+    public var failedLints: [String: String]
+    public var lintsRun: [Lint]
+    public var seconds: Double
+}
+
+public enum Auditor {
+    /// Runs `lints` on one connection: one read-only snapshot, every query in one pipeline.
+    /// When `conn` is already in a transaction (tests), that transaction is used as it is.
+    ///
+    /// With `helper` (the same database's connection string) and a large catalog, the
+    /// policies, the costliest query (the server opens every table to deparse them), run on a
+    /// second connection that imports the same snapshot, and are parsed on a second thread
+    /// while the main connection runs everything else. Below `helperThreshold` policies one
+    /// connection is faster.
+    public static func run(_ conn: PostgresConnection, lints: [Lint] = LintRegistry.all,
+                           exposedSchemas: [String]? = nil, helper: ConnectionString? = nil,
+                           helperThreshold: Int = 1000) throws -> AuditResult {
+        let started = Date()
+        let ownTransaction = !conn.inTransaction
+        if ownTransaction { try conn.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
+        defer { if ownTransaction { _ = try? conn.query("ROLLBACK") } }
+
+        let first = try conn.query("select s.*, \(SidePolicies.countColumns) from (\(ExposedSchemas.query)) s").rows[0]
+        let exposed = exposedSchemas.map { ExposedSchemas(names: $0, source: "--exposed-schemas") } ?? ExposedSchemas.detect(from: first)
+        var plan = QueryPlan(lints: lints)
+        let param = postgresArray(exposed.names)
+        var side: [SidePolicies] = []
+        if let helper, ownTransaction, plan.removePolicies(), (Int(first["policy_count"] ?? "0") ?? 0) >= helperThreshold {
+            side = try SidePolicies.launch(conn, helper: helper, exposed: param, tables: Int(first["policy_tables"] ?? "0") ?? 0)
+        } else if helper != nil, plan.hasRemovedPolicies {
+            plan.restorePolicies()
+        }
+        var groups: [[Statement]] = [[Statement("select nspname from pg_catalog.pg_namespace where nspname = any($1::text[])", [param])]]
+        groups += plan.queries.map { [Statement($0.sql, $0.sql.contains("$1") ? [param] : [])] }
+        let outcomes = try conn.pipeline(groups: groups, isolation: .keepSuccesses).map { $0[0] }
+        trace("pipeline done", started)
+
+        let present = Set((outcomes[0].result?.rows ?? []).compactMap { $0["nspname"] })
+        var catalog = AuditCatalog(exposedSchemas: exposed.names)
+        if !side.isEmpty {
+            catalog.policies = try SidePolicies.collect(side) {
+                try AuditCatalog.policies(try conn.query(CatalogDataset.policies.sql, [param]).rows)
+            }
+        }
+        trace("helpers done", started)
+        var findings: [Finding] = []
+        var failed: [String: String] = [:]
+        var failedDatasets: [CatalogDataset: String] = [:]
+        for (query, outcome) in zip(plan.queries, outcomes.dropFirst()) {
+            switch (query.source, outcome) {
+            case (.lint(let lint), .success(let result)):
+                for row in result.rows {
+                    do { findings.append(Finding(lint: lint, draft: try standardDraft(row))) } catch {
+                        failed[lint.name] = "unexpected row: \(error)"
+                    }
+                }
+            case (.dataset(let d), .success(let result)):
+                do { try catalog.load(d, result.rows) } catch { failedDatasets[d] = "\(error)" }
+            case (.dataset(let d), .failure(let e)) where d.missingIsEmpty && ["42P01", "3F000"].contains(e.sqlState ?? ""):
+                continue
+            case (.lint(let lint), .failure(let e)): failed[lint.name] = e.description
+            case (.dataset(let d), .failure(let e)): failedDatasets[d] = e.description
+            case (.lint(let lint), .skipped): failed[lint.name] = "not run"
+            case (.dataset(let d), .skipped): failedDatasets[d] = "not run"
+            }
+        }
+        var swiftLints: [(Lint, @Sendable (AuditCatalog) -> [FindingDraft])] = []
+        for lint in lints {
+            guard case .swift(let needs, let check) = lint.logic else { continue }
+            if let missing = needs.first(where: { failedDatasets[$0] != nil }) {
+                failed[lint.name] = "catalog query \(missing.rawValue) failed: \(failedDatasets[missing]!)"
+                continue
+            }
+            swiftLints.append((lint, check))
+        }
+        // The Swift lints only read the catalog: run them on every core.
+        let results = Mutex([[Finding]](repeating: [], count: swiftLints.count))
+        let frozen = catalog, toRun = swiftLints
+        DispatchQueue.concurrentPerform(iterations: toRun.count) { i in
+            let (lint, check) = toRun[i]
+            let found = check(frozen).map { Finding(lint: lint, draft: $0) }
+            results.withLock { $0[i] = found }
+        }
+        findings += results.withLock { $0.joined() }
+        trace("lints done", started)
+        defer { trace("sorted", started) }
+        return AuditResult(findings: deduplicated(findings).sortedForReport(), exposed: exposed,
+                           missingSchemas: exposed.names.filter { !present.contains($0) },
+                           failedLints: failed, lintsRun: lints, seconds: Date().timeIntervalSince(started))
+    }
+
+    /// The queries `run` sends, as a psql script (for the benchmark's side-by-side timing).
+    public static func script(lints: [Lint] = LintRegistry.all, exposedSchemas: [String]) -> String {
+        let literal = "'" + postgresArray(exposedSchemas).replacingOccurrences(of: "'", with: "''") + "'::text[]"
+        var out = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;\n"
+        out += ExposedSchemas.query + ";\n"
+        for q in QueryPlan(lints: lints).queries {
+            out += q.sql.replacingOccurrences(of: "$1::text[]", with: literal) + ";\n"
+        }
+        return out + "ROLLBACK;\n"
+    }
+
+    /// Text form of a text[] literal.
+    static func postgresArray(_ names: [String]) -> String {
+        "{" + names.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
+            .joined(separator: ",") + "}"
+    }
+
+    static func standardDraft(_ row: Row) throws -> FindingDraft {
+        var metadata: [String: String] = [:]
+        if let json: String = try row.decode("metadata"),
+           let obj = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] {
+            for (k, v) in obj { metadata[k] = v as? String ?? "\(v)" }
+        }
+        return FindingDraft(object: AuditObject(schema: try row.decode("schema"), name: try row.decode("name"),
+                                                kind: try row.decode("kind"), member: try row.decode("member")),
+                            detail: try row.decode("detail"), metadata: metadata)
+    }
+
+    static let tracing = ProcessInfo.processInfo.environment["RLSKIT_TRACE"] != nil
+    static func trace(_ what: String, _ since: Date) {
+        if tracing { FileHandle.standardError.write(Data("trace: \(what) at \(Int(Date().timeIntervalSince(since) * 1000)) ms\n".utf8)) }
+    }
+
+    /// One finding per fingerprint (a lint may see one object through several rows).
+    static func deduplicated(_ findings: [Finding]) -> [Finding] {
+        var seen = Set<String>()
+        return findings.filter { seen.insert($0.fingerprint).inserted }
+    }
+}
+
+/// The queries of one run: each SQL lint's, plus each dataset the Swift lints need (once).
+struct QueryPlan {
+    enum Source { case lint(Lint), dataset(CatalogDataset) }
+    var queries: [(source: Source, sql: String)] = []
+    private(set) var hasRemovedPolicies = false
+
+    /// Takes the policies dataset out (to run elsewhere); false when the plan has none.
+    mutating func removePolicies() -> Bool {
+        guard let i = queries.firstIndex(where: { if case .dataset(.policies) = $0.source { true } else { false } }) else { return false }
+        queries.remove(at: i)
+        hasRemovedPolicies = true
+        return true
+    }
+
+    mutating func restorePolicies() {
+        queries.insert((.dataset(.policies), CatalogDataset.policies.sql), at: 0)
+        hasRemovedPolicies = false
+    }
+
+    init(lints: [Lint]) {
+        var datasets = Set<CatalogDataset>()
+        for lint in lints {
+            switch lint.logic {
+            case .sql(let sql): queries.append((.lint(lint), sql))
+            case .swift(let needs, _): datasets.formUnion(needs)
+            }
+        }
+        for d in CatalogDataset.allCases where datasets.contains(d) { queries.append((.dataset(d), d.sql)) }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// The object a finding is about.
+public struct AuditObject: Hashable, Sendable, Codable {
+    public var schema: String
+    /// Table, view, function signature, bucket id, extension name.
+    public var name: String
+    /// "table", "view", "materialized view", "foreign table", "function", "policy", "bucket",
+    /// "extension", "foreign key", "column", "comment".
+    public var kind: String
+    /// The part inside `name`: policy name, constraint name, column name; nil when none.
+    public var member: String?
+
+    public init(schema: String, name: String, kind: String, member: String? = nil) {
+        self.schema = schema
+        self.name = name
+        self.kind = kind
+        self.member = member
+    }
+
+    /// `schema.name` (plus `.member`): SARIF's fullyQualifiedName.
+    public var qualifiedName: String {
+        let base = schema.isEmpty ? name : schema + "." + name
+        return member.map { base + "." + $0 } ?? base
+    }
+
+    /// How a sentence names it: `policy "x" on storage.objects`, `function public.f(text)`.
+    public var display: String {
+        let base = schema.isEmpty ? name : schema + "." + name
+        switch kind {
+        case "policy": return "policy \"\(member ?? "")\" on \(base)"
+        case "foreign key": return "foreign key \(member ?? "") on \(base)"
+        case "column": return "column \(base).\(member ?? "")"
+        default: return member.map { "\(kind) \(base) (\($0))" } ?? "\(kind) \(base)"
+        }
+    }
+}
+
+/// What a lint reports before the runner adds the lint's own fields.
+public struct FindingDraft: Sendable {
+    public var object: AuditObject
+    /// One sentence that names the object.
+    public var detail: String
+    public var metadata: [String: String]
+    /// Extra identity for the fingerprint when one object can have several findings of one lint.
+    public var key: String?
+
+    public init(object: AuditObject, detail: String, metadata: [String: String] = [:], key: String? = nil) {
+        self.object = object
+        self.detail = detail
+        self.metadata = metadata
+        self.key = key
+    }
+}
+
+/// One problem found in the catalog. The same shape for every lint.
+public struct Finding: Sendable, Codable, Equatable {
+    public var lint: String
+    public var lintId: String
+    public var title: String
+    public var level: Level
+    public var categories: [LintCategory]
+    public var object: AuditObject
+    public var detail: String
+    public var remediation: String
+    public var metadata: [String: String]
+    /// Stable across runs and wording changes: derived from the lint name and the object's
+    /// identity only. Baselines store it.
+    public var fingerprint: String
+
+    public init(lint: Lint, draft: FindingDraft) {
+        self.lint = lint.name
+        lintId = lint.id
+        title = lint.title
+        level = lint.level
+        categories = lint.categories
+        object = draft.object
+        detail = draft.detail
+        remediation = lint.remediation
+        metadata = draft.metadata
+        fingerprint = Self.fingerprint(lint: lint.name, object: draft.object, key: draft.key)
+    }
+
+    public static func fingerprint(lint: String, object: AuditObject, key: String?) -> String {
+        let parts = [lint, object.kind, object.schema, object.name, object.member ?? "", key ?? ""]
+        return String(SHA256.hex(Array(parts.joined(separator: "\u{1F}").utf8)).prefix(16))
+    }
+}
+
+extension Array where Element == Finding {
+    /// Most severe first, then by lint and object: the order every report uses.
+    public func sortedForReport() -> [Finding] {
+        let keys = map { (-$0.level.rank, $0.lint, $0.object.qualifiedName, $0.fingerprint) }
+        return indices.sorted { keys[$0] < keys[$1] }.map { self[$0] }
+    }
+}

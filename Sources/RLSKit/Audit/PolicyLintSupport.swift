@@ -1,0 +1,27 @@
+/// Shared wording and filters for the lints that read policies.
+extension PolicyRow {
+    var tableName: String { schema + "." + table }
+    func inExposed(_ catalog: AuditCatalog) -> Bool { catalog.exposedSchemas.contains(schema) }
+
+    /// "anyone (PUBLIC)", "anon, authenticated", …
+    var rolesText: String {
+        roles.contains("public") ? "every role (PUBLIC, anon included)" : roles.sorted().joined(separator: ", ")
+    }
+
+    var label: String { "policy \"\(name)\" on \(tableName)" }
+
+    /// The API roles this policy applies to.
+    var apiRoles: [String] {
+        if roles.contains("public") { return ["anon", "authenticated"] }
+        return roles.filter { $0 == "anon" || $0 == "authenticated" }.sorted()
+    }
+
+    var expressions: [PolicyExpression] { [usingExpr, checkExpr].compactMap { $0 } }
+
+    var baseMetadata: [String: String] {
+        var m = ["command": command, "roles": roles.sorted().joined(separator: ","), "permissive": permissive ? "true" : "false"]
+        if let using { m["using"] = using }
+        if let withCheck { m["with_check"] = withCheck }
+        return m
+    }
+}

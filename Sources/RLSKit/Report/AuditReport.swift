@@ -1,0 +1,130 @@
+import Foundation
+
+/// An audit result after the baseline, in every output format.
+public struct AuditReport: Sendable {
+    public var result: AuditResult
+    public var findings: [Finding]
+    public var suppressed: [(finding: Finding, reason: String)]
+    /// Baseline fingerprints that matched no finding (fixed, or the object was renamed).
+    public var unusedBaseline: [String]
+
+    public init(result: AuditResult, baseline: Baseline = Baseline()) {
+        self.result = result
+        let applied = baseline.apply(result.findings)
+        findings = applied.reported
+        suppressed = applied.suppressed.map { ($0.0, $0.1) }
+        unusedBaseline = applied.unused
+    }
+
+    public func count(_ level: Level) -> Int { findings.filter { $0.level == level }.count }
+
+    /// True when a reported finding is at or above `threshold`.
+    public func fails(at threshold: Level) -> Bool { findings.contains { $0.level >= threshold } }
+
+    public var schemasLine: String {
+        var line = "exposed schemas checked: \(result.exposed.names.joined(separator: ", ")) (\(result.exposed.source)); storage policies are audited too"
+        if !result.missingSchemas.isEmpty { line += "\nnote: exposed schema\(result.missingSchemas.count > 1 ? "s" : "") \(result.missingSchemas.joined(separator: ", ")) not found in this database" }
+        return line
+    }
+
+    public var summaryLine: String {
+        var s = "\(plural(count(.error), "error")), \(plural(count(.warn), "warning")), \(count(.info)) info"
+        if !suppressed.isEmpty { s += "; \(suppressed.count) suppressed by the baseline" }
+        return s + " (\(result.lintsRun.count) lints, \(String(format: "%.2f", result.seconds)) s)"
+    }
+
+    // MARK: text
+
+    public func text(color: Bool) -> String {
+        func paint(_ t: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(t)\u{1B}[0m" : t }
+        var out = schemasLine + "\n"
+        for (lint, message) in result.failedLints.sorted(by: { $0.key < $1.key }) {
+            out += paint("lint \(lint) could not run: \(message)", "33") + "\n"
+        }
+        for level in Level.allCases.reversed() {
+            let group = findings.filter { $0.level == level }
+            if group.isEmpty { continue }
+            let code = level == .error ? "1;31" : level == .warn ? "1;33" : "1"
+            out += "\n" + paint("\(level.label) (\(group.count))", code) + "\n"
+            for f in group {
+                out += "  " + paint(f.lint, "1") + "  " + f.object.display + "\n"
+                out += "    " + f.detail + "\n"
+                out += "    " + paint("fix: " + f.remediation, "2") + "\n"
+                out += "    " + paint("fingerprint: " + f.fingerprint, "2") + "\n"
+            }
+        }
+        if !unusedBaseline.isEmpty {
+            out += "\nbaseline entries that matched nothing (remove them): \(unusedBaseline.joined(separator: ", "))\n"
+        }
+        out += "\n" + summaryLine + "\n"
+        return out
+    }
+
+    // MARK: json
+
+    public func json() -> String {
+        var pairs: [(String, JSON)] = [
+            ("tool", .string("rlskit")),
+            ("version", .string(RLSKitVersion.current)),
+            ("exposed_schemas", .array(result.exposed.names.map(JSON.string))),
+            ("exposed_schemas_source", .string(result.exposed.source)),
+            ("missing_schemas", .array(result.missingSchemas.map(JSON.string))),
+            ("summary", .object([("error", .int(count(.error))), ("warn", .int(count(.warn))), ("info", .int(count(.info))),
+                                 ("suppressed", .int(suppressed.count))])),
+            ("findings", .array(findings.map(Self.json))),
+            ("suppressed", .array(suppressed.map { .object([("fingerprint", .string($0.finding.fingerprint)),
+                                                            ("lint", .string($0.finding.lint)),
+                                                            ("reason", .string($0.reason))]) })),
+        ]
+        if !unusedBaseline.isEmpty { pairs.append(("unused_baseline", .array(unusedBaseline.map(JSON.string)))) }
+        pairs.append(("failed_lints", .sorted(result.failedLints)))
+        return JSON.object(pairs).rendered() + "\n"
+    }
+
+    static func json(_ f: Finding) -> JSON {
+        .object([
+            ("name", .string(f.lint)),
+            ("id", .string(f.lintId)),
+            ("title", .string(f.title)),
+            ("level", .string(f.level.rawValue)),
+            ("categories", .array(f.categories.map { .string($0.rawValue) })),
+            ("object", .object([("schema", .string(f.object.schema)), ("name", .string(f.object.name)),
+                                ("kind", .string(f.object.kind)), ("member", .optional(f.object.member))])),
+            ("detail", .string(f.detail)),
+            ("remediation", .string(f.remediation)),
+            ("metadata", .sorted(f.metadata)),
+            ("fingerprint", .string(f.fingerprint)),
+        ])
+    }
+
+    // MARK: sarif
+
+    static func sarifLevel(_ l: Level) -> String { l == .error ? "error" : l == .warn ? "warning" : "note" }
+
+    public func sarif() -> String {
+        let rules = result.lintsRun.map { l in
+            SARIF.Rule(id: l.name, name: l.title, shortDescription: l.title, fullDescription: l.description,
+                       help: l.remediation, level: Self.sarifLevel(l.level), tags: l.categories.map { $0.rawValue.lowercased() })
+        }
+        let results = findings.map { f in
+            SARIF.Result(ruleId: f.lint, level: Self.sarifLevel(f.level), message: f.detail,
+                         fullyQualifiedName: f.object.qualifiedName, name: f.object.member ?? f.object.name,
+                         kind: f.object.kind, fingerprint: f.fingerprint, properties: f.metadata)
+        }
+        return SARIF.log(toolVersion: RLSKitVersion.current, rules: rules, results: results).rendered() + "\n"
+    }
+
+    // MARK: github
+
+    public func github() -> String {
+        var out = ""
+        for f in findings {
+            let level = f.level == .error ? "error" : f.level == .warn ? "warning" : "notice"
+            out += GitHubAnnotations.line(level: level, title: "rlskit \(f.lint)",
+                                          message: "\(f.detail). Fix: \(f.remediation) (fingerprint \(f.fingerprint))") + "\n"
+        }
+        return out + schemasLine + "\n" + summaryLine + "\n"
+    }
+}
+
+func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }

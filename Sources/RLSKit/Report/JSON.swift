@@ -1,0 +1,103 @@
+import Foundation
+
+/// A JSON value with ordered object keys, written by hand so that output is byte-stable and
+/// escaping is exact (control characters, quotes, backslashes, U+2028/2029).
+public enum JSON: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case array([JSON])
+    case object([(String, JSON)])
+
+    public static func == (a: JSON, b: JSON) -> Bool { a.rendered() == b.rendered() }
+
+    /// `{"a": …}` from a dictionary, keys sorted.
+    public static func sorted(_ dict: [String: String]) -> JSON {
+        .object(dict.keys.sorted().map { ($0, .string(dict[$0]!)) })
+    }
+
+    public static func optional(_ s: String?) -> JSON { s.map(JSON.string) ?? .null }
+
+    /// Two-space indented when `pretty`, else compact. Always ends without a newline.
+    public func rendered(pretty: Bool = true) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(4096)
+        write(into: &out, indent: pretty ? 0 : nil)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private func write(into out: inout [UInt8], indent: Int?) {
+        switch self {
+        case .null: out += Array("null".utf8)
+        case .bool(let b): out += Array((b ? "true" : "false").utf8)
+        case .int(let i): out += Array(String(i).utf8)
+        case .double(let d): out += Array((d.isFinite ? "\(d)" : "null").utf8)
+        case .string(let s): Self.escape(s, into: &out)
+        case .array(let items):
+            if items.isEmpty { out += Array("[]".utf8); return }
+            out.append(UInt8(ascii: "["))
+            for (i, item) in items.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                Self.newline(&out, indent.map { $0 + 1 })
+                item.write(into: &out, indent: indent.map { $0 + 1 })
+            }
+            Self.newline(&out, indent)
+            out.append(UInt8(ascii: "]"))
+        case .object(let pairs):
+            if pairs.isEmpty { out += Array("{}".utf8); return }
+            out.append(UInt8(ascii: "{"))
+            for (i, (key, value)) in pairs.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                Self.newline(&out, indent.map { $0 + 1 })
+                Self.escape(key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                if indent != nil { out.append(UInt8(ascii: " ")) }
+                value.write(into: &out, indent: indent.map { $0 + 1 })
+            }
+            Self.newline(&out, indent)
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static func newline(_ out: inout [UInt8], _ indent: Int?) {
+        guard let indent else { return }
+        out.append(10)
+        for _ in 0..<(indent * 2) { out.append(32) }
+    }
+
+    static func escape(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var copy = s
+        copy.withUTF8 { utf8 in
+            // Most strings need no escaping: copy them in one go.
+            if !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xE2 }) {
+                out.append(contentsOf: utf8)
+                return
+            }
+            let hex: StaticString = "0123456789abcdef"
+            var i = 0
+            while i < utf8.count {
+                let b = utf8[i]
+                switch b {
+                case UInt8(ascii: "\""): out += [92, 34]
+                case 92: out += [92, 92]
+                case 10: out += [92, UInt8(ascii: "n")]
+                case 13: out += [92, UInt8(ascii: "r")]
+                case 9: out += [92, UInt8(ascii: "t")]
+                case 0..<0x20, 0x7F:
+                    let h = hex.utf8Start
+                    out += [92, UInt8(ascii: "u"), 48, 48, h[Int(b >> 4)], h[Int(b & 15)]]
+                case 0xE2 where i + 2 < utf8.count && utf8[i + 1] == 0x80 && (utf8[i + 2] == 0xA8 || utf8[i + 2] == 0xA9):
+                    // U+2028 / U+2029: valid JSON, but not valid in JavaScript strings.
+                    out += [92, UInt8(ascii: "u"), 50, 48, 50, utf8[i + 2] == 0xA8 ? 56 : 57]
+                    i += 2
+                default: out.append(b)
+                }
+                i += 1
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

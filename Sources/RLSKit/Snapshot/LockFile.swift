@@ -1,0 +1,138 @@
+import Foundation
+
+/// The lock file: a canonical, line-oriented text of a `SecuritySurface`, made to be
+/// committed and reviewed. Values are one line each (`\n` and `\\` escaped); `-` means none.
+public enum LockFile {
+    public static let formatLine = "# rlskit policy lock, format 1"
+
+    public static func render(_ s: SecuritySurface) -> String {
+        var out = formatLine + "\n"
+        out += "# Written by `rlskit snapshot`; compare with `rlskit diff FILE`. Do not edit by hand.\n"
+        out += "exposed schemas: \(s.exposedSchemas.map(escape).joined(separator: ", "))\n"
+        for t in s.tables {
+            out += "\n\(t.header)\n"
+            out += "  row level security: \(t.rls ? "on" : "off")\n"
+            out += "  force row level security: \(t.forceRLS ? "on" : "off")\n"
+            for grantee in t.grants.keys.sorted() {
+                out += "  grant \(grantee): \(t.grants[grantee]!.joined(separator: ", "))\n"
+            }
+            for p in t.policies {
+                out += "  policy \(quote(p.name))\n"
+                out += "    command: \(p.command)\n"
+                out += "    type: \(p.permissive ? "permissive" : "restrictive")\n"
+                out += "    roles: \(p.roles.joined(separator: ", "))\n"
+                out += "    using: \(p.using.map(escape) ?? "-")\n"
+                out += "    with check: \(p.withCheck.map(escape) ?? "-")\n"
+            }
+        }
+        for f in s.functions {
+            out += "\n\(f.header)\n"
+            out += "  security definer\n"
+            out += "  search_path: \(f.searchPath.map(escape) ?? "-")\n"
+            out += "  execute: \(f.execute.isEmpty ? "-" : f.execute.joined(separator: ", "))\n"
+        }
+        for b in s.buckets {
+            out += "\n\(b.header)\n"
+            out += "  name: \(escape(b.name))\n"
+            out += "  public: \(b.isPublic)\n"
+            out += "  file size limit: \(b.fileSizeLimit ?? "-")\n"
+            out += "  allowed mime types: \(b.allowedMimeTypes.map { $0.map(escape).joined(separator: ", ") } ?? "-")\n"
+        }
+        return out
+    }
+
+    static func escape(_ v: String) -> String {
+        v.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
+    }
+
+    static func unescape(_ v: String) -> String {
+        var out = ""
+        var it = v.makeIterator()
+        while let c = it.next() {
+            guard c == "\\", let n = it.next() else { out.append(c); continue }
+            switch n {
+            case "n": out.append("\n")
+            case "r": out.append("\r")
+            default: out.append(n)
+            }
+        }
+        return out
+    }
+
+    static func quote(_ name: String) -> String { "\"" + escape(name).replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+
+    static func unquote(_ text: String) -> String? {
+        guard text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") else { return nil }
+        return unescape(String(text.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\""))
+    }
+
+    /// Reads a lock file back; a mistake is one `file:line: …` message.
+    public static func parse(_ text: String, file: String) throws -> SecuritySurface {
+        var s = SecuritySurface(exposedSchemas: [])
+        enum Current { case none, table(Int), policy(Int, Int), function(Int), bucket(Int) }
+        var current = Current.none
+        var sawFormat = false
+        let tableKinds = ["partitioned table", "materialized view", "foreign table", "table", "view"]
+        for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = String(raw)
+            func fail(_ m: String) -> ConfigurationError { ConfigurationError("\(file):\(i + 1): \(m)") }
+            if line == formatLine { sawFormat = true; continue }
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard sawFormat else { throw fail("not an rlskit lock file (expected '\(formatLine)' first)") }
+            let indent = line.prefix { $0 == " " }.count
+            let body = String(line.dropFirst(indent))
+            func value(_ key: String) -> String? { body.hasPrefix(key + ": ") ? String(body.dropFirst(key.count + 2)) : (body == key + ":" ? "" : nil) }
+            func list(_ v: String) -> [String] { v == "-" ? [] : v.components(separatedBy: ", ").map(unescape) }
+            switch (indent, current) {
+            case (0, _):
+                if let v = value("exposed schemas") { s.exposedSchemas = list(v); current = .none; continue }
+                if let kind = tableKinds.first(where: { body.hasPrefix($0 + " ") }) {
+                    s.tables.append(.init(kind: kind, name: String(body.dropFirst(kind.count + 1)), rls: false, forceRLS: false, grants: [:], policies: []))
+                    current = .table(s.tables.count - 1)
+                } else if body.hasPrefix("function ") {
+                    s.functions.append(.init(signature: String(body.dropFirst(9)), searchPath: nil, execute: []))
+                    current = .function(s.functions.count - 1)
+                } else if body.hasPrefix("bucket ") {
+                    let raw = String(body.dropFirst(7))
+                    s.buckets.append(.init(id: unquote(raw) ?? raw, name: "", isPublic: false, fileSizeLimit: nil, allowedMimeTypes: nil))
+                    current = .bucket(s.buckets.count - 1)
+                } else {
+                    throw fail("unknown entry '\(body.prefix(40))'")
+                }
+            case (2, .table(let t)), (2, .policy(let t, _)):
+                if let v = value("row level security") { s.tables[t].rls = v == "on"; current = .table(t) }
+                else if let v = value("force row level security") { s.tables[t].forceRLS = v == "on"; current = .table(t) }
+                else if body.hasPrefix("grant "), let colon = body.range(of: ": ") {
+                    s.tables[t].grants[String(body[body.index(body.startIndex, offsetBy: 6)..<colon.lowerBound])] = list(String(body[colon.upperBound...]))
+                    current = .table(t)
+                } else if body.hasPrefix("policy "), let name = unquote(String(body.dropFirst(7))) {
+                    s.tables[t].policies.append(.init(name: name, command: "", permissive: true, roles: [], using: nil, withCheck: nil))
+                    current = .policy(t, s.tables[t].policies.count - 1)
+                } else { throw fail("unexpected line in \(s.tables[t].header): '\(body.prefix(40))'") }
+            case (4, .policy(let t, let p)):
+                if let v = value("command") { s.tables[t].policies[p].command = v }
+                else if let v = value("type") { s.tables[t].policies[p].permissive = v != "restrictive" }
+                else if let v = value("roles") { s.tables[t].policies[p].roles = list(v) }
+                else if let v = value("using") { s.tables[t].policies[p].using = v == "-" ? nil : unescape(v) }
+                else if let v = value("with check") { s.tables[t].policies[p].withCheck = v == "-" ? nil : unescape(v) }
+                else { throw fail("unexpected line in policy: '\(body.prefix(40))'") }
+            case (2, .function(let f)):
+                if body == "security definer" { continue }
+                if let v = value("search_path") { s.functions[f].searchPath = v == "-" ? nil : unescape(v) }
+                else if let v = value("execute") { s.functions[f].execute = list(v) }
+                else { throw fail("unexpected line in \(s.functions[f].header): '\(body.prefix(40))'") }
+            case (2, .bucket(let b)):
+                if let v = value("name") { s.buckets[b].name = unescape(v) }
+                else if let v = value("public") { s.buckets[b].isPublic = v == "true" }
+                else if let v = value("file size limit") { s.buckets[b].fileSizeLimit = v == "-" ? nil : v }
+                else if let v = value("allowed mime types") { s.buckets[b].allowedMimeTypes = v == "-" ? nil : list(v) }
+                else { throw fail("unexpected line in \(s.buckets[b].header): '\(body.prefix(40))'") }
+            default:
+                throw fail("unexpected indentation or line '\(body.prefix(40))'")
+            }
+        }
+        guard sawFormat else { throw ConfigurationError("\(file):1: not an rlskit lock file (expected '\(formatLine)' first)") }
+        s.normalize()
+        return s
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Postgres
+import RLSKit
+
+enum AuditCommand {
+    static let spec = CommandSpec(
+        name: "audit",
+        summary: "lint the live catalog's security surface",
+        details: """
+        Reads the catalog of the database in one read-only transaction and reports findings
+        (ERROR, WARN, INFO). Exposed schemas: --exposed-schemas, else the data API's
+        pgrst.db_schemas setting, else public; storage policies are always audited.
+        Exit 1 when a finding is at or above --fail-on (default error).
+        Baseline file: one '<fingerprint> # reason' per line.
+        """,
+        options: [
+            DatabaseTarget.option,
+            .option("exposed-schemas", "LIST", "Comma-separated schemas the API serves (overrides pgrst.db_schemas)."),
+            .option("format", "FORMAT", "text (default), json, sarif or github."),
+            .option("output", "FILE", "Write the report to FILE instead of standard output."),
+            .option("fail-on", "LEVEL", "error (default), warn or info: exit 1 when a finding is at or above it."),
+            .option("baseline", "FILE", "Accepted findings: '<fingerprint> # reason' per line."),
+            .option("explain", "LINT", "Print a lint's documentation and examples, then exit (no database needed)."),
+            .flag("list", "List every lint, then exit."),
+            .flag("print-queries", "Print the catalog queries as a psql script, then exit (for benchmarks)."),
+        ])
+
+    static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
+        if let name = args.value("explain") {
+            guard let lint = LintRegistry.named(name) else {
+                throw ConfigurationError("unknown lint '\(name)'; 'rlskit audit --list' shows them all")
+            }
+            print(lint.explanation, terminator: "")
+            return .success
+        }
+        if args.flag("list") {
+            for l in LintRegistry.all {
+                print("\(l.id)  \(l.level.label.padding(toLength: 5, withPad: " ", startingAt: 0))  \(l.name.padding(toLength: 52, withPad: " ", startingAt: 0))\(l.title)")
+            }
+            return .success
+        }
+        let exposed = try args.value("exposed-schemas").map { text -> [String] in
+            let names = ExposedSchemas.parseList(text)
+            if names.isEmpty { throw ConfigurationError("--exposed-schemas is empty: give a comma-separated list such as public,api") }
+            return names
+        }
+        if args.flag("print-queries") {
+            print(Auditor.script(exposedSchemas: exposed ?? ["public"]), terminator: "")
+            return .success
+        }
+        let format = args.value("format") ?? "text"
+        guard ["text", "json", "sarif", "github"].contains(format) else {
+            throw ConfigurationError("unknown --format '\(format)': use text, json, sarif or github")
+        }
+        let failOn = try level(args.value("fail-on") ?? "error")
+        let baseline = try args.value("baseline").map(Baseline.load) ?? Baseline()
+        let output = try OutputTarget(args.value("output"))
+        try DatabaseTarget.requireGiven(args, command: "audit")
+
+        let target = try DatabaseTarget.resolve(args) { _ in }
+        defer { target.stop() }
+        let conn = try target.connect()
+        let report = AuditReport(result: try Auditor.run(conn, exposedSchemas: exposed, helper: target.connection), baseline: baseline)
+        switch format {
+        case "json": try output.write(report.json())
+        case "sarif": try output.write(report.sarif())
+        case "github": try output.write(report.github())
+        default: try output.write(report.text(color: !output.isFile && term.color))
+        }
+        if output.isFile {
+            print(report.schemasLine)
+            print(report.summaryLine + " — report written to \(output.path!)")
+        }
+        if !report.result.failedLints.isEmpty {
+            // Never pass silently on a partial audit: the server failed some statements.
+            let names = report.result.failedLints.keys.sorted()
+            printError("\(names.count) lint\(names.count == 1 ? "" : "s") could not run (\(names.joined(separator: ", "))): \(report.result.failedLints[names[0]]!)")
+            return .server
+        }
+        return report.fails(at: failOn) ? .checksFailed : .success
+    }
+
+    static func level(_ text: String) throws -> Level {
+        switch text.lowercased() {
+        case "error": return .error
+        case "warn", "warning": return .warn
+        case "info": return .info
+        default: throw ConfigurationError("unknown --fail-on '\(text)': use error, warn or info")
+        }
+    }
+}

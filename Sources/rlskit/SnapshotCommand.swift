@@ -1,0 +1,41 @@
+import Foundation
+import Postgres
+import RLSKit
+
+enum SnapshotCommand {
+    static let spec = CommandSpec(
+        name: "snapshot",
+        summary: "write the policy lock file (the security surface as canonical text)",
+        details: """
+        Prints RLS flags, policies, grants to the API roles, SECURITY DEFINER functions and
+        storage buckets of the exposed schemas and storage, sorted so that the same schema
+        always gives the same bytes. Commit it; 'rlskit diff FILE' shows what changed.
+        """,
+        options: [
+            DatabaseTarget.option,
+            .option("exposed-schemas", "LIST", "Comma-separated schemas the API serves (overrides pgrst.db_schemas)."),
+            .option("output", "FILE", "Write the lock file to FILE instead of standard output."),
+        ])
+
+    static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
+        let exposed = try exposedSchemas(args)
+        let output = try OutputTarget(args.value("output"))
+        try DatabaseTarget.requireGiven(args, command: "snapshot")
+        let target = try DatabaseTarget.resolve(args) { _ in }
+        defer { target.stop() }
+        let surface = try SurfaceReader.read(try target.connect(), exposedSchemas: exposed, helper: target.connection)
+        try output.write(LockFile.render(surface))
+        if output.isFile {
+            print("wrote \(output.path!): \(surface.tables.count) tables, \(surface.tables.reduce(0) { $0 + $1.policies.count }) policies, \(surface.functions.count) SECURITY DEFINER functions, \(surface.buckets.count) buckets")
+        }
+        return .success
+    }
+
+    static func exposedSchemas(_ args: ParsedArguments) throws -> [String]? {
+        try args.value("exposed-schemas").map { text in
+            let names = ExposedSchemas.parseList(text)
+            if names.isEmpty { throw ConfigurationError("--exposed-schemas is empty: give a comma-separated list such as public,api") }
+            return names
+        }
+    }
+}
