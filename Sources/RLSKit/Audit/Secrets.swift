@@ -10,9 +10,9 @@ public enum SecretScanner {
         public var redacted: String
     }
 
-    nonisolated(unsafe) static let jwt = try! NSRegularExpression(pattern: "eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}")
-    nonisolated(unsafe) static let secretKey = try! NSRegularExpression(pattern: "sb_secret_[A-Za-z0-9_-]{8,}")
-    nonisolated(unsafe) static let urlPassword = try! NSRegularExpression(pattern: "([A-Za-z][A-Za-z0-9+.-]*)://([^/:@\\s'\"]+):([^/@\\s'\"]+)@([^/:\\s'\"]*)")
+    static let jwt = try! NSRegularExpression(pattern: "eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}")
+    static let secretKey = try! NSRegularExpression(pattern: "sb_secret_[A-Za-z0-9_-]{8,}")
+    static let urlPassword = try! NSRegularExpression(pattern: "([A-Za-z][A-Za-z0-9+.-]*)://([^/:@\\s'\"]+):([^/@\\s'\"]+)@([^/:\\s'\"]*)")
     static let lock = NSLock()
 
     public static func scan(_ text: String) -> [Match] {

@@ -28,7 +28,7 @@ public enum SurfaceDiff {
 
         let oldTables = Dictionary(old.tables.map { ($0.header, $0) }, uniquingKeysWith: { a, _ in a })
         let newTables = Dictionary(new.tables.map { ($0.header, $0) }, uniquingKeysWith: { a, _ in a })
-        for (key, t) in oldTables where newTables[key] == nil { add(.narrowing, key, "removed") }
+        for key in oldTables.keys.sorted() where newTables[key] == nil { add(.narrowing, key, "removed") }
         for (key, t) in newTables {
             if let o = oldTables[key] {
                 table(o, t, add)
