@@ -13,17 +13,21 @@ enum CheckCommand {
         summary; the server is removed afterwards, also on failure or Ctrl-C.
         Migrations: --dir, else sql/migrations, else supabase/migrations, else the built-in schema.
         Tests: --tests, else sql/tests, else supabase/tests (pgTAP), else the built-in tests when
-        the built-in schema was applied.
+        the built-in schema was applied. Then the audit: exit 1 when a check fails or a finding is
+        at or above --fail-on (default error).
         """,
         options: [
             DatabaseTarget.option,
             .option("dir", "DIR", "Migrations to apply (default: sql/migrations, else supabase/migrations, else built in)."),
             .option("tests", "PATH", "Access files, scenarios or pgTAP files to run (repeatable).", repeatable: true),
-            .option("format", "FORMAT", "Combined result for CI: text (default), junit or json."),
+            .option("format", "FORMAT", "Combined result for CI: text (default), junit, json or sarif (the audit)."),
             .option("output", "FILE", "Write the --format result to FILE (the text summary still goes to the terminal)."),
             .option("jobs", "N", "Spread the checks over N connections (default 1)."),
             .flag("strict", "Fail on RLS tables without declared intent and on tables that cannot be tested."),
             .flag("allow-side-effects", "Run tests even where triggers could make real network calls (http, pg_net)."),
+            .option("fail-on", "LEVEL", "Audit threshold: error (default), warn or info."),
+            .option("exposed-schemas", "LIST", "Comma-separated schemas the API serves (default: pgrst.db_schemas, else public)."),
+            .option("baseline", "FILE", "Accepted audit findings: '<fingerprint> # reason' per line."),
             .flag("keep", "Leave the throwaway database running afterwards and print how to connect."),
         ])
 
@@ -36,7 +40,7 @@ enum CheckCommand {
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
         let format = try args.value("format").map { f -> String in
-            guard ["text", "junit", "json"].contains(f) else { throw ConfigurationError("--format must be text, junit or json (got '\(f)')") }
+            guard ["text", "junit", "json", "sarif"].contains(f) else { throw ConfigurationError("--format must be text, junit, json or sarif (got '\(f)')") }
             return f
         } ?? "text"
         var harness = HarnessOptions()
@@ -48,6 +52,13 @@ enum CheckCommand {
         harness.allowSideEffects = args.flag("allow-side-effects")
         let output = args.value("output")
         if let output { try PgTAPRun.checkWritable(output) }
+        let failOn = try AuditCommand.level(args.value("fail-on") ?? "error")
+        let baseline = try args.value("baseline").map(Baseline.load) ?? Baseline()
+        let exposed = try args.value("exposed-schemas").map { text -> [String] in
+            let names = ExposedSchemas.parseList(text)
+            if names.isEmpty { throw ConfigurationError("--exposed-schemas is empty: give a comma-separated list such as public,api") }
+            return names
+        }
         var migrations = Migrator.Options()
         migrations.source = args.value("dir").map { .directory($0) } ?? .defaultSource()
         let tests = try testInput(args.all("tests"), migrations: migrations.source)
@@ -90,6 +101,13 @@ enum CheckCommand {
             let summary = "\(report.count(.passed)) passed, \(report.failed) failed" + (report.count(.skipped) > 0 ? ", \(report.count(.skipped)) skipped" : "")
             phases.append(Phase(name: "test", ok: report.passed && !malformed, summary: summary, milliseconds: lap()))
         }
+        progress.show("auditing")
+        let audit = AuditReport(result: try Auditor.run(try target.connect(), exposedSchemas: exposed, helper: target.connection), baseline: baseline)
+        let auditFailed = audit.fails(at: failOn) || !audit.result.failedLints.isEmpty
+        let levels = "\(audit.count(.error)) error, \(audit.count(.warn)) warn, \(audit.count(.info)) info"
+        phases.append(Phase(name: "audit", ok: !auditFailed,
+                            summary: audit.result.failedLints.isEmpty ? levels : "\(audit.result.failedLints.count) lint(s) could not run; " + levels,
+                            milliseconds: lap()))
         progress.clear()
 
         // Details first (failures, coverage), the summary last where the eye lands.
@@ -97,6 +115,7 @@ enum CheckCommand {
             let detail = TestReportWriter.render(report, format: .text, color: term.color)
             if !report.passed { print(detail, terminator: "") } else { for n in report.notes { print(n) } }
         }
+        if !audit.findings.isEmpty { print(audit.text(color: term.color), terminator: "") }
         let passed = phases.allSatisfy(\.ok)
         for p in phases {
             let mark = p.ok ? term.green("✓") : term.red("✗")
@@ -105,13 +124,20 @@ enum CheckCommand {
         let total = phases.reduce(0) { $0 + $1.milliseconds }
         print((passed ? term.green("passed") : term.red("failed")) + " in " + String(format: "%.1f s", Double(total) / 1000))
 
+        func rendered() -> String {
+            switch format {
+            case "junit": return TestReportWriter.render(withAudit(report, audit, failOn), format: .junit)
+            case "sarif": return audit.sarif()
+            default: return json(phases, report, audit, passed)
+            }
+        }
         if let output {
-            let text = format == "junit" ? TestReportWriter.render(report, format: .junit) : json(phases, report, passed)
+            let text = rendered()
             do { try text.write(toFile: output, atomically: true, encoding: .utf8) } catch {
                 throw ConfigurationError("cannot write \(output): \(error.localizedDescription)")
             }
         } else if format != "text" {
-            print(format == "junit" ? TestReportWriter.render(report, format: .junit) : json(phases, report, passed), terminator: "")
+            print(rendered(), terminator: "")
         }
         if args.flag("keep"), let cluster = target.cluster {
             let pid = cluster.detach()
@@ -145,12 +171,24 @@ enum CheckCommand {
         }
     }
 
-    static func json(_ phases: [Phase], _ report: TestReport, _ passed: Bool) -> String {
+    /// The audit's findings as JUnit cases next to the tests: those at or above the threshold fail.
+    static func withAudit(_ report: TestReport, _ audit: AuditReport, _ failOn: Level) -> TestReport {
+        var r = report
+        r.outcomes += audit.findings.map { f in
+            TestOutcome(suite: "audit", name: "\(f.lint) \(f.object.schema).\(f.object.name)" + (f.object.member.map { " (\($0))" } ?? ""),
+                        status: f.level >= failOn ? .failed : .passed, message: f.detail + " " + f.remediation)
+        }
+        return r
+    }
+
+    static func json(_ phases: [Phase], _ report: TestReport, _ audit: AuditReport, _ passed: Bool) -> String {
         let tests = (try? JSONSerialization.jsonObject(with: Data(TestReportWriter.render(report, format: .json).utf8))) ?? [:]
+        let findings = (try? JSONSerialization.jsonObject(with: Data(audit.json().utf8))) ?? [:]
         let doc: [String: Any] = [
             "passed": passed,
             "phases": phases.map { ["name": $0.name, "ok": $0.ok, "summary": $0.summary, "milliseconds": $0.milliseconds] as [String: Any] },
             "tests": tests,
+            "audit": findings,
         ]
         let data = (try? JSONSerialization.data(withJSONObject: doc, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self) + "\n"

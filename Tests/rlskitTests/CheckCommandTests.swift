@@ -48,4 +48,21 @@ final class CheckCommandTests: XCTestCase {
         let failed = ((json["tests"] as! [String: Any])["outcomes"] as! [[String: Any]]).filter { $0["status"] as? String == "failed" }
         XCTAssertTrue(failed.contains { ($0["suite"] as? String) == "public.profiles" && ($0["name"] as? String ?? "").lowercased().contains("update") }, "\(failed)")
     }
+
+    /// The tutorial's storage cleanup as written: check fails on the audit and SARIF lists why.
+    func testSeedAsWrittenFailsTheAudit() throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        try FileManager.default.createDirectory(atPath: tmp + "/m", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Provisioned.repositoryRoot + "/Tests/Fixtures/seed000-as-written.sql", toPath: tmp + "/m/0001_seed.sql")
+        let r = try CLI.run(["check", "--dir", tmp + "/m", "--format", "sarif", "--output", tmp + "/r.sarif"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(r.code, 1, r.output)
+        XCTAssertTrue(r.stdout.contains("✗ audit"), r.stdout)
+        XCTAssertFalse(r.output.contains("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ"), "the key must be redacted")
+        let sarif = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: tmp + "/r.sarif"))) as! [String: Any]
+        let results = ((sarif["runs"] as! [[String: Any]])[0]["results"] as! [[String: Any]]).compactMap { $0["ruleId"] as? String }
+        for rule in ["anon_security_definer_function_executable", "secret_in_catalog", "function_search_path_mutable", "storage_write_without_owner_check"] {
+            XCTAssertTrue(results.contains { $0.contains(rule) }, "\(rule) missing from \(Set(results))")
+        }
+    }
 }
