@@ -22,6 +22,9 @@ enum CheckCommand {
             .option("tests", "PATH", "Access files, scenarios or pgTAP files to run (repeatable).", repeatable: true),
             .option("format", "FORMAT", "Combined result for CI: text (default), junit, json or sarif (the audit)."),
             .option("output", "FILE", "Write the --format result to FILE (the text summary still goes to the terminal)."),
+            .option("junit", "FILE", "Also write JUnit XML (tests and audit findings) to FILE."),
+            .option("sarif", "FILE", "Also write the audit as SARIF 2.1.0 to FILE (code scanning)."),
+            .option("json", "FILE", "Also write the combined result as JSON to FILE."),
             .option("jobs", "N", "Spread the checks over N connections (default 1)."),
             .flag("strict", "Fail on RLS tables without declared intent and on tables that cannot be tested."),
             .flag("allow-side-effects", "Run tests even where triggers could make real network calls (http, pg_net)."),
@@ -51,7 +54,8 @@ enum CheckCommand {
         harness.strict = args.flag("strict")
         harness.allowSideEffects = args.flag("allow-side-effects")
         let output = args.value("output")
-        if let output { try PgTAPRun.checkWritable(output) }
+        let extraOutputs = ["junit", "sarif", "json"].compactMap { f in args.value(f).map { (format: f, path: $0) } }
+        for path in [output].compactMap({ $0 }) + extraOutputs.map(\.path) { try PgTAPRun.checkWritable(path) }
         let failOn = try AuditCommand.level(args.value("fail-on") ?? "error")
         let baseline = try args.value("baseline").map(Baseline.load) ?? Baseline()
         let exposed = try args.value("exposed-schemas").map { text -> [String] in
@@ -124,20 +128,25 @@ enum CheckCommand {
         let total = phases.reduce(0) { $0 + $1.milliseconds }
         print((passed ? term.green("passed") : term.red("failed")) + " in " + String(format: "%.1f s", Double(total) / 1000))
 
-        func rendered() -> String {
+        func rendered(_ format: String) -> String {
             switch format {
             case "junit": return TestReportWriter.render(withAudit(report, audit, failOn), format: .junit)
             case "sarif": return audit.sarif()
             default: return json(phases, report, audit, passed)
             }
         }
+        for extra in extraOutputs {
+            do { try rendered(extra.format).write(toFile: extra.path, atomically: true, encoding: .utf8) } catch {
+                throw ConfigurationError("cannot write \(extra.path): \(error.localizedDescription)")
+            }
+        }
         if let output {
-            let text = rendered()
+            let text = rendered(format)
             do { try text.write(toFile: output, atomically: true, encoding: .utf8) } catch {
                 throw ConfigurationError("cannot write \(output): \(error.localizedDescription)")
             }
         } else if format != "text" {
-            print(rendered(), terminator: "")
+            print(rendered(format), terminator: "")
         }
         if args.flag("keep"), let cluster = target.cluster {
             let pid = cluster.detach()

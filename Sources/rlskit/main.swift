@@ -2,25 +2,7 @@ import Foundation
 import Postgres
 import RLSKit
 
-struct Subcommand {
-    let spec: CommandSpec
-    let run: (ParsedArguments, Terminal) throws -> ExitCode
-}
-
-let subcommands: [Subcommand] = [
-    Subcommand(spec: CheckCommand.spec, run: CheckCommand.run),
-    Subcommand(spec: ApplyCommand.spec, run: ApplyCommand.run),
-    Subcommand(spec: TestCommand.spec, run: TestCommand.run),
-    Subcommand(spec: AuditCommand.spec, run: AuditCommand.run),
-    Subcommand(spec: SnapshotCommand.spec, run: SnapshotCommand.run),
-    Subcommand(spec: DiffCommand.spec, run: DiffCommand.run),
-    Subcommand(spec: PgTAPRun.spec, run: PgTAPRun.run),
-]
-
-func pending(_ name: String, _ summary: String) -> Subcommand {
-    let spec = PendingCommand.spec(name, summary)
-    return Subcommand(spec: spec) { _, _ in PendingCommand.run(spec) }
-}
+let subcommands = Commands.all
 
 let topHelp = """
 rlskit \(RLSKitVersion.current) — provision, prove and audit Row Level Security on PostgreSQL / Supabase
