@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import RLSKit
+import Synchronization
 
 enum AuditCommand {
     static let spec = CommandSpec(
@@ -14,7 +15,8 @@ enum AuditCommand {
         Baseline file: one '<fingerprint> # reason' per line.
         """,
         options: [
-            DatabaseTarget.option,
+            DatabaseTarget.repeatableOption,
+            DatabaseTarget.manyOption,
             .option("exposed-schemas", "LIST", "Comma-separated schemas the API serves (overrides pgrst.db_schemas)."),
             .option("format", "FORMAT", "text (default), json, sarif or github."),
             .option("output", "FILE", "Write the report to FILE instead of standard output."),
@@ -55,6 +57,9 @@ enum AuditCommand {
         let failOn = try level(args.value("fail-on") ?? "error")
         let baseline = try args.value("baseline").map(Baseline.load) ?? Baseline()
         let output = try OutputTarget(args.value("output"))
+        if let many = try DatabaseTarget.resolveMany(args) {
+            return try runMany(many, exposed: exposed, baseline: baseline, failOn: failOn, format: format, output: output, term: term)
+        }
         try DatabaseTarget.requireGiven(args, command: "audit")
 
         let target = try DatabaseTarget.resolve(args) { _ in }
@@ -78,6 +83,58 @@ enum AuditCommand {
             return .server
         }
         return report.fails(at: failOn) ? .checksFailed : .success
+    }
+
+    /// Several databases in parallel: a summary line each, the reports one after another.
+    static func runMany(_ targets: [DatabaseTarget], exposed: [String]?, baseline: Baseline, failOn: Level,
+                        format: String, output: OutputTarget, term: Terminal) throws -> ExitCode {
+        let results = Mutex<[Int: Result<AuditReport, Error>]>([:])
+        DispatchQueue.concurrentPerform(iterations: targets.count) { i in
+            let r = Result { AuditReport(result: try Auditor.run(try targets[i].connect(), exposedSchemas: exposed, helper: targets[i].connection), baseline: baseline) }
+            results.withLock { $0[i] = r }
+        }
+        var code = ExitCode.success
+        var documents: [String] = []
+        for (i, t) in targets.enumerated() {
+            let name = t.connection.description
+            switch results.withLock({ $0[i] })! {
+            case .success(let report):
+                let failed = report.fails(at: failOn) || !report.result.failedLints.isEmpty
+                print((failed ? term.red("✗") : term.green("✓")) + " \(name): " + report.summaryLine)
+                if !report.result.failedLints.isEmpty { code = .server } else if failed, code == .success { code = .checksFailed }
+                switch format {
+                case "json": documents.append(report.json())
+                case "sarif": documents.append(report.sarif())
+                case "github": documents.append(report.github())
+                default: documents.append("== \(name)\n" + report.text(color: !output.isFile && term.color))
+                }
+            case .failure(let e):
+                let message = ((e as? PostgresError)?.message ?? "\(e)").replacingOccurrences(of: "cannot connect to \(name): ", with: "cannot connect: ")
+                print(term.red("✗") + " \(name): " + message)
+                code = .server
+            }
+        }
+        // JSON and SARIF stay one document: an array of reports, or one SARIF log with a run per database.
+        switch format {
+        case "json": try output.write("[\n" + documents.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ",\n") + "\n]\n")
+        case "sarif": try output.write(mergeSARIF(documents))
+        default: try output.write(documents.joined())
+        }
+        return code
+    }
+
+    /// One SARIF log whose runs are every database's run.
+    static func mergeSARIF(_ logs: [String]) -> String {
+        var merged: [String: Any] = [:]
+        var runs: [Any] = []
+        for log in logs {
+            guard let obj = try? JSONSerialization.jsonObject(with: Data(log.utf8)) as? [String: Any] else { continue }
+            if merged.isEmpty { merged = obj }
+            runs += (obj["runs"] as? [Any]) ?? []
+        }
+        merged["runs"] = runs
+        let data = (try? JSONSerialization.data(withJSONObject: merged, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self) + "\n"
     }
 
     static func level(_ text: String) throws -> Level {

@@ -57,3 +57,16 @@ extension ArgumentsTests {
         XCTAssertThrowsError(try duration("0", "x"))
     }
 }
+
+extension ArgumentsTests {
+    /// README's reference lists every command and every option.
+    func testREADMEDocumentsEveryOption() throws {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        let readme = try String(contentsOf: url.appendingPathComponent("README.md"), encoding: .utf8)
+        for c in Commands.all {
+            XCTAssertTrue(readme.contains("usage: rlskit \(c.spec.name)"), c.spec.name)
+            for o in c.spec.options { XCTAssertTrue(readme.contains("--\(o.name)"), "\(c.spec.name) --\(o.name)") }
+        }
+    }
+}

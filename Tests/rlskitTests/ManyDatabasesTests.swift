@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import RLSKit
 import TestSupport
 import XCTest
 
@@ -27,5 +28,26 @@ final class ManyDatabasesTests: XCTestCase {
         let bad = try CLI.run(["test", "--database-urls", dir + "/bad.txt", tests])
         XCTAssertEqual(bad.code, 2)
         XCTAssertTrue(bad.stderr.hasPrefix("rlskit: \(dir)/bad.txt:1: not a valid connection string"), bad.stderr)
+    }
+
+    func testAuditRunsOnSeveralDatabasesInParallel() throws {
+        let good = try Provisioned.database(prefix: "manya")
+        let seed = try TestServer.makeDatabase(prefix: "manya")
+        defer { TestServer.drop(good.name); TestServer.drop(seed.name) }
+        let c = try PostgresConnection(seed.connectionString)
+        var o = Migrator.Options()
+        o.source = .directory(Provisioned.repositoryRoot + "/Tests/Fixtures/empty-migrations")
+        _ = try Migrator(c, options: o).run()
+        _ = try c.runScript(try String(contentsOfFile: Provisioned.repositoryRoot + "/Tests/Fixtures/seed000-as-written.sql", encoding: .utf8))
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try CLI.run(["audit", "--database-url", good.connectionString.raw, "--database-url", seed.connectionString.raw,
+                             "--format", "sarif", "--output", dir + "/a.sarif"])
+        XCTAssertEqual(r.code, 1, r.output)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("✓ ") && $0.contains(good.name) }, r.stdout)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("✗ ") && $0.contains(seed.name) }, r.stdout)
+        let sarif = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/a.sarif"))) as! [String: Any]
+        XCTAssertEqual((sarif["runs"] as! [Any]).count, 2)
     }
 }
