@@ -31,15 +31,25 @@ final class SecretsTests: XCTestCase {
             ["check", "--database-url", badURL],
             ["pgtap", "--database-url", url, "--format", "junit", "--output", dir + "/out.xml", dir + "/tap"],
             ["pgtap", "--database-url", badURL, dir + "/tap"],
+            ["test", "--database-url", url, Provisioned.repositoryRoot + "/sql/tests"],
+            ["test", "--database-url", url, "--database-url", badURL, Provisioned.repositoryRoot + "/sql/tests"],
+            ["audit", "--database-url", url, "--format", "json"],
+            ["audit", "--database-url", url, "--format", "sarif", "--output", dir + "/a.sarif"],
+            ["audit", "--database-url", badURL],
+            ["snapshot", "--database-url", url, "--output", dir + "/p.lock"],
+            ["diff", dir + "/p.lock", "--database-url", url],
+            ["check", "--database-url", url, "--junit", dir + "/c.xml", "--json", dir + "/c.json"],
         ]
         for args in runs {
             let r = try CLI.run(args, environment: env)
             XCTAssertFalse(r.output.contains(password), "password printed by \(args[0]): \(r.output)")
             XCTAssertFalse(r.output.contains(key), "key printed by \(args[0])")
         }
-        let report = (try? String(contentsOfFile: dir + "/out.xml", encoding: .utf8)) ?? ""
-        XCTAssertFalse(report.isEmpty)
-        XCTAssertFalse(report.contains(password) || report.contains(key))
+        for file in ["out.xml", "a.sarif", "p.lock", "c.xml", "c.json"] {
+            let report = (try? String(contentsOfFile: dir + "/" + file, encoding: .utf8)) ?? ""
+            XCTAssertFalse(report.isEmpty, file)
+            XCTAssertFalse(report.contains(password) || report.contains(key), file)
+        }
         // The throwaway server's log (tests run against it unless RLSKIT_TEST_DATABASE_URL is set).
         if let log = try? String(contentsOfFile: host + "/server.log", encoding: .utf8) {
             XCTAssertFalse(log.contains(password), "password in the server log")
