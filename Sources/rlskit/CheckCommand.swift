@@ -53,9 +53,14 @@ enum CheckCommand {
         }
         harness.strict = args.flag("strict")
         harness.allowSideEffects = args.flag("allow-side-effects")
-        let output = args.value("output")
-        let extraOutputs = ["junit", "sarif", "json"].compactMap { f in args.value(f).map { (format: f, path: $0) } }
-        for path in [output].compactMap({ $0 }) + extraOutputs.map(\.path) { try PgTAPRun.checkWritable(path) }
+        let output = try OutputTarget(args.value("output"))
+        let extraOutputs = try ["junit", "sarif", "json"].compactMap { f in try args.value(f).map { (format: f, target: try OutputTarget($0, option: f)) } }
+        // A machine format on standard output keeps it clean: the human summary goes to stderr.
+        let machineOnStdout = format != "text" && !output.isFile
+        let say: (String) -> Void = machineOnStdout ? { printNote($0) } : { print($0) }
+        if args.flag("keep"), args.value("database-url") != nil || ConnectionString.environmentNamesDatabase() {
+            printNote("note: --keep only applies to the throwaway database; the given database is left as it is anyway")
+        }
         let failOn = try AuditCommand.level(args.value("fail-on") ?? "error")
         let baseline = try args.value("baseline").map(Baseline.load) ?? Baseline()
         let exposed = try args.value("exposed-schemas").map { text -> [String] in
@@ -115,18 +120,18 @@ enum CheckCommand {
         progress.clear()
 
         // Details first (failures, coverage), the summary last where the eye lands.
-        if !report.outcomes.isEmpty, !report.passed || format == "text" {
-            let detail = TestReportWriter.render(report, format: .text, color: term.color)
-            if !report.passed { print(detail, terminator: "") } else { for n in report.notes { print(n) } }
+        if !report.outcomes.isEmpty {
+            let detail = TestReportWriter.render(report, format: .text, color: term.color && !machineOnStdout)
+            if !report.passed { say(String(detail.dropLast())) } else { for n in report.notes { say(n) } }
         }
-        if !audit.findings.isEmpty { print(audit.text(color: term.color), terminator: "") }
+        if !audit.findings.isEmpty { say(String(audit.text(color: term.color && !machineOnStdout).dropLast())) }
         let passed = phases.allSatisfy(\.ok)
         for p in phases {
             let mark = p.ok ? term.green("✓") : term.red("✗")
-            print("  \(mark) \(p.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(p.summary)  " + term.dim("\(p.milliseconds) ms"))
+            say("  \(mark) \(p.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(p.summary)  " + term.dim("\(p.milliseconds) ms"))
         }
         let total = phases.reduce(0) { $0 + $1.milliseconds }
-        print((passed ? term.green("passed") : term.red("failed")) + " in " + String(format: "%.1f s", Double(total) / 1000))
+        say((passed ? term.green("passed") : term.red("failed")) + " in " + String(format: "%.1f s", Double(total) / 1000))
 
         func rendered(_ format: String) -> String {
             switch format {
@@ -135,23 +140,12 @@ enum CheckCommand {
             default: return json(phases, report, audit, passed)
             }
         }
-        for extra in extraOutputs {
-            do { try rendered(extra.format).write(toFile: extra.path, atomically: true, encoding: .utf8) } catch {
-                throw ConfigurationError("cannot write \(extra.path): \(error.localizedDescription)")
-            }
-        }
-        if let output {
-            let text = rendered(format)
-            do { try text.write(toFile: output, atomically: true, encoding: .utf8) } catch {
-                throw ConfigurationError("cannot write \(output): \(error.localizedDescription)")
-            }
-        } else if format != "text" {
-            print(rendered(format), terminator: "")
-        }
+        for extra in extraOutputs { try extra.target.write(rendered(extra.format)) }
+        if format != "text" { try output.write(rendered(format)) }
         if args.flag("keep"), let cluster = target.cluster {
             let pid = cluster.detach()
-            print("kept the throwaway database; connect with: psql \"\(cluster.connectionString.raw)\"")
-            print("stop it with: kill \(pid) && rm -rf \(cluster.directory)")
+            say("kept the throwaway database; connect with: psql \"\(cluster.connectionString.raw)\"")
+            say("stop it with: kill \(pid) && rm -rf \(cluster.directory)")
         }
         // Test hook: keeps the server up so tests can interrupt a running check.
         if let hold = ProcessInfo.processInfo.environment["RLSKIT_TEST_HOLD_SECONDS"].flatMap(Double.init) {
@@ -211,10 +205,10 @@ struct Progress {
     init(term: Terminal) { enabled = isatty(2) == 1 && term.color }
     func show(_ what: String) {
         guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K… \(what)".utf8))
+        printErrRaw("\r\u{1B}[K… \(what)")
     }
     func clear() {
         guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        printErrRaw("\r\u{1B}[K")
     }
 }

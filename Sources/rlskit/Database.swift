@@ -91,7 +91,7 @@ struct DatabaseTarget: Sendable {
             _ = try? guardian.restore(conn)
             throw error
         }
-        if let note = try guardian.restore(conn) { FileHandle.standardError.write(Data((note + "\n").utf8)) }
+        if let note = try guardian.restore(conn) { printNote(note) }
         return value
     }
 

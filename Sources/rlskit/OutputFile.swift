@@ -2,14 +2,15 @@ import Foundation
 import Postgres
 import RLSKit
 
-/// Where a report goes: standard output, or `--output FILE` (checked before any work is done).
+/// Where a report goes: standard output, or a file (checked before any work is done). Regular
+/// files are replaced atomically; symlinks, devices and pipes are written through, never replaced.
 struct OutputTarget {
     let path: String?
 
-    init(_ path: String?) throws {
+    init(_ path: String?, option: String = "output") throws {
         self.path = path
         guard let path else { return }
-        guard !path.isEmpty else { throw ConfigurationError("--output is empty: give a file path") }
+        guard !path.isEmpty else { throw ConfigurationError("--\(option) is empty: give a file path") }
         let fm = FileManager.default
         var isDir: ObjCBool = false
         if fm.fileExists(atPath: path, isDirectory: &isDir) {
@@ -29,15 +30,32 @@ struct OutputTarget {
 
     func write(_ text: String) throws {
         guard let path else {
-            FileHandle.standardOutput.write(Data(text.utf8))
+            writeOut(text)
             return
         }
-        var isDir: ObjCBool = false
-        let special = FileManager.default.fileExists(atPath: path, isDirectory: &isDir)
-            && ((try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) ?? .typeRegular) != .typeRegular
+        // lstat, not stat: a symlink (even a dangling one) is written through, never replaced.
+        var st = stat()
+        let special = lstat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFREG
         // Regular files are replaced atomically; /dev/stdout, pipes and devices are written in place.
         do { try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: special ? [] : .atomic) } catch {
-            throw ConfigurationError("cannot write \(path): \((error as NSError).localizedDescription)")
+            throw ConfigurationError("cannot write \(path): \(Self.reason(error))")
+        }
+    }
+}
+
+extension OutputTarget {
+    /// errno's words ("No space left on device") rather than Foundation's sentences.
+    static func reason(_ error: Error) -> String {
+        let ns = error as NSError
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
+        switch ns.code {
+        case NSFileWriteOutOfSpaceError: return String(cString: strerror(ENOSPC))
+        case NSFileWriteNoPermissionError, NSFileReadNoPermissionError: return String(cString: strerror(EACCES))
+        case NSFileNoSuchFileError, NSFileReadNoSuchFileError: return String(cString: strerror(ENOENT))
+        default: return ns.localizedDescription
         }
     }
 }

@@ -51,11 +51,11 @@ enum PgTAPRun {
         }
         let files = try PgTAPRunner.discover(paths)
         let output = args.value("output")
-        if let output { try checkWritable(output) }
+        let outputTarget = try OutputTarget(output)
 
-        let target = try DatabaseTarget.resolve(args) { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        let target = try DatabaseTarget.resolve(args) { printNote($0) }
         defer { target.stop() }
-        try target.provisionIfThrowaway { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        try target.provisionIfThrowaway { printNote($0) }
         let result: PgTAPRunResult
         do {
             result = try target.leavingNoTrace { try PgTAPRunner(connection: target.connection, jobs: jobs).run(files) }
@@ -65,9 +65,7 @@ enum PgTAPRun {
         }
         let report = result.report
         if let output {
-            do { try TestReportWriter.render(report, format: format).write(toFile: output, atomically: true, encoding: .utf8) } catch {
-                throw ConfigurationError("cannot write \(output): \(error.localizedDescription)")
-            }
+            try outputTarget.write(TestReportWriter.render(report, format: format))
             print(TestReportWriter.render(report, format: .text, color: term.color), terminator: "")
         } else {
             print(TestReportWriter.render(report, format: format, color: term.color && format == .text), terminator: "")
@@ -93,17 +91,5 @@ enum PgTAPRun {
             throw UsageError(message: "--jobs needs a number from 1 to 64, not '\(v)'", usage: spec.usage)
         }
         return n
-    }
-
-    /// Fails before anything runs rather than after a long run.
-    static func checkWritable(_ path: String) throws {
-        let fm = FileManager.default
-        let dir = (path as NSString).deletingLastPathComponent
-        var isDir: ObjCBool = false
-        if fm.fileExists(atPath: path, isDirectory: &isDir) {
-            guard !isDir.boolValue, fm.isWritableFile(atPath: path) else { throw ConfigurationError("cannot write \(path): not a writable file") }
-        } else {
-            guard fm.isWritableFile(atPath: dir.isEmpty ? "." : dir) else { throw ConfigurationError("cannot write \(path): the folder does not exist or is not writable") }
-        }
     }
 }

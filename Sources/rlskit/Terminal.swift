@@ -17,7 +17,40 @@ struct Terminal: Sendable {
     func dim(_ t: String) -> String { paint(t, "2") }
 }
 
-/// Writes to standard error, one line.
+/// Writes one error line to standard error (what the user caused, never a stack trace).
+/// Newlines inside a message are folded, so a failure is always one line.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data(("rlskit: " + message + "\n").utf8))
+    let line = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+    printNote("rlskit: " + line)
+}
+
+/// Writes a line to standard error after what is already on standard output, so the two
+/// stay in order when both go to one log.
+func printNote(_ line: String) {
+    printErrRaw(line + "\n")
+}
+
+/// Standard error as is, no newline added (for a progress line that is overwritten).
+func printErrRaw(_ text: String) {
+    fflush(nil)
+    writeAll(STDERR_FILENO, text)
+}
+
+/// Writes to standard output through the same buffer as `print`.
+func writeOut(_ text: String) {
+    print(text, terminator: "")
+}
+
+/// Flushes standard output; false when it could not be written (disk full, closed pipe).
+func flushOutput() -> Bool {
+    fflush(nil) == 0
+}
+
+private func writeAll(_ fd: Int32, _ text: String) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        if n <= 0 { return }
+        bytes = bytes.dropFirst(n)
+    }
 }

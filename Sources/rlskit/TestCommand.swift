@@ -52,15 +52,14 @@ enum TestCommand {
         guard !input.isEmpty || !pgtapFiles.isEmpty else {
             throw ConfigurationError("no access files (*.rls), scenarios (*.scenario) or pgTAP files under \(paths.joined(separator: ", "))")
         }
-        let output = args.value("output")
-        if let output { try PgTAPRun.checkWritable(output) }   // fail before the run, not after it
+        let output = try OutputTarget(args.value("output"))   // fail before the run, not after it
 
         if let many = try DatabaseTarget.resolveMany(args) {
             return try runMany(many, input: input, pgtap: pgtapFiles, options: options, format: format, output: output, term: term)
         }
-        let target = try DatabaseTarget.resolve(args) { FileHandle.standardError.write(Data((term.dim($0) + "\n").utf8)) }
+        let target = try DatabaseTarget.resolve(args) { printNote(term.dim($0)) }
         defer { target.stop() }
-        try target.provisionIfThrowaway { FileHandle.standardError.write(Data((term.dim($0) + "\n").utf8)) }
+        try target.provisionIfThrowaway { printNote(term.dim($0)) }
         let (report, malformed) = try execute(on: target, input: input, pgtap: pgtapFiles, options: options)
         try write(report, format: format, output: output, term: term)
         if malformed { return .usage }
@@ -89,11 +88,9 @@ enum TestCommand {
         return (report, malformed)
     }
 
-    static func write(_ report: TestReport, format: TestReportFormat, output: String?, term: Terminal) throws {
-        if let output {
-            do { try TestReportWriter.render(report, format: format).write(toFile: output, atomically: true, encoding: .utf8) } catch {
-                throw ConfigurationError("cannot write \(output): \(error.localizedDescription)")
-            }
+    static func write(_ report: TestReport, format: TestReportFormat, output: OutputTarget, term: Terminal) throws {
+        if output.isFile {
+            try output.write(TestReportWriter.render(report, format: format))
             print(TestReportWriter.render(report, format: .text, color: term.color), terminator: "")
         } else {
             print(TestReportWriter.render(report, format: format, color: term.color && format == .text), terminator: "")
@@ -103,7 +100,7 @@ enum TestCommand {
     /// Several databases at once, one worker each: a summary line per database, one combined
     /// report (suites prefixed with the database), the worst exit code.
     static func runMany(_ targets: [DatabaseTarget], input: HarnessInput, pgtap: [(path: String, display: String)],
-                        options: HarnessOptions, format: TestReportFormat, output: String?, term: Terminal) throws -> ExitCode {
+                        options: HarnessOptions, format: TestReportFormat, output: OutputTarget, term: Terminal) throws -> ExitCode {
         let results = Mutex<[Int: Result<(report: TestReport, malformed: Bool), Error>]>([:])
         DispatchQueue.concurrentPerform(iterations: targets.count) { i in
             let r = Result { try execute(on: targets[i], input: input, pgtap: pgtap, options: options) }
@@ -111,6 +108,7 @@ enum TestCommand {
         }
         var combined = TestReport()
         var code = ExitCode.success
+        let print: (String) -> Void = format != .text && !output.isFile ? { printNote($0) } : { Swift.print($0) }
         for (i, t) in targets.enumerated() {
             let name = t.connection.description
             switch results.withLock({ $0[i] })! {
@@ -127,13 +125,7 @@ enum TestCommand {
             }
         }
         print("\(targets.count) databases: \(combined.count(.passed)) checks passed, \(combined.failed) failed")
-        if let output {
-            do { try TestReportWriter.render(combined, format: format).write(toFile: output, atomically: true, encoding: .utf8) } catch {
-                throw ConfigurationError("cannot write \(output): \(error.localizedDescription)")
-            }
-        } else if format != .text {
-            print(TestReportWriter.render(combined, format: format), terminator: "")
-        }
+        if output.isFile || format != .text { try output.write(TestReportWriter.render(combined, format: format)) }
         return code
     }
 

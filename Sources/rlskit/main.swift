@@ -25,7 +25,7 @@ exit codes: 0 passed, 1 checks failed or findings, 2 usage or configuration erro
     switch error {
     case let e as UsageError:
         printError(e.message)
-        FileHandle.standardError.write(Data((e.usage + "\n" + "run 'rlskit \(command.map { $0 + " " } ?? "")--help' for more\n").utf8))
+        printNote(e.usage + "\n" + "run 'rlskit \(command.map { $0 + " " } ?? "")--help' for more")
         return .usage
     case let e as InputError:
         printError(e.description)
@@ -89,4 +89,10 @@ exit codes: 0 passed, 1 checks failed or findings, 2 usage or configuration erro
     }
 }
 
-LocalCluster.exitProcess(main().rawValue)
+var code = main()
+// Output that never arrived (a full disk, a closed pipe) is a failure, not a success.
+if !flushOutput() {
+    printError("cannot write to standard output")
+    if code == .success { code = .usage }
+}
+LocalCluster.exitProcess(code.rawValue)
