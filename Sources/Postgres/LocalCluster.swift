@@ -36,7 +36,7 @@ public final class LocalCluster: Sendable {
             defer { free(buf) }
             return mkdtemp(buf).map { String(cString: $0) }
         }) else {
-            throw LocalClusterError("cannot create a temporary directory under \(base) (errno \(errno)): set TMPDIR to a writable directory")
+            throw LocalClusterError("cannot create a temporary directory under \(base) (\(String(cString: strerror(errno)))): set TMPDIR to a writable directory", configuration: true)
         }
         directory = made
         let data = made + "/data"
@@ -45,7 +45,18 @@ public final class LocalCluster: Sendable {
         let child = ChildProcess()
         registration = ClusterRegistry.shared.add { Self.terminate(child: child, directory: made) }
         do {
-            if let runAs { guard chown(made, runAs.uid, runAs.gid) == 0 else { throw LocalClusterError("cannot give \(made) to user \(runAs.name) (errno \(errno))") } }
+            if let runAs {
+                guard chown(made, runAs.uid, runAs.gid) == 0 else { throw LocalClusterError("cannot give \(made) to user \(runAs.name) (errno \(errno))") }
+                // The server runs as that user: every folder above the cluster must let it through.
+                var dir = (base as NSString).standardizingPath
+                while dir != "/" && !dir.isEmpty {
+                    var st = stat()
+                    if stat(dir, &st) == 0, st.st_mode & S_IXOTH == 0, st.st_uid != runAs.uid {
+                        throw LocalClusterError("the server runs as user \(runAs.name), which cannot enter \(dir): set TMPDIR to a folder it can reach, such as /tmp", configuration: true)
+                    }
+                    dir = (dir as NSString).deletingLastPathComponent
+                }
+            }
             try Self.run(bin + "/initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "-N", "--no-instructions"],
                          as: runAs, log: made + "/initdb.log", in: made, child: child)
             var conf = """
@@ -272,7 +283,12 @@ public func withLocalCluster<T>(options: LocalCluster.Options = .init(), _ body:
 
 public struct LocalClusterError: Error, Sendable, CustomStringConvertible {
     public let message: String
-    init(_ message: String) { self.message = message }
+    /// The user's setup is at fault (TMPDIR, the server user), not the server.
+    public let isConfiguration: Bool
+    init(_ message: String, configuration: Bool = false) {
+        self.message = message
+        isConfiguration = configuration
+    }
     public var description: String { message }
 }
 

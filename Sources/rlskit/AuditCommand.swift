@@ -15,7 +15,7 @@ enum AuditCommand {
         Baseline file: one '<fingerprint> # reason' per line.
         """,
         options: [
-            DatabaseTarget.repeatableOption,
+            DatabaseTarget.existingRepeatableOption,
             DatabaseTarget.manyOption,
             .option("exposed-schemas", "LIST", "Comma-separated schemas the API serves (overrides pgrst.db_schemas)."),
             .option("format", "FORMAT", "text (default), json, sarif or github."),

@@ -93,7 +93,10 @@ enum CheckCommand {
         progress.show("applying \(migrations.source)")
         let applied = try Migrator(conn!, options: migrations).run()
         conn = nil
-        var applySummary = applied.applied.isEmpty ? "nothing to apply (\(applied.plan.count) already applied)" : "\(applied.applied.count) migration(s) applied from \(migrations.source)"
+        let count = applied.applied.count
+        var applySummary = applied.plan.isEmpty ? "no migrations in \(migrations.source)"
+            : count == 0 ? "nothing to apply (\(applied.plan.count) already applied)"
+            : "\(count) migration\(count == 1 ? "" : "s") applied from \(migrations.source)"
         if let s = applied.standIn {
             if s.detection.isSupabase { applySummary = "Supabase schemas found; " + applySummary }
             else if !s.installed.isEmpty { applySummary = "stand-in installed; " + applySummary }
@@ -113,7 +116,8 @@ enum CheckCommand {
         progress.show("auditing")
         let audit = AuditReport(result: try Auditor.run(try target.connect(), exposedSchemas: exposed, helper: target.connection), baseline: baseline)
         let auditFailed = audit.fails(at: failOn) || !audit.result.failedLints.isEmpty
-        let levels = "\(audit.count(.error)) error, \(audit.count(.warn)) warn, \(audit.count(.info)) info"
+        func n(_ count: Int, _ word: String) -> String { "\(count) \(word)\(count == 1 || word == "info" ? "" : "s")" }
+        let levels = "\(n(audit.count(.error), "error")), \(n(audit.count(.warn), "warning")), \(n(audit.count(.info), "info"))"
         phases.append(Phase(name: "audit", ok: !auditFailed,
                             summary: audit.result.failedLints.isEmpty ? levels : "\(audit.result.failedLints.count) lint(s) could not run; " + levels,
                             milliseconds: lap()))

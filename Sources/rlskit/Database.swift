@@ -22,6 +22,15 @@ struct DatabaseTarget: Sendable {
         o.help += " Repeat it to check several databases in parallel."
         return o
     }()
+    /// For commands that read an existing database and never start an empty one.
+    static let existingOption = OptionSpec.option("database-url", "URL",
+        "Database to read (postgresql://… or key=value). Default: DATABASE_URL / PG* environment; required.")
+    static let existingRepeatableOption: OptionSpec = {
+        var o = existingOption
+        o.repeatable = true
+        o.help += " Repeat it to audit several databases in parallel."
+        return o
+    }()
 
     static func resolveMany(_ args: ParsedArguments) throws -> [DatabaseTarget]? {
         var urls = args.all("database-url")
@@ -75,6 +84,10 @@ struct DatabaseTarget: Sendable {
 
     func connect() throws -> PostgresConnection {
         do { return try PostgresConnection(connection) } catch var e as PostgresError {
+            // libpq refusing a setting ("invalid sslmode value") is the user's configuration.
+            if e.kind == .connection, e.message.hasPrefix("invalid ") {
+                throw ConfigurationError("the database URL has an invalid setting: \(e.message)")
+            }
             e.message = "cannot connect to \(connection.description): \(e.message)"
             throw e
         }

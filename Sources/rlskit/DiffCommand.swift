@@ -15,7 +15,7 @@ enum DiffCommand {
         Exit 1 when there is a widening change, unless --accept-widening.
         """,
         options: [
-            DatabaseTarget.option,
+            DatabaseTarget.existingOption,
             .option("against", "URL", "Compare with this database instead of the lock file (it is the new side)."),
             .option("exposed-schemas", "LIST", "Comma-separated schemas the API serves (overrides pgrst.db_schemas)."),
             .flag("accept-widening", "Exit 0 even when access widens (after review)."),
@@ -67,7 +67,7 @@ enum DiffCommand {
         print(changes.isEmpty ? "no changes" :
               "\(widening) widening, \(narrowing) narrowing, \(changes.count - widening - narrowing) neutral")
         if widening > 0 && !args.flag("accept-widening") {
-            printError("\(widening) change\(widening == 1 ? "" : "s") widen access; review them, then rerun with --accept-widening or update the lock file with 'rlskit snapshot'")
+            printError("\(widening) change\(widening == 1 ? " widens" : "s widen") access; review them, then rerun with --accept-widening or update the lock file with 'rlskit snapshot'")
             return .checksFailed
         }
         return .success

@@ -12,7 +12,7 @@ enum SnapshotCommand {
         always gives the same bytes. Commit it; 'rlskit diff FILE' shows what changed.
         """,
         options: [
-            DatabaseTarget.option,
+            DatabaseTarget.existingOption,
             .option("exposed-schemas", "LIST", "Comma-separated schemas the API serves (overrides pgrst.db_schemas)."),
             .option("output", "FILE", "Write the lock file to FILE instead of standard output."),
         ])

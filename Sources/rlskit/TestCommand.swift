@@ -71,7 +71,7 @@ enum TestCommand {
                         options: HarnessOptions) throws -> (report: TestReport, malformed: Bool) {
         var report = TestReport()
         var malformed = false
-        try target.leavingNoTrace {
+        do { try target.leavingNoTrace {
             if !input.isEmpty {
                 do { report = try Harness.run(input, on: target.connection, options: options) } catch let e as InputError {
                     throw ConfigurationError(e.description)
@@ -84,6 +84,9 @@ enum TestCommand {
                 malformed = r.hasMalformed
                 for f in r.files { for p in f.malformed { printError(p.description) } }
             }
+        } } catch var e as PostgresError where e.isConnectionFailure && !e.message.hasPrefix("cannot connect") {
+            e.message = "lost the connection to \(target.connection.description) while running the tests: " + e.message
+            throw e
         }
         return (report, malformed)
     }

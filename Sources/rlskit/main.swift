@@ -35,7 +35,7 @@ exit codes: 0 passed, 1 checks failed or findings, 2 usage or configuration erro
         return .usage
     case let e as LocalClusterError:
         printError("cannot start a throwaway PostgreSQL: \(e.message)")
-        return .server
+        return e.isConfiguration ? .usage : .server
     case let e as PostgresError where e.kind != .server:
         printError(e.message)
         return .server

@@ -57,8 +57,9 @@ public struct Migrator {
         if options.standIn {
             if options.dryRun {
                 let d = try StandIn.detect(conn)
+                func word(_ s: StandIn.State) -> String { s == .absent ? "missing, would be installed" : s == .standIn ? "stand-in present" : "real schema, left alone" }
                 log(d.isSupabase ? "stand-in: Supabase schemas found, nothing to install"
-                    : "stand-in: would install where missing (auth: \(d.auth), storage: \(d.storage))")
+                    : "stand-in: auth \(word(d.auth)); storage \(word(d.storage))")
             } else {
                 let r = try StandIn.install(conn)
                 for line in r.lines { log(line) }
@@ -79,12 +80,13 @@ public struct Migrator {
             log("plan (\(options.source)):")
             for e in plan { log("  \(e.status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(e.file.name)") }
             for v in unknown { log("  unknown  \(v) (in the ledger, no file)") }
-            return result
         }
+        if files.isEmpty { log("no *.sql files in \(options.source)") }
         if let first = changed.first, !options.allowChanged {
             let more = changed.count > 1 ? "; \(changed.count - 1) more changed" : ""
             throw ConfigurationError("\(first.file.path): changed since it was applied (checksum \(first.file.checksum.prefix(12)) ≠ \(byVersion[first.file.version]!.checksum.prefix(12))); restore it, or pass --allow-changed to go on without re-applying it\(more)")
         }
+        if options.dryRun { return result }
         for e in changed { log("warning: \(e.file.name) changed since it was applied; not re-applied (--allow-changed)") }
         for (entry, prep) in zip(plan, prepared) where entry.status == .pending {
             let started = Date()

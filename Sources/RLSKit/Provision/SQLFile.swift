@@ -51,7 +51,7 @@ public enum MigrationSource: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .directory(let d): return d
-        case .builtIn: return "built-in schema (sql/migrations)"
+        case .builtIn: return "the built-in schema"
         }
     }
 
