@@ -206,10 +206,13 @@ public final class LocalCluster: Sendable {
         return env
     }
 
-    static func run(_ path: String, _ args: [String], as user: ServerUser?, log: String, in dir: String, child: ChildProcess) throws {
+    /// Starts a server program as `user`, its output going to `log`.
+    static func launch(_ path: String, _ args: [String], as user: ServerUser?, log: String, in dir: String) throws -> Process {
         let (exe, argv) = command(path, args, as: user)
         _ = FileManager.default.createFile(atPath: log, contents: nil)
+        if let user { _ = chown(log, user.uid, user.gid) }
         let out = FileHandle(forWritingAtPath: log)
+        defer { try? out?.close() }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: exe)
         p.arguments = argv
@@ -219,31 +222,21 @@ public final class LocalCluster: Sendable {
         p.standardInput = FileHandle.nullDevice
         p.environment = childEnvironment
         do { try p.run() } catch { throw LocalClusterError("cannot run \(exe): \(error.localizedDescription)") }
+        return p
+    }
+
+    static func run(_ path: String, _ args: [String], as user: ServerUser?, log: String, in dir: String, child: ChildProcess) throws {
+        let p = try launch(path, args, as: user, log: log, in: dir)
         child.pid.withLock { $0 = p.processIdentifier }
         p.waitUntilExit()
         child.pid.withLock { $0 = 0 }
-        try? out?.close()
         guard p.terminationStatus == 0 else {
             throw LocalClusterError("\((path as NSString).lastPathComponent) failed: " + lastLines(of: log))
         }
     }
 
     static func spawnServer(_ path: String, data: String, as user: ServerUser?, log: String, in dir: String) throws -> Int32 {
-        let (exe, argv) = command(path, ["-D", data], as: user)
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        if let user { _ = chown(log, user.uid, user.gid) }
-        let out = FileHandle(forWritingAtPath: log)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: exe)
-        p.arguments = argv
-        p.currentDirectoryURL = URL(fileURLWithPath: dir)
-        p.standardOutput = out
-        p.standardError = out
-        p.standardInput = FileHandle.nullDevice
-        p.environment = childEnvironment
-        do { try p.run() } catch { throw LocalClusterError("cannot start \(exe): \(error.localizedDescription)") }
-        try? out?.close()
-        return p.processIdentifier
+        try launch(path, ["-D", data], as: user, log: log, in: dir).processIdentifier
     }
 
     static func lastLines(of path: String) -> String {

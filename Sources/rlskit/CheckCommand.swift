@@ -46,13 +46,7 @@ enum CheckCommand {
             guard ["text", "junit", "json", "sarif"].contains(f) else { throw ConfigurationError("--format must be text, junit, json or sarif (got '\(f)')") }
             return f
         } ?? "text"
-        var harness = HarnessOptions()
-        if let j = args.value("jobs") {
-            guard let n = Int(j), n >= 1, n <= 64 else { throw ConfigurationError("--jobs must be a number from 1 to 64 (got '\(j)')") }
-            harness.jobs = n
-        }
-        harness.strict = args.flag("strict")
-        harness.allowSideEffects = args.flag("allow-side-effects")
+        let harness = try TestCommand.harnessOptions(args)
         let output = try OutputTarget(args.value("output"))
         let extraOutputs = try ["junit", "sarif", "json"].compactMap { f in try args.value(f).map { (format: f, target: try OutputTarget($0, option: f)) } }
         // A machine format on standard output keeps it clean: the human summary goes to stderr.

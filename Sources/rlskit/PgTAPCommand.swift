@@ -50,8 +50,7 @@ enum PgTAPRun {
             paths = ["supabase/tests"]
         }
         let files = try PgTAPRunner.discover(paths)
-        let output = args.value("output")
-        let outputTarget = try OutputTarget(output)
+        let outputTarget = try OutputTarget(args.value("output"))
 
         let target = try DatabaseTarget.resolve(args) { printNote($0) }
         defer { target.stop() }
@@ -64,7 +63,7 @@ enum PgTAPRun {
             throw e
         }
         let report = result.report
-        if let output {
+        if outputTarget.isFile {
             try outputTarget.write(TestReportWriter.render(report, format: format))
             print(TestReportWriter.render(report, format: .text, color: term.color), terminator: "")
         } else {

@@ -31,13 +31,7 @@ enum TestCommand {
             guard let v = TestReportFormat(rawValue: f) else { throw ConfigurationError("--format must be text, tap, junit or json (got '\(f)')") }
             return v
         } ?? .text
-        var options = HarnessOptions()
-        if let j = args.value("jobs") {
-            guard let n = Int(j), n >= 1, n <= 64 else { throw ConfigurationError("--jobs must be a number from 1 to 64 (got '\(j)')") }
-            options.jobs = n
-        }
-        options.strict = args.flag("strict")
-        options.allowSideEffects = args.flag("allow-side-effects")
+        let options = try harnessOptions(args)
         var paths = args.positionals
         if paths.isEmpty {
             paths = ["sql/tests", "supabase/tests"].filter { FileManager.default.fileExists(atPath: $0) }
@@ -64,6 +58,18 @@ enum TestCommand {
         try write(report, format: format, output: output, term: term)
         if malformed { return .usage }
         return report.passed ? .success : .checksFailed
+    }
+
+    /// --jobs, --strict and --allow-side-effects (shared with check).
+    static func harnessOptions(_ args: ParsedArguments) throws -> HarnessOptions {
+        var options = HarnessOptions()
+        if let j = args.value("jobs") {
+            guard let n = Int(j), n >= 1, n <= 64 else { throw ConfigurationError("--jobs must be a number from 1 to 64 (got '\(j)')") }
+            options.jobs = n
+        }
+        options.strict = args.flag("strict")
+        options.allowSideEffects = args.flag("allow-side-effects")
+        return options
     }
 
     /// Runs the access files, scenarios and pgTAP files on one database, leaving no trace.
