@@ -46,7 +46,18 @@ public enum Auditor {
         let outcomes = try conn.pipeline(groups: groups, isolation: .keepSuccesses).map { $0[0] }
         trace("pipeline done", started)
 
+        if let e = outcomes[0].error { throw e }
         let present = Set((outcomes[0].result?.rows ?? []).compactMap { $0["nspname"] })
+        // Auditing only schemas that do not exist checks nothing: never pass that silently.
+        if present.isEmpty {
+            _ = try? SidePolicies.collect(side) { [] }   // let the helpers finish before the snapshot goes
+            let names = exposed.names.map(SecuritySurface.quoteIfNeeded).joined(separator: ", ")
+            let plural = exposed.names.count == 1 ? "schema \(names) does" : "schemas \(names) do"
+            let fix = exposed.source == "--exposed-schemas" ? "name existing schemas in --exposed-schemas"
+                : exposed.source.hasPrefix("default") ? "pass --exposed-schemas with the schemas the data API serves"
+                : "fix \(exposed.source), or pass --exposed-schemas"
+            throw ConfigurationError("exposed \(plural) not exist in this database (from \(exposed.source)), so the audit would check nothing: \(fix)")
+        }
         var catalog = AuditCatalog(exposedSchemas: exposed.names)
         if !side.isEmpty {
             catalog.policies = try SidePolicies.collect(side) {

@@ -18,21 +18,49 @@ public struct AuditObject: Hashable, Sendable, Codable {
         self.member = member
     }
 
-    /// `schema.name` (plus `.member`): SARIF's fullyQualifiedName.
+    /// `schema.name` (plus `.member`), quoted where needed: SARIF's fullyQualifiedName.
     public var qualifiedName: String {
-        let base = schema.isEmpty ? name : schema + "." + name
-        return member.map { base + "." + $0 } ?? base
+        switch kind {
+        // A comment's name is already pg_identify_object's qualified, quoted identity.
+        case "comment": return name
+        case "bucket", "extension": return member.map { base + "." + $0 } ?? base
+        default: return member.map { base + "." + AuditNames.ident($0) } ?? base
+        }
     }
 
-    /// How a sentence names it: `policy "x" on storage.objects`, `function public.f(text)`.
-    public var display: String {
-        let base = schema.isEmpty ? name : schema + "." + name
+    /// `schema.name` with both parts quoted where needed (a function keeps its argument types).
+    var base: String {
         switch kind {
-        case "policy": return "policy \"\(member ?? "")\" on \(base)"
-        case "foreign key": return "foreign key \(member ?? "") on \(base)"
-        case "column": return "column \(base).\(member ?? "")"
+        case "bucket", "extension": return schema.isEmpty ? name : schema + "." + name
+        case "function": return AuditNames.function(schema, name)
+        case "comment": return name
+        default: return schema.isEmpty ? AuditNames.ident(name) : AuditNames.qualified(schema, name)
+        }
+    }
+
+    /// How a sentence names it: `policy "x" on storage.objects`, `function public.f(text)`,
+    /// `comment on table public.posts`; names that need quotes are quoted.
+    public var display: String {
+        switch kind {
+        case "policy": return "policy \(AuditNames.policy(member ?? "")) on \(base)"
+        case "foreign key": return "foreign key \(AuditNames.ident(member ?? "")) on \(base)"
+        case "column": return "column \(base).\(AuditNames.ident(member ?? ""))"
+        case "comment": return "comment on \(member ?? "object") \(name)"
         default: return member.map { "\(kind) \(base) (\($0))" } ?? "\(kind) \(base)"
         }
+    }
+}
+
+/// Names in findings' sentences, quoted as the lock file quotes them.
+enum AuditNames {
+    static func ident(_ name: String) -> String { SecuritySurface.quoteIfNeeded(name) }
+    static func qualified(_ schema: String, _ name: String) -> String { ident(schema) + "." + ident(name) }
+    /// Policy names are always in double quotes (they are usually sentences).
+    static func policy(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    /// `schema.name(argument types)` from a schema and `name(argument types)`.
+    static func function(_ schema: String, _ signature: String) -> String {
+        guard let paren = signature.firstIndex(of: "(") else { return qualified(schema, signature) }
+        return qualified(schema, String(signature[..<paren])) + signature[paren...]
     }
 }
 

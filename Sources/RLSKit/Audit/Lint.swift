@@ -94,6 +94,11 @@ public enum SchemaLists {
 
 /// SQL snippets shared by lint queries.
 enum SQLParts {
+    /// SQL: the identifier `expr` as text, in double quotes when it needs them (as the lock
+    /// file writes names: `SecuritySurface.quoteIfNeeded`), for sentences that name objects.
+    static func ident(_ expr: String) -> String {
+        "(case when \(expr) ~ '^[a-z_][a-z0-9_$]*$' then \(expr)::text else '\"' || replace(\(expr)::text, '\"', '\"\"') || '\"' end)"
+    }
     /// True when the pg_class row `alias` belongs to an extension (never the user's fault).
     static func notExtensionMember(_ alias: String, catalog: String = "pg_class") -> String {
         "not exists (select 1 from pg_catalog.pg_depend dep where dep.classid = '\(catalog)'::regclass and dep.objid = \(alias).oid and dep.deptype = 'e')"

@@ -8,7 +8,10 @@ extension PolicyRow {
         roles.contains("public") ? "every role (PUBLIC, anon included)" : roles.sorted().joined(separator: ", ")
     }
 
-    var label: String { "policy \"\(name)\" on \(tableName)" }
+    /// `schema.table`, quoted where needed, for sentences (`tableName` is the lookup key).
+    var displayTable: String { AuditNames.qualified(schema, table) }
+
+    var label: String { "policy \(AuditNames.policy(name)) on \(displayTable)" }
 
     /// The API roles this policy applies to.
     var apiRoles: [String] {

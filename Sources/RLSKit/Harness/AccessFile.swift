@@ -15,6 +15,8 @@ import Foundation
 ///       write own-folder            # own-folder | nobody
 public struct AccessFile: Sendable, Equatable {
     public var exposedSchemas: [String] = []
+    /// Where each of `exposedSchemas` was named (same order).
+    public var exposedLocations: [SourceLocation] = []
     public var tables: [TableIntent] = []
     public var buckets: [BucketIntent] = []
     public var path: String = ""
@@ -39,8 +41,11 @@ public struct TableIntent: Sendable, Equatable {
     /// Column → SQL expression; `{owner}` is the owner's uid, `{n}` a number unique in the run.
     public var seeds: [(column: String, expression: String)] = []
     public var location: SourceLocation
+    /// Where each setting was written: "owner", "read", "write", "insert", "update", "delete", "seed <column>".
+    public var settings: [String: SourceLocation] = [:]
 
-    public var qualifiedName: String { "\(schema).\(name)" }
+    /// `schema.name`, quoted where needed, in a form an access file accepts back.
+    public var qualifiedName: String { SQL.qualified(schema, name) }
 
     public static func == (a: TableIntent, b: TableIntent) -> Bool {
         a.schema == b.schema && a.name == b.name && a.owner == b.owner && a.read == b.read && a.insert == b.insert
@@ -54,6 +59,8 @@ public struct BucketIntent: Sendable, Equatable {
     public var read: ReadAccess?
     public var write: WriteAccess?
     public var location: SourceLocation
+    /// Where "read" and "write" were written.
+    public var settings: [String: SourceLocation] = [:]
 }
 
 /// A mistake in a file the user wrote: one line, `file:line: what, what to do`.
@@ -76,7 +83,7 @@ extension AccessFile {
         for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let at = SourceLocation(file: path, line: i + 1)
             let line = stripComment(String(raw))
-            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            let words = splitWords(line)
             guard let key = words.first else { continue }
             let indented = raw.first == " " || raw.first == "\t"
             func value(_ allowed: [String]) throws(InputError) -> String {
@@ -92,13 +99,20 @@ extension AccessFile {
                 switch key {
                 case "expose":
                     guard words.count > 1 else { throw InputError(at, "'expose' needs schema names, e.g. 'expose public api'") }
-                    file.exposedSchemas += words.dropFirst().map { $0.trimmingCharacters(in: [","]) }
+                    for w in words.dropFirst() {
+                        for part in w.split(separator: ",").map(String.init) where !part.isEmpty {
+                            guard let names = nameParts(part), names.count == 1 else {
+                                throw InputError(at, "'\(part)' is not a schema name: write it as is, or in \"double quotes\" when it needs them")
+                            }
+                            file.exposedSchemas.append(names[0])
+                            file.exposedLocations.append(at)
+                        }
+                    }
                     block = .none
                 case "table":
-                    guard words.count == 2 else { throw InputError(at, "write 'table schema.name' (one table per block)") }
-                    let parts = words[1].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-                    guard parts.count <= 2, parts.allSatisfy({ !$0.isEmpty }) else {
-                        throw InputError(at, "'\(words[1])' is not a table name: write schema.name")
+                    guard words.count == 2 else { throw InputError(at, "write 'table schema.name' (one table per block; \"double quotes\" around names with spaces or symbols)") }
+                    guard let parts = nameParts(words[1]), parts.count <= 2 else {
+                        throw InputError(at, "'\(words[1])' is not a table name: write schema.name, with \"double quotes\" around names that need them")
                     }
                     let t = TableIntent(schema: parts.count == 2 ? parts[0] : "public", name: parts.last!, location: at)
                     if let prev = file.tables.first(where: { $0.qualifiedName == t.qualifiedName }) {
@@ -118,40 +132,71 @@ extension AccessFile {
                 }
                 continue
             }
+            /// Each setting once per block: a second one is a conflict or a leftover.
+            func once(_ setting: String, _ settings: inout [String: SourceLocation], _ owner: String) throws(InputError) {
+                if let prev = settings[setting] {
+                    throw InputError(at, "'\(setting)' is already set at line \(prev.line) for \(owner): keep one")
+                }
+                settings[setting] = at
+            }
             switch block {
             case .none:
                 throw InputError(at, "indented '\(key)' outside a block: put it under a 'table' or 'bucket' line")
             case .table(let t):
+                let what = "table \(file.tables[t].qualifiedName)"
                 switch key {
                 case "owner":
-                    guard words.count == 2 else { throw InputError(at, "'owner' takes one column name, e.g. 'owner user_id'") }
-                    file.tables[t].owner = words[1]
+                    guard words.count == 2, let col = nameParts(words[1]), col.count == 1 else {
+                        throw InputError(at, "'owner' takes one column name, e.g. 'owner user_id'")
+                    }
+                    try once("owner", &file.tables[t].settings, what)
+                    file.tables[t].owner = col[0]
                 case "read":
-                    file.tables[t].read = ReadAccess(rawValue: try value(["anyone", "signed-in", "owner", "nobody"]))
+                    let v = ReadAccess(rawValue: try value(["anyone", "signed-in", "owner", "nobody"]))
+                    try once("read", &file.tables[t].settings, what)
+                    file.tables[t].read = v
                 case "write":
                     let w = WriteAccess(rawValue: try value(["owner", "nobody"]))
-                    file.tables[t].insert = w; file.tables[t].update = w; file.tables[t].delete = w
-                case "insert": file.tables[t].insert = WriteAccess(rawValue: try value(["owner", "nobody"]))
-                case "update": file.tables[t].update = WriteAccess(rawValue: try value(["owner", "nobody"]))
-                case "delete": file.tables[t].delete = WriteAccess(rawValue: try value(["owner", "nobody"]))
+                    try once("write", &file.tables[t].settings, what)
+                    // insert/update/delete lines override 'write', whichever comes first.
+                    if file.tables[t].settings["insert"] == nil { file.tables[t].insert = w }
+                    if file.tables[t].settings["update"] == nil { file.tables[t].update = w }
+                    if file.tables[t].settings["delete"] == nil { file.tables[t].delete = w }
+                case "insert", "update", "delete":
+                    let w = WriteAccess(rawValue: try value(["owner", "nobody"]))
+                    try once(key, &file.tables[t].settings, what)
+                    switch key {
+                    case "insert": file.tables[t].insert = w
+                    case "update": file.tables[t].update = w
+                    default: file.tables[t].delete = w
+                    }
                 case "seed":
-                    let rest = line.drop(while: { $0 == " " || $0 == "\t" }).dropFirst(4)
-                    guard let eq = rest.firstIndex(of: "=") else {
-                        throw InputError(at, "write 'seed column = SQL expression', e.g. seed image_path = '{owner}/a.png'")
+                    let usage = "write 'seed column = SQL expression', e.g. seed image_path = '{owner}/a.png'"
+                    let rest = line.drop(while: { $0 == " " || $0 == "\t" }).dropFirst(4).drop(while: { $0 == " " || $0 == "\t" })
+                    guard let (column, after) = leadingName(rest) else { throw InputError(at, usage) }
+                    let tail = after.drop(while: { $0 == " " || $0 == "\t" })
+                    guard tail.first == "=" else { throw InputError(at, usage) }
+                    let expr = tail.dropFirst().trimmingCharacters(in: .whitespaces)
+                    guard !expr.isEmpty else { throw InputError(at, usage) }
+                    if let problem = expressionProblem(expr) {
+                        throw InputError(at, "seed \(column): the SQL expression \(problem): fix the expression")
                     }
-                    let column = rest[..<eq].trimmingCharacters(in: .whitespaces)
-                    let expr = rest[rest.index(after: eq)...].trimmingCharacters(in: .whitespaces)
-                    guard !column.isEmpty, !column.contains(" "), !expr.isEmpty else {
-                        throw InputError(at, "write 'seed column = SQL expression', e.g. seed image_path = '{owner}/a.png'")
-                    }
+                    try once("seed \(column)", &file.tables[t].settings, what)
                     file.tables[t].seeds.append((column, expr))
                 default:
                     throw InputError(at, "unknown table setting '\(key)': use owner, read, write, insert, update, delete or seed")
                 }
             case .bucket(let b):
+                let what = "bucket \(file.buckets[b].id)"
                 switch key {
-                case "read": file.buckets[b].read = ReadAccess(rawValue: try value(["public", "anyone", "signed-in", "owner", "nobody"]))
-                case "write": file.buckets[b].write = WriteAccess(rawValue: try value(["own-folder", "nobody"]))
+                case "read":
+                    let v = ReadAccess(rawValue: try value(["public", "anyone", "signed-in", "owner", "nobody"]))
+                    try once("read", &file.buckets[b].settings, what)
+                    file.buckets[b].read = v
+                case "write":
+                    let v = WriteAccess(rawValue: try value(["own-folder", "nobody"]))
+                    try once("write", &file.buckets[b].settings, what)
+                    file.buckets[b].write = v
                 default: throw InputError(at, "unknown bucket setting '\(key)': use read or write")
                 }
             }
@@ -167,16 +212,122 @@ extension AccessFile {
             if b.read == nil { throw InputError(b.location, "bucket \(b.id) has no 'read' line: add 'read public|anyone|signed-in|owner|nobody'") }
             if b.write == nil { throw InputError(b.location, "bucket \(b.id) has no 'write' line: add 'write own-folder|nobody'") }
         }
+        if file.tables.isEmpty && file.buckets.isEmpty {
+            throw InputError(SourceLocation(file: path, line: 1),
+                             "this access file declares no table or bucket, so it would test nothing: add a 'table schema.name' or 'bucket name' block")
+        }
         return file
     }
 
-    /// `#` starts a comment outside single quotes.
+    /// Words separated by spaces or tabs; spaces inside "double quotes" do not separate.
+    static func splitWords(_ line: String) -> [String] {
+        var out: [String] = []
+        var word = ""
+        var quoted = false
+        for c in line {
+            if c == "\"" { quoted.toggle() }
+            if !quoted && (c == " " || c == "\t") {
+                if !word.isEmpty { out.append(word); word = "" }
+                continue
+            }
+            word.append(c)
+        }
+        if !word.isEmpty { out.append(word) }
+        return out
+    }
+
+    /// `schema.name` split into its parts, each plain or in "double quotes" (`""` is a quote
+    /// inside); nil when malformed (an empty part, an unclosed quote, text after a quote).
+    static func nameParts(_ text: String) -> [String]? {
+        var parts: [String] = []
+        var rest = Substring(text)
+        while true {
+            guard let (part, after) = leadingName(rest) else { return nil }
+            parts.append(part)
+            if after.isEmpty { return parts }
+            guard after.first == "." else { return nil }
+            rest = after.dropFirst()
+        }
+    }
+
+    /// One name at the start of `text` (plain up to a space, `.`, `=` or `"`, or quoted), and what follows.
+    static func leadingName(_ text: Substring) -> (String, Substring)? {
+        var name = ""
+        if text.first == "\"" {
+            var i = text.index(after: text.startIndex)
+            while i < text.endIndex {
+                if text[i] == "\"" {
+                    let next = text.index(after: i)
+                    if next < text.endIndex, text[next] == "\"" { name.append("\""); i = text.index(after: next); continue }
+                    return name.isEmpty ? nil : (name, text[next...])
+                }
+                name.append(text[i])
+                i = text.index(after: i)
+            }
+            return nil   // unclosed quote
+        }
+        let end = text.firstIndex { $0 == " " || $0 == "\t" || $0 == "." || $0 == "=" || $0 == "\"" } ?? text.endIndex
+        name = String(text[..<end])
+        return name.isEmpty ? nil : (name, text[end...])
+    }
+
+    /// What is wrong with a seed expression that can be told without a database: an unclosed
+    /// quote or comment, unbalanced parentheses, or a `;` (one expression, not statements).
+    static func expressionProblem(_ expr: String) -> String? {
+        let s = Array(expr.unicodeScalars)
+        var i = 0, depth = 0
+        func closing(_ q: Unicode.Scalar, escapes: Bool) -> Bool {
+            i += 1
+            while i < s.count {
+                if escapes, s[i] == "\\" { i += 2; continue }
+                if s[i] == q { if i + 1 < s.count, s[i + 1] == q { i += 2; continue }; i += 1; return true }
+                i += 1
+            }
+            return false
+        }
+        while i < s.count {
+            let c = s[i]
+            switch c {
+            case "'":
+                let escapes = i > 0 && (s[i - 1] == "E" || s[i - 1] == "e")
+                if !closing("'", escapes: escapes) { return "has an unterminated quoted string" }
+            case "\"":
+                if !closing("\"", escapes: false) { return "has an unterminated quoted name" }
+            case "$" where i == 0 || !SQLScanner.isIdent(s[i - 1]):
+                if let tag = SQLScanner.dollarTag(s, i) {
+                    i += tag.count
+                    var closed = false
+                    while i < s.count {
+                        if s[i] == "$", Array(s[i..<min(s.count, i + tag.count)]) == tag { i += tag.count; closed = true; break }
+                        i += 1
+                    }
+                    if !closed { return "has an unterminated dollar-quoted string" }
+                } else { i += 1 }
+            case "(": depth += 1; i += 1
+            case ")":
+                depth -= 1
+                if depth < 0 { return "has a ')' without its '('" }
+                i += 1
+            case ";": return "contains ';' (write one expression, not statements)"
+            case "-" where i + 1 < s.count && s[i + 1] == "-": return "contains a '--' comment (it would swallow the rest of the row)"
+            case "/" where i + 1 < s.count && s[i + 1] == "*":
+                let n = SQLScanner.blockCommentLength(s, i)
+                if i + n > s.count || !(n >= 4 && s[i + n - 2] == "*" && s[i + n - 1] == "/") { return "has an unterminated /* comment" }
+                i += n
+            default: i += 1
+            }
+        }
+        return depth > 0 ? "has a '(' without its ')'" : nil
+    }
+
+    /// `#` starts a comment outside 'single' and "double" quotes.
     static func stripComment(_ line: String) -> String {
-        var inQuote = false
+        var single = false, double = false
         var out = ""
         for c in line {
-            if c == "'" { inQuote.toggle() }
-            if c == "#" && !inQuote { break }
+            if c == "'" && !double { single.toggle() }
+            if c == "\"" && !single { double.toggle() }
+            if c == "#" && !single && !double { break }
             out.append(c)
         }
         return out.trimmingCharacters(in: .whitespaces)

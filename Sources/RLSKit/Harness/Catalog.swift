@@ -10,6 +10,8 @@ public struct TableInfo: Sendable {
         /// pg_type.typcategory: S string, N numeric, B bool, D date/time, U user (uuid, json), E enum, A array…
         public var category: String
         public var typeName: String
+        /// The type's name, or for a domain the name of the type it is based on.
+        public var baseTypeName: String = ""
         public var notNull: Bool
         public var hasDefault: Bool
         /// Identity ('a'/'d') or generated ('s') columns are never written.
@@ -31,7 +33,8 @@ public struct TableInfo: Sendable {
     public var uniqueKeys: [[String]]
     /// Policy expressions (USING and WITH CHECK), for finding policies that read JWT claims.
     public var policyTexts: [String]
-    public var qualifiedName: String { "\(schema).\(name)" }
+    /// `schema.name`, quoted where needed.
+    public var qualifiedName: String { SQL.qualified(schema, name) }
     public var sqlName: String { SQL.qualified(schema, name) }
 
     public func column(_ name: String) -> ColumnInfo? { columns.first { $0.name == name } }
@@ -50,7 +53,9 @@ public enum Catalog {
 
     static let columnsSQL = tablesCTE + """
     select q.o::int as o, a.attname as name, format_type(a.atttypid, a.atttypmod) as type, t.typcategory::text as category,
-           t.typname::text as type_name, a.attnotnull as not_null, a.atthasdef as has_default,
+           t.typname::text as type_name,
+           coalesce((select b.typname::text from pg_type b where b.oid = t.typbasetype and t.typtype = 'd'), t.typname::text) as base_type,
+           a.attnotnull as not_null, a.atthasdef as has_default,
            a.attidentity::text as identity, a.attgenerated::text as generated,
            (select e.enumlabel::text from pg_enum e where e.enumtypid = t.oid order by e.enumsortorder limit 1) as enum_label,
            (select fn.nspname || '.' || fc.relname || '(' || fa.attname || ')'
@@ -103,7 +108,7 @@ public enum Catalog {
             }
             let cols = try (columns[k] ?? []).map { r in
                 TableInfo.ColumnInfo(name: try r.decode("name"), type: try r.decode("type"), category: try r.decode("category"),
-                                     typeName: try r.decode("type_name"), notNull: try r.decode("not_null"),
+                                     typeName: try r.decode("type_name"), baseTypeName: try r.decode("base_type"), notNull: try r.decode("not_null"),
                                      hasDefault: try r.decode("has_default"), identity: try r.decode("identity"),
                                      generated: try r.decode("generated"), enumLabel: try r.decode("enum_label"),
                                      references: try r.decode("refs"))
@@ -130,12 +135,17 @@ public enum Catalog {
         return out
     }
 
-    /// RLS-enabled tables in these schemas.
+    /// RLS-enabled tables in these schemas, as `schema.name` quoted where needed (the form an access file takes).
     public static func rlsTables(_ conn: PostgresConnection, schemas: [String]) throws -> [String] {
         try conn.query("""
-            select n.nspname || '.' || c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
-             where c.relkind in ('r', 'p') and c.relrowsecurity and n.nspname = any($1) order by 1
-            """, [schemas]).rows.map { try $0.decode("name") }
+            select n.nspname::text as schema, c.relname::text as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+             where c.relkind in ('r', 'p') and c.relrowsecurity and n.nspname = any($1) order by 1, 2
+            """, [schemas]).rows.map { SQL.qualified(try $0.decode("schema"), try $0.decode("name")) }
+    }
+
+    /// Which of these schemas exist.
+    public static func existingSchemas(_ conn: PostgresConnection, _ names: [String]) throws -> Set<String> {
+        Set(try conn.query("select nspname::text as n from pg_namespace where nspname = any($1)", [names]).rows.map { try $0.decode("n") })
     }
 
     public static func authUserColumns(_ conn: PostgresConnection) throws -> Set<String> {

@@ -29,14 +29,24 @@ enum Planner {
 
         for file in input.access {
             plan.accessFiles.append(file.path)
+            let present = try Catalog.existingSchemas(conn, file.exposedSchemas)
+            for (schema, at) in zip(file.exposedSchemas, file.exposedLocations) where !present.contains(schema) {
+                throw InputError(at, "schema \(SQL.ident(schema)) does not exist in the database: fix the name in 'expose' or apply the migrations first")
+            }
             let infos = try Catalog.tables(conn, file.tables.map { ($0.schema, $0.name) })
             for (intent, info) in zip(file.tables, infos) {
                 guard info.exists else {
                     throw InputError(intent.location, "table \(intent.qualifiedName) does not exist in the database: fix the name or apply the migrations first")
                 }
-                guard info.column(intent.owner) != nil else {
+                guard let owner = info.column(intent.owner) else {
                     throw InputError(intent.location, "table \(intent.qualifiedName) has no column '\(intent.owner)': name the column holding the owner's user id")
                 }
+                guard owner.baseTypeName == "uuid" else {
+                    throw InputError(intent.settings["owner"] ?? intent.location,
+                                     "owner column \(SQL.ident(owner.name)) of \(intent.qualifiedName) is \(owner.type), not uuid: "
+                                        + "name the column holding the owner's user id (auth.users.id)")
+                }
+                try checkSeeds(intent, info, conn: conn)
                 plan.units.append(TableMatrix(info: info, intent: intent, serviceRoleCanInsert: info.serviceRoleCanInsert).unit())
             }
             if !file.buckets.isEmpty {
@@ -66,5 +76,27 @@ enum Planner {
             }
         }
         return plan
+    }
+
+    /// Every seed names a column of the table and is an expression the server accepts for
+    /// that column's type: checked with EXPLAIN (planned, not run), reported at the seed's line.
+    static func checkSeeds(_ intent: TableIntent, _ info: TableInfo, conn: PostgresConnection) throws {
+        for seed in intent.seeds {
+            let at = intent.settings["seed \(seed.column)"] ?? intent.location
+            guard let column = info.column(seed.column) else {
+                throw InputError(at, "table \(intent.qualifiedName) has no column '\(seed.column)' to seed: fix the name (columns: "
+                                    + info.columns.map { SQL.ident($0.name) }.joined(separator: ", ") + ")")
+            }
+            guard column.writable else {
+                throw InputError(at, "column \(SQL.ident(column.name)) of \(intent.qualifiedName) is generated or an identity column: remove the seed line")
+            }
+            let sample = seed.expression.replacingOccurrences(of: "{owner}", with: "00000000-0000-0000-0000-000000000000")
+                .replacingOccurrences(of: "{n}", with: "1")
+            do {
+                _ = try conn.query("explain select (\n\(sample)\n)::\(column.type)")
+            } catch let e as PostgresError where !e.isConnectionFailure {
+                throw InputError(at, "seed \(column.name): \(e.message): fix the SQL expression (it fills a column of type \(column.type))")
+            }
+        }
     }
 }

@@ -21,6 +21,8 @@ public struct Scenario: Sendable {
         public var text: String
         public var expectations: [Expectation]
         public var location: SourceLocation
+        /// The file line of each line of `text` (comment lines between them are skipped).
+        var lines: [Int] = []
     }
     public var title: String
     public var users: [Actor]
@@ -62,6 +64,7 @@ public enum ScenarioFile {
             }
             if word == "expect" {
                 guard let st = scenarios[s].steps.indices.last else { throw InputError(at, "'expect' without a step: write 'as <actor>: <sql>' first") }
+                try placeholders(in: rest, users: scenarios[s].users, at: at)
                 scenarios[s].steps[st].expectations.append(try expectation(rest, at: at))
                 stepOpen = false
                 continue
@@ -73,20 +76,24 @@ public enum ScenarioFile {
                 guard builtInActors.contains(actor) || scenarios[s].users.contains(where: { $0.name == actor }) else {
                     throw InputError(at, "unknown actor '\(actor)': declare it with 'user \(actor)' or use anon, service_role, admin, auth_admin")
                 }
-                scenarios[s].steps.append(Scenario.Step(actor: actor, text: body, expectations: [], location: at))
+                try placeholders(in: body, users: scenarios[s].users, at: at)
+                scenarios[s].steps.append(Scenario.Step(actor: actor, text: body, expectations: [], location: at, lines: body.isEmpty ? [] : [at.line]))
                 stepOpen = true
                 continue
             }
             guard stepOpen, let st = scenarios[s].steps.indices.last else {
                 throw InputError(at, "unexpected '\(word)': lines are 'scenario', 'user', 'as <actor>: <sql>', SQL continuing a step, or 'expect'")
             }
+            try placeholders(in: line, users: scenarios[s].users, at: at)
             scenarios[s].steps[st].text += (scenarios[s].steps[st].text.isEmpty ? "" : "\n") + line
+            scenarios[s].steps[st].lines.append(at.line)
         }
         try finish(scenarios.last)
         for sc in scenarios {
             for st in sc.steps {
                 if st.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { throw InputError(st.location, "step has no SQL after 'as \(st.actor):'") }
                 try storageCall(st, users: sc.users)
+                try oneStatement(st)
             }
         }
         return scenarios
@@ -163,6 +170,55 @@ public enum ScenarioFile {
             }
         }
         throw InputError(at, "unknown expectation '\(rest)': use ok, N rows, N rows affected, value V, values A | B, row A | B, denied by rls, denied by privilege or sqlstate XXXXX")
+    }
+
+    /// `{name}` and `{name.email}` of users declared in this scenario; anything else that looks
+    /// like a placeholder would be pasted into SQL as it is.
+    static func placeholders(in text: String, users: [Actor], at: SourceLocation) throws(InputError) {
+        let ns = text as NSString
+        for m in placeholder.matches(in: text, range: NSRange(location: 0, length: ns.length)) {
+            let whole = ns.substring(with: m.range)
+            let name = ns.substring(with: m.range(at: 1))
+            let field = m.range(at: 2).location == NSNotFound ? nil : ns.substring(with: m.range(at: 2))
+            let known = users.contains { $0.name == name }
+            if known && (field == nil || field == "email") { continue }
+            if known {
+                throw InputError(at, "unknown placeholder \(whole): use {\(name)} for the user's id or {\(name).email} for their email")
+            }
+            throw InputError(at, "unknown placeholder \(whole): declare 'user \(name)' in this scenario "
+                                + (users.isEmpty ? "(it declares no users)" : "(its users: \(users.map(\.name).joined(separator: ", ")))"))
+        }
+    }
+
+    static let placeholder = try! NSRegularExpression(pattern: "\\{([A-Za-z_][A-Za-z0-9_-]*)(?:\\.([A-Za-z0-9_]+))?\\}")
+
+    /// A SQL step is one statement, and never transaction control: each step runs in its own
+    /// savepoint of a transaction rlskit rolls back.
+    static func oneStatement(_ st: Scenario.Step) throws(InputError) {
+        let (verb, _) = split(st.text)
+        if verb == "upload" || verb == "remove" { return }
+        func at(_ line: Int) -> SourceLocation {
+            SourceLocation(file: st.location.file, line: line >= 1 && line <= st.lines.count ? st.lines[line - 1] : st.location.line)
+        }
+        let statements = SQLScanner.statements(in: st.text)
+        guard let first = statements.first else { throw InputError(st.location, "step has no SQL after 'as \(st.actor):'") }
+        if statements.count > 1 {
+            throw InputError(at(statements[1].line), "one statement per step: put '\(String(statements[1].text.prefix(40)))' in its own 'as \(st.actor):' step")
+        }
+        if first.kind == .meta {
+            throw InputError(at(first.line), "'\(first.text.prefix(20))' is a psql meta-command, not SQL: write the SQL itself")
+        }
+        let words = SQLScanner.keywords(first.text, count: 2)
+        let control: Bool
+        switch words.first ?? "" {
+        case "begin", "commit", "rollback", "savepoint", "release", "abort", "end": control = true
+        case "start", "prepare": control = words.count > 1 && words[1] == "transaction"
+        default: control = false
+        }
+        if control {
+            throw InputError(at(first.line), "'\(words.joined(separator: " "))' controls the transaction, which rlskit owns "
+                                + "(each step runs in a savepoint, everything is rolled back): remove it")
+        }
     }
 
     /// Validates `upload`/`remove` steps: exactly a bucket and an object name.

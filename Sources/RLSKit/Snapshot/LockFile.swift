@@ -3,7 +3,11 @@ import Foundation
 /// The lock file: a canonical, line-oriented text of a `SecuritySurface`, made to be
 /// committed and reviewed. Values are one line each (`\n` and `\\` escaped); `-` means none.
 public enum LockFile {
-    public static let formatLine = "# rlskit policy lock, format 1"
+    public static let format = 1
+    static let formatPrefix = "# rlskit policy lock, format "
+    public static let formatLine = formatPrefix + String(format)
+    static let commands = ["SELECT", "INSERT", "UPDATE", "DELETE", "ALL"]
+    static let privileges = ["SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "MAINTAIN"]
 
     public static func render(_ s: SecuritySurface) -> String {
         var out = formatLine + "\n"
@@ -72,17 +76,40 @@ public enum LockFile {
         enum Current { case none, table(Int), policy(Int, Int), function(Int), bucket(Int) }
         var current = Current.none
         var sawFormat = false
+        var policyLines: [(table: Int, policy: Int, line: Int)] = []
         let tableKinds = ["partitioned table", "materialized view", "foreign table", "table", "view"]
         for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = String(raw)
             func fail(_ m: String) -> ConfigurationError { ConfigurationError("\(file):\(i + 1): \(m)") }
             if line == formatLine { sawFormat = true; continue }
+            if !sawFormat, line.hasPrefix(formatPrefix) {
+                let version = String(line.dropFirst(formatPrefix.count))
+                if let n = Int(version), n > format {
+                    throw fail("lock file format \(n) is newer than this rlskit understands (\(format)): update rlskit, or write the lock file again with 'rlskit snapshot'")
+                }
+                throw fail("unknown lock file format '\(version)' (this rlskit writes and reads format \(format)): write the lock file again with 'rlskit snapshot'")
+            }
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard sawFormat else { throw fail("not an rlskit lock file (expected '\(formatLine)' first)") }
             let indent = line.prefix { $0 == " " }.count
             let body = String(line.dropFirst(indent))
             func value(_ key: String) -> String? { body.hasPrefix(key + ": ") ? String(body.dropFirst(key.count + 2)) : (body == key + ":" ? "" : nil) }
             func list(_ v: String) -> [String] { v == "-" ? [] : v.components(separatedBy: ", ").map(unescape) }
+            /// A value from a fixed set; anything else is a mistake, never read as some default.
+            func one(_ key: String, _ v: String, _ allowed: [String]) throws -> String {
+                guard allowed.contains(v) else {
+                    throw fail("\(key) must be \(allowed.joined(separator: " or ")), not '\(v.prefix(40))': fix the line or write the lock file again with 'rlskit snapshot'")
+                }
+                return v
+            }
+            func onOff(_ key: String, _ v: String) throws -> Bool { try one(key, v, ["on", "off"]) == "on" }
+            func members(_ key: String, _ v: String, _ allowed: [String]) throws -> [String] {
+                let items = list(v)
+                if let bad = items.first(where: { !allowed.contains($0) }) {
+                    throw fail("unknown \(key) '\(bad.prefix(40))': use \(allowed.joined(separator: ", "))")
+                }
+                return items
+            }
             switch (indent, current) {
             case (0, _):
                 if let v = value("exposed schemas") { s.exposedSchemas = list(v); current = .none; continue }
@@ -100,18 +127,21 @@ public enum LockFile {
                     throw fail("unknown entry '\(body.prefix(40))'")
                 }
             case (2, .table(let t)), (2, .policy(let t, _)):
-                if let v = value("row level security") { s.tables[t].rls = v == "on"; current = .table(t) }
-                else if let v = value("force row level security") { s.tables[t].forceRLS = v == "on"; current = .table(t) }
+                if let v = value("row level security") { s.tables[t].rls = try onOff("row level security", v); current = .table(t) }
+                else if let v = value("force row level security") { s.tables[t].forceRLS = try onOff("force row level security", v); current = .table(t) }
                 else if body.hasPrefix("grant "), let colon = body.range(of: ": ") {
-                    s.tables[t].grants[String(body[body.index(body.startIndex, offsetBy: 6)..<colon.lowerBound])] = list(String(body[colon.upperBound...]))
+                    let grantee = String(body[body.index(body.startIndex, offsetBy: 6)..<colon.lowerBound])
+                    _ = try members("grantee", grantee, SecuritySurface.apiGrantees)
+                    s.tables[t].grants[grantee] = try members("privilege", String(body[colon.upperBound...]), privileges)
                     current = .table(t)
                 } else if body.hasPrefix("policy "), let name = unquote(String(body.dropFirst(7))) {
                     s.tables[t].policies.append(.init(name: name, command: "", permissive: true, roles: [], using: nil, withCheck: nil))
+                    policyLines.append((t, s.tables[t].policies.count - 1, i + 1))
                     current = .policy(t, s.tables[t].policies.count - 1)
                 } else { throw fail("unexpected line in \(s.tables[t].header): '\(body.prefix(40))'") }
             case (4, .policy(let t, let p)):
-                if let v = value("command") { s.tables[t].policies[p].command = v }
-                else if let v = value("type") { s.tables[t].policies[p].permissive = v != "restrictive" }
+                if let v = value("command") { s.tables[t].policies[p].command = try one("command", v, commands) }
+                else if let v = value("type") { s.tables[t].policies[p].permissive = try one("type", v, ["permissive", "restrictive"]) == "permissive" }
                 else if let v = value("roles") { s.tables[t].policies[p].roles = list(v) }
                 else if let v = value("using") { s.tables[t].policies[p].using = v == "-" ? nil : unescape(v) }
                 else if let v = value("with check") { s.tables[t].policies[p].withCheck = v == "-" ? nil : unescape(v) }
@@ -119,12 +149,17 @@ public enum LockFile {
             case (2, .function(let f)):
                 if body == "security definer" { continue }
                 if let v = value("search_path") { s.functions[f].searchPath = v == "-" ? nil : unescape(v) }
-                else if let v = value("execute") { s.functions[f].execute = list(v) }
+                else if let v = value("execute") { s.functions[f].execute = try members("role", v, SecuritySurface.apiGrantees) }
                 else { throw fail("unexpected line in \(s.functions[f].header): '\(body.prefix(40))'") }
             case (2, .bucket(let b)):
                 if let v = value("name") { s.buckets[b].name = unescape(v) }
-                else if let v = value("public") { s.buckets[b].isPublic = v == "true" }
-                else if let v = value("file size limit") { s.buckets[b].fileSizeLimit = v == "-" ? nil : v }
+                else if let v = value("public") { s.buckets[b].isPublic = try one("public", v, ["true", "false"]) == "true" }
+                else if let v = value("file size limit") {
+                    guard v == "-" || (Int64(v).map { $0 >= 0 } ?? false) else {
+                        throw fail("file size limit must be a number of bytes or '-', not '\(v.prefix(40))': fix the line or write the lock file again with 'rlskit snapshot'")
+                    }
+                    s.buckets[b].fileSizeLimit = v == "-" ? nil : v
+                }
                 else if let v = value("allowed mime types") { s.buckets[b].allowedMimeTypes = v == "-" ? nil : list(v) }
                 else { throw fail("unexpected line in \(s.buckets[b].header): '\(body.prefix(40))'") }
             default:
@@ -132,6 +167,9 @@ public enum LockFile {
             }
         }
         guard sawFormat else { throw ConfigurationError("\(file):1: not an rlskit lock file (expected '\(formatLine)' first)") }
+        for (t, p, line) in policyLines where s.tables[t].policies[p].command.isEmpty {
+            throw ConfigurationError("\(file):\(line): policy without a 'command:' line: write the lock file again with 'rlskit snapshot'")
+        }
         s.normalize()
         return s
     }

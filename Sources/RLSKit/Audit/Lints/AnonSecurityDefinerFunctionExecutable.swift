@@ -4,7 +4,7 @@ extension Lint {
         select n.nspname as schema, p.proname || '(' || pg_catalog.oidvectortypes(p.proargtypes) || ')' as name,
                'function' as kind, null::text as member,
                format('SECURITY DEFINER function %s.%s(%s) in exposed schema %s can be called by \(role) through the API (EXECUTE %s) and runs with the rights of %s',
-                      n.nspname, p.proname, pg_catalog.oidvectortypes(p.proargtypes), n.nspname, v.via,
+                      \(SQLParts.ident("n.nspname")), \(SQLParts.ident("p.proname")), pg_catalog.oidvectortypes(p.proargtypes), \(SQLParts.ident("n.nspname")), v.via,
                       pg_catalog.pg_get_userbyid(p.proowner)) as detail,
                jsonb_build_object('execute', v.via, 'owner', pg_catalog.pg_get_userbyid(p.proowner))::text as metadata
         from pg_catalog.pg_proc p

@@ -13,7 +13,7 @@ extension Lint {
         select n.nspname as schema, c.relname as name,
                case c.relkind when 'm' then 'materialized view' else 'view' end as kind, null::text as member,
                format('%s %s.%s reads auth.users and %s can select it%s',
-                      case c.relkind when 'm' then 'materialized view' else 'view' end, n.nspname, c.relname, api.roles,
+                      case c.relkind when 'm' then 'materialized view' else 'view' end, \(SQLParts.ident("n.nspname")), \(SQLParts.ident("c.relname")), api.roles,
                       case c.relkind when 'm' then ' (materialized views have no row level security)'
                                      else ' with the rights of its owner ' || pg_catalog.pg_get_userbyid(c.relowner) end) as detail,
                jsonb_build_object('roles', api.roles)::text as metadata

@@ -10,7 +10,7 @@ extension Lint {
         remediation: "Install extensions in schema `extensions`: `alter extension … set schema extensions;` (or drop and recreate it there).",
         logic: .sql("""
         select n.nspname as schema, e.extname as name, 'extension' as kind, null::text as member,
-               format('extension %s is installed in schema %s', e.extname, n.nspname) as detail,
+               format('extension %s is installed in schema %s', \(SQLParts.ident("e.extname")), \(SQLParts.ident("n.nspname"))) as detail,
                jsonb_build_object('version', e.extversion)::text as metadata
         from pg_catalog.pg_extension e
         join pg_catalog.pg_namespace n on n.oid = e.extnamespace

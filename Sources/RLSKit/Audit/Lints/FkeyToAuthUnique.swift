@@ -11,7 +11,7 @@ extension Lint {
         logic: .sql("""
         select n.nspname as schema, c.relname as name, 'foreign key' as kind, con.conname::text as member,
                format('foreign key %s on %s.%s references auth.users through unique index %s, not its primary key',
-                      con.conname, n.nspname, c.relname, ic.relname) as detail,
+                      \(SQLParts.ident("con.conname")), \(SQLParts.ident("n.nspname")), \(SQLParts.ident("c.relname")), \(SQLParts.ident("ic.relname"))) as detail,
                jsonb_build_object('index', ic.relname)::text as metadata
         from pg_catalog.pg_constraint con
         join pg_catalog.pg_class c on c.oid = con.conrelid

@@ -10,7 +10,7 @@ extension Lint {
         logic: .sql("""
         select n.nspname as schema, c.relname as name, 'foreign table' as kind, null::text as member,
                format('foreign table %s.%s is selectable by %s through the API and has no row level security',
-                      n.nspname, c.relname, api.roles) as detail,
+                      \(SQLParts.ident("n.nspname")), \(SQLParts.ident("c.relname")), api.roles) as detail,
                jsonb_build_object('roles', api.roles)::text as metadata
         from pg_catalog.pg_class c
         join pg_catalog.pg_namespace n on n.oid = c.relnamespace

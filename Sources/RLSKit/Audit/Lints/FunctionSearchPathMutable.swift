@@ -12,7 +12,7 @@ extension Lint {
         select n.nspname as schema, p.proname || '(' || pg_catalog.oidvectortypes(p.proargtypes) || ')' as name,
                'function' as kind, null::text as member,
                format('SECURITY DEFINER function %s.%s(%s) does not set search_path, so it resolves names through the caller''s search_path with the rights of %s',
-                      n.nspname, p.proname, pg_catalog.oidvectortypes(p.proargtypes), pg_catalog.pg_get_userbyid(p.proowner)) as detail,
+                      \(SQLParts.ident("n.nspname")), \(SQLParts.ident("p.proname")), pg_catalog.oidvectortypes(p.proargtypes), pg_catalog.pg_get_userbyid(p.proowner)) as detail,
                jsonb_build_object('owner', pg_catalog.pg_get_userbyid(p.proowner))::text as metadata
         from pg_catalog.pg_proc p
         join pg_catalog.pg_namespace n on n.oid = p.pronamespace

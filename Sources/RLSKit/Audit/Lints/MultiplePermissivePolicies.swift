@@ -21,9 +21,9 @@ extension Lint {
                 }
             }
             return groups.values.filter { $0.names.count > 1 }.map { g in
-                let names = g.names.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+                let names = g.names.sorted().map(AuditNames.policy).joined(separator: ", ")
                 return FindingDraft(object: AuditObject(schema: g.policy.schema, name: g.policy.table, kind: "table"),
-                                    detail: "table \(g.policy.tableName) has \(g.names.count) permissive \(g.action) policies for role \(g.role) (\(names)); each is evaluated for every row",
+                                    detail: "table \(g.policy.displayTable) has \(g.names.count) permissive \(g.action) policies for role \(g.role) (\(names)); each is evaluated for every row",
                                     metadata: ["role": g.role, "action": g.action, "policies": names],
                                     key: "\(g.role)/\(g.action)")
             }

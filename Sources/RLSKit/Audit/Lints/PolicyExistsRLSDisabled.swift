@@ -11,7 +11,7 @@ extension Lint {
         logic: .sql("""
         select n.nspname as schema, c.relname as name, 'table' as kind, null::text as member,
                format('table %s.%s has %s polic%s but row level security is disabled, so %s',
-                      n.nspname, c.relname, p.count, case when p.count = 1 then 'y' else 'ies' end,
+                      \(SQLParts.ident("n.nspname")), \(SQLParts.ident("c.relname")), p.count, case when p.count = 1 then 'y' else 'ies' end,
                       case when p.count = 1 then 'it is not applied' else 'none of them is applied' end) as detail,
                jsonb_build_object('policies', p.names)::text as metadata
         from pg_catalog.pg_class c

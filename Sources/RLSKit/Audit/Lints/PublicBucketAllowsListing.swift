@@ -16,7 +16,7 @@ extension Lint {
                     return using.stringLiterals.contains(bucket.id) || !using.canonical.contains("bucket_id")
                 }
                 guard !broad.isEmpty else { return nil }
-                let names = broad.map { "\"\($0.name)\"" }.sorted().joined(separator: ", ")
+                let names = broad.map { AuditNames.policy($0.name) }.sorted().joined(separator: ", ")
                 let roles = Set(broad.flatMap(\.apiRoles)).sorted().joined(separator: " and ")
                 return FindingDraft(object: AuditObject(schema: "storage", name: bucket.id, kind: "bucket"),
                                     detail: "public bucket \(bucket.id) lets \(roles) list every object through \(names) (public URLs need no SELECT policy)",

@@ -11,7 +11,7 @@ extension Lint {
         logic: .sql("""
         select n.nspname as schema, c.relname as name, 'table' as kind, null::text as member,
                format('table %s.%s is in exposed schema %s and has row level security disabled%s',
-                      n.nspname, c.relname, n.nspname,
+                      \(SQLParts.ident("n.nspname")), \(SQLParts.ident("c.relname")), \(SQLParts.ident("n.nspname")),
                       case when api.roles is null then ' (no API role has SELECT on it yet)'
                            else ', so ' || api.roles || ' can read every row' end) as detail,
                jsonb_build_object('roles', coalesce(api.roles, ''))::text as metadata

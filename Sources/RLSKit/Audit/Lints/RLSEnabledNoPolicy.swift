@@ -11,7 +11,7 @@ extension Lint {
         logic: .sql("""
         select n.nspname as schema, c.relname as name, 'table' as kind, null::text as member,
                format('table %s.%s has row level security enabled and no policy: no API role can read or write it',
-                      n.nspname, c.relname) as detail,
+                      \(SQLParts.ident("n.nspname")), \(SQLParts.ident("c.relname"))) as detail,
                null::text as metadata
         from pg_catalog.pg_class c
         join pg_catalog.pg_namespace n on n.oid = c.relnamespace

@@ -19,13 +19,13 @@ extension Lint {
                 switch c.kind {
                 case "column":
                     object = AuditObject(schema: c.schema, name: c.name, kind: "column", member: c.member)
-                    place = "the default of column \(c.schema).\(c.name).\(c.member ?? "")"
+                    place = "the default of column \(AuditNames.qualified(c.schema, c.name)).\(AuditNames.ident(c.member ?? ""))"
                 case "comment":
                     object = AuditObject(schema: c.schema, name: c.name, kind: "comment", member: c.member)
                     place = "the comment on \(c.member ?? "object") \(c.name)"
                 default:
                     object = AuditObject(schema: c.schema, name: c.name, kind: c.kind)
-                    place = "the \(c.place) of \(c.kind) \(c.schema).\(c.name)"
+                    place = "the \(c.place) of \(c.kind) \(c.kind == "function" ? AuditNames.function(c.schema, c.name) : AuditNames.qualified(c.schema, c.name))"
                 }
                 let what = matches.map { "a \($0.kind) (\($0.redacted))" }
                 let unique = what.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }

@@ -12,14 +12,14 @@ extension Lint {
         logic: .sql("""
         select n.nspname as schema, c.relname as name, 'view' as kind, null::text as member,
                format('view %s.%s runs with the rights of its owner %s over %s, so %s bypass%s its row level security',
-                      n.nspname, c.relname, pg_catalog.pg_get_userbyid(c.relowner), dep.tables, api.roles,
+                      \(SQLParts.ident("n.nspname")), \(SQLParts.ident("c.relname")), pg_catalog.pg_get_userbyid(c.relowner), dep.tables, api.roles,
                       case when api.roles like '%,%' then '' else 'es' end) as detail,
                jsonb_build_object('owner', pg_catalog.pg_get_userbyid(c.relowner), 'reads', dep.tables, 'roles', api.roles)::text as metadata
         from pg_catalog.pg_class c
         join pg_catalog.pg_namespace n on n.oid = c.relnamespace
         cross join lateral (select \(SQLParts.apiRolesWithSelect("c"))) api(roles)
         cross join lateral (
-          select string_agg(distinct tn.nspname || '.' || t.relname, ', ' order by tn.nspname || '.' || t.relname) as tables
+          select string_agg(distinct \(SQLParts.ident("tn.nspname")) || '.' || \(SQLParts.ident("t.relname")), ', ' order by \(SQLParts.ident("tn.nspname")) || '.' || \(SQLParts.ident("t.relname"))) as tables
           from pg_catalog.pg_rewrite rw
           join pg_catalog.pg_depend d on d.classid = 'pg_rewrite'::regclass and d.objid = rw.oid
                                      and d.refclassid = 'pg_class'::regclass

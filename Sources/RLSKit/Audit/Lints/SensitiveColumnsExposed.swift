@@ -18,13 +18,13 @@ extension Lint {
         logic: .sql("""
         select n.nspname as schema, c.relname as name, 'table' as kind, null::text as member,
                format('table %s.%s has row level security disabled and %s can read its sensitive column%s %s',
-                      n.nspname, c.relname, api.roles, case when cols.count = 1 then '' else 's' end, cols.names) as detail,
+                      \(SQLParts.ident("n.nspname")), \(SQLParts.ident("c.relname")), api.roles, case when cols.count = 1 then '' else 's' end, cols.names) as detail,
                jsonb_build_object('columns', cols.names, 'roles', api.roles)::text as metadata
         from pg_catalog.pg_class c
         join pg_catalog.pg_namespace n on n.oid = c.relnamespace
         cross join lateral (select \(SQLParts.apiRolesWithSelect("c"))) api(roles)
         cross join lateral (
-          select count(*) as count, string_agg(a.attname, ', ' order by a.attnum) as names
+          select count(*) as count, string_agg(\(SQLParts.ident("a.attname")), ', ' order by a.attnum) as names
           from pg_catalog.pg_attribute a
           where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
             and lower(a.attname) in (\(SchemaLists.sqlList(sensitiveColumnNames)))

@@ -19,7 +19,7 @@ extension Lint {
                     let name = column.hasPrefix("\"") ? String(column.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"") : column
                     guard !indexed.contains(name), seen.insert(p.tableName + "." + name).inserted else { continue }
                     out.append(FindingDraft(object: AuditObject(schema: p.schema, name: p.table, kind: "column", member: name),
-                                            detail: "column \(p.tableName).\(name) is compared with the caller by \(p.label), but no index starts with it",
+                                            detail: "column \(p.displayTable).\(AuditNames.ident(name)) is compared with the caller by \(p.label), but no index starts with it",
                                             metadata: ["policy": p.name]))
                 }
             }
