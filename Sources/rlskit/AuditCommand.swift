@@ -111,7 +111,7 @@ enum AuditCommand {
             case .failure(let e):
                 let message = ((e as? PostgresError)?.message ?? "\(e)").replacingOccurrences(of: "cannot connect to \(name): ", with: "cannot connect: ")
                 print(term.red("✗") + " \(name): " + message)
-                code = .server
+                code = e is ConfigurationError ? .usage : .server
             }
         }
         // JSON and SARIF stay one document: an array of reports, or one SARIF log with a run per database.
