@@ -32,7 +32,7 @@ enum DiffCommand {
         if let lockPath {
             let data: Data
             do { data = try Data(contentsOf: URL(fileURLWithPath: lockPath)) } catch {
-                throw ConfigurationError("cannot read \(lockPath): \((error as NSError).localizedDescription)")
+                throw ConfigurationError("cannot read \(lockPath): \(OutputTarget.reason(error))")
             }
             guard let text = String(data: data, encoding: .utf8) else { throw ConfigurationError("\(lockPath):1: not UTF-8 text") }
             old = try LockFile.parse(text, file: lockPath)

@@ -10,9 +10,12 @@ public struct Baseline: Sendable {
 
     /// Reads and checks a baseline file; every mistake is one `file:line: …` message.
     public static func load(path: String) throws -> Baseline {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw ConfigurationError("cannot read baseline \(path): \((error as NSError).localizedDescription)")
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+            throw ConfigurationError("cannot read baseline \(path): no such file")
+        }
+        guard !isDir.boolValue, let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError("cannot read baseline \(path): \(isDir.boolValue ? "it is a directory" : "permission denied")")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw ConfigurationError("\(path): baseline is not UTF-8 text")
