@@ -63,16 +63,6 @@ public struct BucketIntent: Sendable, Equatable {
     public var settings: [String: SourceLocation] = [:]
 }
 
-/// A mistake in a file the user wrote: one line, `file:line: what, what to do`.
-public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var location: SourceLocation
-    public var message: String
-    public init(_ location: SourceLocation, _ message: String) {
-        self.location = location
-        self.message = message
-    }
-    public var description: String { "\(location): \(message)" }
-}
 
 extension AccessFile {
     /// Parses the whole file or throws its first mistake; nothing is run from a malformed file.

@@ -148,13 +148,3 @@ public struct PsqlScript: Sendable {
     }
 }
 
-/// A reason a file cannot run, with where it is.
-public struct ScriptProblem: Sendable, Equatable, CustomStringConvertible {
-    public var location: SourceLocation
-    public var message: String
-    public init(_ location: SourceLocation, _ message: String) {
-        self.location = location
-        self.message = message
-    }
-    public var description: String { "\(location): \(message)" }
-}
