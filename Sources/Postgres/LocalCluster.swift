@@ -31,19 +31,23 @@ public final class LocalCluster: Sendable {
         var base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         while base.count > 1, base.hasSuffix("/") { base.removeLast() }
         let template = base + "/rlskit-pg-XXXXXX"
-        guard let made = template.withCString({ p -> String? in
-            let buf = strdup(p)!
-            defer { free(buf) }
-            return mkdtemp(buf).map { String(cString: $0) }
-        }) else {
-            throw LocalClusterError("cannot create a temporary directory under \(base) (\(String(cString: strerror(errno)))): set TMPDIR to a writable directory", configuration: true)
+        // Created and registered under the exit lock: a signal can only act before the directory
+        // exists or after it is registered, so it is always removed, with whichever child
+        // (initdb or the server) is running.
+        let child = ChildProcess()
+        let (made, registered) = try ClusterRegistry.shared.exiting.withLock { _ throws(LocalClusterError) -> (String, Int) in
+            guard let made = template.withCString({ p -> String? in
+                let buf = strdup(p)!
+                defer { free(buf) }
+                return mkdtemp(buf).map { String(cString: $0) }
+            }) else {
+                throw LocalClusterError("cannot create a temporary directory under \(base) (\(String(cString: strerror(errno)))): set TMPDIR to a writable directory", configuration: true)
+            }
+            return (made, ClusterRegistry.shared.add { Self.terminate(child: child, directory: made) })
         }
         directory = made
+        registration = registered
         let data = made + "/data"
-        // Registered before anything runs, so a signal at any point removes the directory
-        // and ends whichever child (initdb or the server) is running.
-        let child = ChildProcess()
-        registration = ClusterRegistry.shared.add { Self.terminate(child: child, directory: made) }
         do {
             if let runAs {
                 guard chown(made, runAs.uid, runAs.gid) == 0 else { throw LocalClusterError("cannot give \(made) to user \(runAs.name) (errno \(errno))") }
