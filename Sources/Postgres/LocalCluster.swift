@@ -15,6 +15,7 @@ public final class LocalCluster: Sendable {
     public let binDirectory: String
     let serverPID: Int32
     let registration: Int
+    let childProcess: ChildProcess
 
     public struct Options: Sendable {
         /// Extra `postgresql.conf` lines.
@@ -35,6 +36,7 @@ public final class LocalCluster: Sendable {
         // exists or after it is registered, so it is always removed, with whichever child
         // (initdb or the server) is running.
         let child = ChildProcess()
+        childProcess = child
         let (made, registered) = try ClusterRegistry.shared.exiting.withLock { _ throws(LocalClusterError) -> (String, Int) in
             guard let made = template.withCString({ p -> String? in
                 let buf = strdup(p)!
@@ -48,6 +50,7 @@ public final class LocalCluster: Sendable {
         directory = made
         registration = registered
         let data = made + "/data"
+        Watchdog.start(for: made, child: child)
         do {
             if let runAs {
                 guard chown(made, runAs.uid, runAs.gid) == 0 else { throw LocalClusterError("cannot give \(made) to user \(runAs.name) (errno \(errno))") }
@@ -110,7 +113,7 @@ public final class LocalCluster: Sendable {
     /// returns the pid to stop it with.
     @discardableResult
     public func detach() -> Int32 {
-        _ = ClusterRegistry.shared.remove(registration)
+        if let _ = ClusterRegistry.shared.remove(registration) { Watchdog.release(child: childProcess, keep: true) }
         return serverPID
     }
 
@@ -132,6 +135,7 @@ public final class LocalCluster: Sendable {
 
     /// Immediate shutdown (SIGQUIT) is safe here: nothing in the cluster is kept.
     static func terminate(child: ChildProcess, directory: String) {
+        defer { Watchdog.release(child: child, keep: false) }
         let pid = child.pid.withLock { p in defer { p = 0 }; return p }
         if pid > 0, kill(pid, SIGQUIT) == 0 {
             var status: Int32 = 0
@@ -292,6 +296,53 @@ public struct LocalClusterError: Error, Sendable, CustomStringConvertible {
 /// The pid of the child a cluster is running now (initdb, then the server), 0 for none.
 final class ChildProcess: Sendable {
     let pid = Mutex<Int32>(0)
+    /// Write end of the watchdog's pipe; -1 when there is none.
+    let watchdog = Mutex<Int32>(-1)
+}
+
+/// A small shell process that outlives a crash of this one: it waits on a pipe, and if the
+/// pipe closes without a word (this process died: kill -9, a crash), it stops the server and
+/// deletes the cluster's directory. Told "done" or "keep", it just exits.
+enum Watchdog {
+    static let script = """
+        read -r word
+        case "$word" in done|keep) exit 0 ;; esac
+        pid=$(head -n 1 "$1/data/postmaster.pid" 2>/dev/null)
+        if [ -n "$pid" ]; then
+          kill -QUIT "$pid" 2>/dev/null
+          i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+        fi
+        rm -rf "$1"
+        """
+
+    static func start(for directory: String, child: ChildProcess) {
+        var fds: [Int32] = [-1, -1]
+        // Close-on-exec: no later child (initdb, the server) inherits the write end, so only
+        // this process's death closes it.
+        guard pipe(&fds) == 0 else { return }
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", script, "rlskit-watchdog", directory]
+        p.standardInput = FileHandle(fileDescriptor: fds[0], closeOnDealloc: false)
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        p.environment = LocalCluster.childEnvironment
+        do { try p.run() } catch {
+            close(fds[0]); close(fds[1])
+            return
+        }
+        close(fds[0])
+        child.watchdog.withLock { $0 = fds[1] }
+    }
+
+    static func release(child: ChildProcess, keep: Bool) {
+        let fd = child.watchdog.withLock { fd in defer { fd = -1 }; return fd }
+        guard fd >= 0 else { return }
+        let word = keep ? "keep\n" : "done\n"
+        _ = word.withCString { write(fd, $0, strlen($0)) }
+        close(fd)
+    }
 }
 
 /// Cleanups for the clusters of this process, so a signal can stop them all.

@@ -140,3 +140,30 @@ extension CLITests {
         XCTAssertTrue(json.stderr.contains("✓ audit"))
     }
 }
+
+extension CLITests {
+    /// Even kill -9 (no handler can run) leaves no server or directory: the watchdog cleans up.
+    func testKill9LeavesNothingBehind() throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        let (p, _, _) = try CLI.start(["check"], environment: ["TMPDIR": tmp, "RLSKIT_TEST_HOLD_SECONDS": "30"])
+        var serverPID: Int32 = 0
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, serverPID == 0 {
+            if let d = try FileManager.default.contentsOfDirectory(atPath: tmp).first,
+               let text = try? String(contentsOfFile: "\(tmp)/\(d)/data/postmaster.pid", encoding: .utf8), text.contains("ready") {
+                serverPID = Int32(text.split(separator: "\n")[0]) ?? 0
+            }
+            usleep(10_000)
+        }
+        XCTAssertGreaterThan(serverPID, 0)
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        var clean = false
+        for _ in 0..<500 where !clean {
+            clean = try kill(serverPID, 0) != 0 && FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty
+            if !clean { usleep(10_000) }
+        }
+        XCTAssertTrue(clean, "server or directory left after kill -9")
+    }
+}
