@@ -16,5 +16,6 @@ enum Commands {
         Subcommand(spec: SnapshotCommand.spec, run: SnapshotCommand.run),
         Subcommand(spec: DiffCommand.spec, run: DiffCommand.run),
         Subcommand(spec: PgTAPRun.spec, run: PgTAPRun.run),
+        Subcommand(spec: StorageCommand.spec, run: StorageCommand.run),
     ]
 }
