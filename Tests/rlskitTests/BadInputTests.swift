@@ -68,6 +68,7 @@ final class BadInputTests: XCTestCase {
         Case(name: "audit unknown lint", args: ["audit", "--explain", "nope"], code: 2, first: "unknown lint 'nope'"),
         Case(name: "audit without a database", args: ["audit"], code: 2, first: "audit needs a database"),
         Case(name: "audit empty schema list", args: ["audit", "--database-url", "{db}", "--exposed-schemas", ","], code: 2, first: "--exposed-schemas is empty"),
+        Case(name: "snapshot of schemas that do not exist", args: ["snapshot", "--database-url", "{db}", "--exposed-schemas", "nosuch"], code: 2, first: "exposed schema nosuch does not exist in this database"),
         Case(name: "snapshot unwritable output", args: ["snapshot", "--database-url", "{db}", "--output", "/nonexistent/p.lock"], code: 2, first: "cannot write /nonexistent/p.lock"),
         Case(name: "diff malformed lock file", args: ["diff", "{dir}/bad.lock", "--database-url", "{db}"], files: ["bad.lock": text("garbage\n")], code: 2, first: "{dir}/bad.lock:1: not an rlskit lock file"),
         Case(name: "check unknown format", args: ["check", "--format", "xml"], code: 2, first: "--format must be text, junit, json or sarif"),

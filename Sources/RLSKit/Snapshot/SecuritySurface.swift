@@ -121,6 +121,12 @@ public enum SurfaceReader {
         let first = try conn.query("select s.*, \(SidePolicies.countColumns) from (\(ExposedSchemas.query)) s").rows[0]
         let exposed = exposedSchemas ?? ExposedSchemas.detect(from: first).names
         let param = Auditor.postgresArray(exposed)
+        // As in the audit: a surface of schemas that do not exist would compare as "nothing".
+        let present: Int = try conn.query("select count(*)::int from pg_namespace where nspname = any($1::text[])", [param]).rows[0].decode(0)
+        if present == 0 {
+            let names = exposed.map(SecuritySurface.quoteIfNeeded).joined(separator: ", ")
+            throw ConfigurationError("exposed schema\(exposed.count == 1 ? " \(names) does" : "s \(names) do") not exist in this database: name existing schemas in --exposed-schemas")
+        }
         var side: [SidePolicies] = []
         if let helper, ownTransaction, (Int(first["policy_count"] ?? "0") ?? 0) >= 1000 {
             side = try SidePolicies.launch(conn, helper: helper, exposed: param, tables: Int(first["policy_tables"] ?? "0") ?? 0)
