@@ -3,8 +3,10 @@ import Postgres
 
 /// Sequences are not transactional: a rolled-back test still advances them. This records
 /// every sequence before a run and puts back those the run moved, so a test run leaves the
-/// database exactly as it found it — but only when no other session is connected to the
-/// database, since resetting a sequence under a live application could hand out ids twice.
+/// database exactly as it found it. Safety on a shared database: only sequences that feed a
+/// column (identity or serial) are touched, never below the largest value in that column (a
+/// client that inserted during the run keeps its ids), and only when no other session is
+/// connected at the end (so no transaction holds an id it has not committed yet).
 public struct SequenceGuard: Sendable {
     struct State: Sendable, Equatable {
         var lastValue: Int64?
@@ -54,7 +56,20 @@ public struct SequenceGuard: Sendable {
             return "note: the run advanced \(moved.count) sequence(s); not reset because \(others) other session(s) are connected"
         }
         for (name, state) in moved {
-            if let last = state.lastValue {
+            guard let last = state.lastValue else { continue }
+            // The column the sequence feeds (pg_depend 'a' for serial, 'i' for identity).
+            guard let owner = try conn.query("""
+                select format('%I.%I', n.nspname, c.relname) as tbl, quote_ident(a.attname) as col
+                from pg_depend d join pg_class c on c.oid = d.refobjid join pg_namespace n on n.oid = c.relnamespace
+                join pg_attribute a on a.attrelid = d.refobjid and a.attnum = d.refobjsubid
+                where d.classid = 'pg_class'::regclass and d.objid = $1::regclass and d.deptype in ('a', 'i')
+                """, [name]).rows.first else { continue }
+            let table: String = try owner.decode("tbl"), column: String = try owner.decode("col")
+            // Both names come quoted by the server.
+            let highest: Int64? = try conn.query("select max(\(column))::bigint from \(table)").rows[0].decode(0)
+            if let highest, highest > last {
+                try conn.query("select setval($1::regclass, $2, true)", [name, highest])
+            } else {
                 try conn.query("select setval($1::regclass, $2, $3)", [name, last, state.isCalled])
             }
         }
