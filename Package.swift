@@ -19,7 +19,9 @@ let package = Package(
         .target(name: "RLSKit", dependencies: ["Postgres"], plugins: ["EmbedSQL"]),
         .executableTarget(name: "embed-sql", path: "Sources/embed-sql"),
         .plugin(name: "EmbedSQL", capability: .buildTool(), dependencies: ["embed-sql"]),
-        .executableTarget(name: "rlskit", dependencies: ["RLSKit", "Postgres"]),
+        // stdio's error flag, which Swift 6 cannot reach safely (stdout is a C global).
+        .target(name: "CStdio", path: "Sources/CStdio"),
+        .executableTarget(name: "rlskit", dependencies: ["RLSKit", "Postgres", "CStdio"]),
         // Benchmarks' driver (bench/*.sh): not part of the product.
         .executableTarget(name: "rlskit-bench", dependencies: ["Postgres"], path: "bench/Sources/rlskit-bench"),
         // Shared by the test targets only: one real server per test process.

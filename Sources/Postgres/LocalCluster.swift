@@ -38,6 +38,8 @@ public final class LocalCluster: Sendable {
         let child = ChildProcess()
         childProcess = child
         let (made, registered) = try ClusterRegistry.shared.exiting.withLock { _ throws(LocalClusterError) -> (String, Int) in
+            // The watchdog comes first, so even a kill -9 right after mkdtemp is covered.
+            Watchdog.start(child: child)
             guard let made = template.withCString({ p -> String? in
                 let buf = strdup(p)!
                 defer { free(buf) }
@@ -45,12 +47,12 @@ public final class LocalCluster: Sendable {
             }) else {
                 throw LocalClusterError("cannot create a temporary directory under \(base) (\(String(cString: strerror(errno)))): set TMPDIR to a writable directory", configuration: true)
             }
+            Watchdog.tell(child, "dir " + made)
             return (made, ClusterRegistry.shared.add { Self.terminate(child: child, directory: made) })
         }
         directory = made
         registration = registered
         let data = made + "/data"
-        Watchdog.start(for: made, child: child)
         do {
             if let runAs {
                 guard chown(made, runAs.uid, runAs.gid) == 0 else { throw LocalClusterError("cannot give \(made) to user \(runAs.name) (errno \(errno))") }
@@ -85,9 +87,7 @@ public final class LocalCluster: Sendable {
             h.seekToEndOfFile()
             h.write(Data(conf.utf8))
             h.closeFile()
-            let pid = try Self.spawnServer(bin + "/postgres", data: data, as: runAs, log: made + "/server.log", in: made)
-            child.pid.withLock { $0 = pid }
-            serverPID = pid
+            serverPID = try Self.spawnServer(bin + "/postgres", data: data, as: runAs, log: made + "/server.log", in: made, child: child)
         } catch {
             if let cleanup = ClusterRegistry.shared.remove(registration) { cleanup() }
             throw error
@@ -233,9 +233,19 @@ public final class LocalCluster: Sendable {
         return p
     }
 
+    /// Launches under the exit lock and records the pid before letting go, so a signal either
+    /// comes before the child exists or finds it recorded (and the watchdog told).
+    static func launchRecorded(_ path: String, _ args: [String], as user: ServerUser?, log: String, in dir: String, child: ChildProcess) throws -> Process {
+        try ClusterRegistry.shared.exiting.withLock { _ in
+            let p = try launch(path, args, as: user, log: log, in: dir)
+            child.pid.withLock { $0 = p.processIdentifier }
+            Watchdog.tell(child, "pid \(p.processIdentifier)")
+            return p
+        }
+    }
+
     static func run(_ path: String, _ args: [String], as user: ServerUser?, log: String, in dir: String, child: ChildProcess) throws {
-        let p = try launch(path, args, as: user, log: log, in: dir)
-        child.pid.withLock { $0 = p.processIdentifier }
+        let p = try launchRecorded(path, args, as: user, log: log, in: dir, child: child)
         p.waitUntilExit()
         child.pid.withLock { $0 = 0 }
         guard p.terminationStatus == 0 else {
@@ -243,8 +253,8 @@ public final class LocalCluster: Sendable {
         }
     }
 
-    static func spawnServer(_ path: String, data: String, as user: ServerUser?, log: String, in dir: String) throws -> Int32 {
-        try launch(path, ["-D", data], as: user, log: log, in: dir).processIdentifier
+    static func spawnServer(_ path: String, data: String, as user: ServerUser?, log: String, in dir: String, child: ChildProcess) throws -> Int32 {
+        try launchRecorded(path, ["-D", data], as: user, log: log, in: dir, child: child).processIdentifier
     }
 
     static func lastLines(of path: String) -> String {
@@ -300,30 +310,38 @@ final class ChildProcess: Sendable {
     let watchdog = Mutex<Int32>(-1)
 }
 
-/// A small shell process that outlives a crash of this one: it waits on a pipe, and if the
-/// pipe closes without a word (this process died: kill -9, a crash), it stops the server and
-/// deletes the cluster's directory. Told "done" or "keep", it just exits.
+/// A small shell process that outlives a crash of this one. It is told the cluster's
+/// directory and each child's pid over a pipe; if the pipe closes without "done" or "keep"
+/// (this process died: kill -9, a crash), it stops that child — only if its command line
+/// names this cluster's data directory, so a stale or reused pid is never signalled — and
+/// deletes the directory.
 enum Watchdog {
     static let script = """
-        read -r word
-        case "$word" in done|keep) exit 0 ;; esac
-        pid=$(head -n 1 "$1/data/postmaster.pid" 2>/dev/null)
-        if [ -n "$pid" ]; then
+        dir=; pid=
+        while read -r word arg; do
+          case "$word" in
+            done|keep) exit 0 ;;
+            dir) dir=$arg ;;
+            pid) pid=$arg ;;
+          esac
+        done
+        [ -n "$dir" ] || exit 0
+        if [ -n "$pid" ] && tr '\\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$dir/data"; then
           kill -QUIT "$pid" 2>/dev/null
           i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
         fi
-        rm -rf "$1"
+        rm -rf "$dir"
         """
 
-    static func start(for directory: String, child: ChildProcess) {
+    /// Call under the exit lock: our other children are spawned under it too, so none can
+    /// inherit the write end between pipe() and marking it close-on-exec.
+    static func start(child: ChildProcess) {
         var fds: [Int32] = [-1, -1]
-        // Close-on-exec: no later child (initdb, the server) inherits the write end, so only
-        // this process's death closes it.
         guard pipe(&fds) == 0 else { return }
         _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", script, "rlskit-watchdog", directory]
+        p.arguments = ["-c", script, "rlskit-watchdog"]
         p.standardInput = FileHandle(fileDescriptor: fds[0], closeOnDealloc: false)
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
@@ -336,11 +354,26 @@ enum Watchdog {
         child.watchdog.withLock { $0 = fds[1] }
     }
 
+    static func tell(_ child: ChildProcess, _ line: String) {
+        child.watchdog.withLock { fd in
+            guard fd >= 0, readerAlive(fd) else { return }
+            _ = (line + "\n").withCString { write(fd, $0, strlen($0)) }
+        }
+    }
+
+    /// Writing to a pipe nobody reads raises SIGPIPE, which would end the process: look first.
+    static func readerAlive(_ fd: Int32) -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        return poll(&p, 1, 0) >= 0 && p.revents & Int16(POLLERR | POLLHUP) == 0
+    }
+
     static func release(child: ChildProcess, keep: Bool) {
         let fd = child.watchdog.withLock { fd in defer { fd = -1 }; return fd }
         guard fd >= 0 else { return }
-        let word = keep ? "keep\n" : "done\n"
-        _ = word.withCString { write(fd, $0, strlen($0)) }
+        if readerAlive(fd) {
+            let word = keep ? "keep\n" : "done\n"
+            _ = word.withCString { write(fd, $0, strlen($0)) }
+        }
         close(fd)
     }
 }

@@ -95,13 +95,16 @@ enum AuditCommand {
         }
         var code = ExitCode.success
         var documents: [String] = []
+        // With a machine format on stdout, the per-database lines go to stderr.
+        let print: (String) -> Void = format != "text" && !output.isFile ? { printNote($0) } : { Swift.print($0) }
+        func worse(_ c: ExitCode) { if c.rawValue > code.rawValue { code = c } }
         for (i, t) in targets.enumerated() {
             let name = t.connection.description
             switch results.withLock({ $0[i] })! {
             case .success(let report):
                 let failed = report.fails(at: failOn) || !report.result.failedLints.isEmpty
                 print((failed ? term.red("✗") : term.green("✓")) + " \(name): " + report.summaryLine)
-                if !report.result.failedLints.isEmpty { code = .server } else if failed, code == .success { code = .checksFailed }
+                worse(!report.result.failedLints.isEmpty ? .server : failed ? .checksFailed : .success)
                 switch format {
                 case "json": documents.append(report.json())
                 case "sarif": documents.append(report.sarif())
@@ -111,7 +114,7 @@ enum AuditCommand {
             case .failure(let e):
                 let message = ((e as? PostgresError)?.message ?? "\(e)").replacingOccurrences(of: "cannot connect to \(name): ", with: "cannot connect: ")
                 print(term.red("✗") + " \(name): " + message)
-                code = e is ConfigurationError ? .usage : .server
+                worse(e is ConfigurationError ? .usage : .server)
             }
         }
         // JSON and SARIF stay one document: an array of reports, or one SARIF log with a run per database.

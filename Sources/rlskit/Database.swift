@@ -49,6 +49,9 @@ struct DatabaseTarget: Sendable {
             if urls.isEmpty { throw ConfigurationError("\(file): no database URLs in the file") }
         }
         guard urls.count > 1 || args.value("database-urls") != nil else { return nil }
+        if urls.contains(where: { $0.isEmpty }) {
+            throw ConfigurationError("--database-url is empty: give a postgresql:// URL or a key=value string")
+        }
         return try urls.map { url in
             let c = ConnectionString(url)
             do { _ = try c.options() } catch let e as PostgresError {

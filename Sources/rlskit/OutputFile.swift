@@ -2,8 +2,9 @@ import Foundation
 import Postgres
 import RLSKit
 
-/// Where a report goes: standard output, or a file (checked before any work is done). Regular
-/// files are replaced atomically; symlinks, devices and pipes are written through, never replaced.
+/// Where a report goes: standard output, or a file (checked before any work is done). A new
+/// file is written atomically; an existing path (file, symlink, device, pipe) is written
+/// through in place, never replaced.
 struct OutputTarget {
     let path: String?
 
@@ -33,11 +34,20 @@ struct OutputTarget {
             writeOut(text)
             return
         }
+        // Whatever is buffered for stdout goes first; a path that is stdout itself (/dev/stdout,
+        // /proc/self/fd/1) is written through the same buffer so nothing overwrites anything.
+        fflush(nil)
+        var target = stat(), out = stat()
+        if stat(path, &target) == 0, fstat(STDOUT_FILENO, &out) == 0, target.st_dev == out.st_dev, target.st_ino == out.st_ino {
+            writeOut(text)
+            return
+        }
         // lstat, not stat: a symlink (even a dangling one) is written through, never replaced.
+        // An existing file is rewritten in place, keeping its mode, owner and links; a new one
+        // is written atomically.
         var st = stat()
-        let special = lstat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFREG
-        // Regular files are replaced atomically; /dev/stdout, pipes and devices are written in place.
-        do { try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: special ? [] : .atomic) } catch {
+        let exists = lstat(path, &st) == 0
+        do { try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: exists ? [] : .atomic) } catch {
             throw ConfigurationError("cannot write \(path): \(Self.reason(error))")
         }
     }

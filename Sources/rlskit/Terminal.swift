@@ -1,3 +1,4 @@
+import CStdio
 import Foundation
 
 /// Output helpers: colour only on a terminal and never when NO_COLOR is set.
@@ -41,9 +42,9 @@ func writeOut(_ text: String) {
     print(text, terminator: "")
 }
 
-/// Flushes standard output; false when it could not be written (disk full, closed pipe).
+/// Flushes standard output; false when anything written to it was lost (disk full, closed pipe).
 func flushOutput() -> Bool {
-    fflush(nil) == 0
+    rlskit_stdout_failed() == 0
 }
 
 private func writeAll(_ fd: Int32, _ text: String) {

@@ -118,6 +118,8 @@ enum TestCommand {
         var combined = TestReport()
         var code = ExitCode.success
         let print: (String) -> Void = format != .text && !output.isFile ? { printNote($0) } : { Swift.print($0) }
+        // The worst outcome wins, whatever the order of the databases: 3 > 2 > 1 > 0.
+        func worse(_ c: ExitCode) { if c.rawValue > code.rawValue { code = c } }
         for (i, t) in targets.enumerated() {
             let name = t.connection.description
             switch results.withLock({ $0[i] })! {
@@ -126,11 +128,11 @@ enum TestCommand {
                 print((r.report.passed ? term.green("✓") : term.red("✗")) + " \(name): \(line)")
                 for o in r.report.outcomes where o.isFailure { print("    ✗ \(o.suite) " + (o.actor.map { "[\($0)] " } ?? "") + o.name) }
                 combined.outcomes += r.report.outcomes.map { var o = $0; o.suite = name + " " + o.suite; return o }
-                if r.malformed { code = .usage } else if !r.report.passed, code == .success { code = .checksFailed }
+                worse(r.malformed ? .usage : r.report.passed ? .success : .checksFailed)
             case .failure(let e):
                 let message = ((e as? PostgresError)?.message ?? "\(e)").replacingOccurrences(of: "cannot connect to \(name): ", with: "cannot connect: ")
                 print(term.red("✗") + " \(name): " + message)
-                code = (e is ConfigurationError) ? .usage : .server
+                worse(e is ConfigurationError ? .usage : .server)
             }
         }
         print("\(targets.count) databases: \(combined.count(.passed)) checks passed, \(combined.failed) failed")

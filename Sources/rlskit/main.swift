@@ -52,6 +52,8 @@ exit codes: 0 passed, 1 checks failed or findings, 2 usage or configuration erro
 }
 
 @MainActor func main() -> ExitCode {
+    // A closed pipe on stdout is reported (exit 2), not a silent death by SIGPIPE.
+    signal(SIGPIPE, SIG_IGN)
     LocalCluster.stopClustersOnSignals()
     var args = Array(CommandLine.arguments.dropFirst())
     let term = Terminal.detect()

@@ -167,3 +167,16 @@ extension CLITests {
         XCTAssertTrue(clean, "server or directory left after kill -9")
     }
 }
+
+extension CLITests {
+    /// `--junit /dev/stdout` shares standard output with the summary: both arrive whole.
+    func testReportToDevStdoutKeepsTheSummary() throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        let r = try CLI.run(["check", "--junit", "/dev/stdout"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(r.code, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("<testsuites"))
+        XCTAssertTrue(r.stdout.contains("</testsuites>"))
+        XCTAssertTrue(r.stdout.contains("passed in"))
+    }
+}
