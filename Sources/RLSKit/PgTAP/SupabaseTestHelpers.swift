@@ -123,8 +123,8 @@ public enum SupabaseTestHelpers {
         end
         $$;
 
-        -- As the data API does for the service key.
-        create or replace function {T}authenticate_as_service_role()
+        -- As the data API does for an API key (anon or service_role): that role, no sub.
+        create or replace function {T}_act_as_key(key_role text)
         returns void
         language plpgsql
         as $$
@@ -132,26 +132,21 @@ public enum SupabaseTestHelpers {
           t bigint := extract(epoch from pg_catalog.now())::bigint;
         begin
           perform {T}_clear_legacy_claims();
-          perform set_config('role', 'service_role', true);
+          perform set_config('role', key_role, true);
           perform set_config('request.jwt.claims',
-            json_build_object('role', 'service_role', 'iss', 'supabase', 'iat', t, 'exp', t + 3600)::text, true);
+            json_build_object('role', key_role, 'iss', 'supabase', 'iat', t, 'exp', t + 3600)::text, true);
         end
         $$;
 
-        -- As the data API does for the anon key: role anon, no sub.
+        create or replace function {T}authenticate_as_service_role()
+        returns void
+        language sql
+        as $$ select {T}_act_as_key('service_role') $$;
+
         create or replace function {T}clear_authentication()
         returns void
-        language plpgsql
-        as $$
-        declare
-          t bigint := extract(epoch from pg_catalog.now())::bigint;
-        begin
-          perform {T}_clear_legacy_claims();
-          perform set_config('role', 'anon', true);
-          perform set_config('request.jwt.claims',
-            json_build_object('role', 'anon', 'iss', 'supabase', 'iat', t, 'exp', t + 3600)::text, true);
-        end
-        $$;
+        language sql
+        as $$ select {T}_act_as_key('anon') $$;
 
         -- pgTAP may live in any schema (Supabase puts it in "extensions").
         create or replace function {T}_pgtap_is(have integer, want integer, description text)
