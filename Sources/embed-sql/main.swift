@@ -42,6 +42,8 @@ for path in paths {
     swift += "        (\(literal(path)), \(literal(text))),\n"
 }
 swift += "    ]\n}\n"
+// Rewriting an unchanged file would make the compiler rebuild RLSKit on every build.
+if let old = fm.contents(atPath: args[2]), old == Data(swift.utf8) { exit(0) }
 do { try swift.write(toFile: args[2], atomically: true, encoding: .utf8) } catch {
     FileHandle.standardError.write(Data("embed-sql: cannot write \(args[2]): \(error)\n".utf8))
     exit(1)
