@@ -24,9 +24,22 @@ public enum LintLogic: Sendable {
     case swift(needs: Set<CatalogDataset>, check: @Sendable (AuditCatalog) -> [FindingDraft])
 }
 
-/// One audit rule, with its documentation and its own examples (run by the test suite:
-/// every triggering example must produce a finding of this lint, no non-triggering one may).
+/// One audit rule, with its documentation and its own examples (run by the test suite, one
+/// test per lint: every triggering example must report exactly its `reports` objects, no
+/// non-triggering one may report anything).
 public struct Lint: Sendable {
+    /// SQL that sets up a case, and for a triggering example the objects the lint must report
+    /// (as `AuditObject.display` names them: `table public.notes`).
+    public struct Example: Sendable, ExpressibleByStringLiteral {
+        public let sql: String
+        public let reports: [String]
+        public init(_ sql: String, reports: String...) {
+            self.sql = sql
+            self.reports = reports
+        }
+        public init(stringLiteral sql: String) { self.init(sql) }
+    }
+
     /// Stable number: splinter's for the lints it has, 1xxx for rlskit's own.
     public let id: String
     /// Stable snake_case name; used in baselines, SARIF rule ids and `--explain`.
@@ -38,13 +51,13 @@ public struct Lint: Sendable {
     public let description: String
     public let remediation: String
     public let logic: LintLogic
-    /// SQL run on a fresh database with the Supabase stand-in installed.
-    public let triggering: [String]
-    public let nonTriggering: [String]
+    /// Run on a fresh database with the Supabase stand-in installed.
+    public let triggering: [Example]
+    public let nonTriggering: [Example]
 
     public init(id: String, name: String, title: String, level: Level, categories: [LintCategory],
                 description: String, remediation: String, logic: LintLogic,
-                triggering: [String], nonTriggering: [String]) {
+                triggering: [Example], nonTriggering: [Example]) {
         self.id = id
         self.name = name
         self.title = title
@@ -57,6 +70,12 @@ public struct Lint: Sendable {
         self.nonTriggering = nonTriggering
     }
 
+    /// The lint's page in the repository: `docs/lints/<id>_<name>.md`.
+    public var docsPath: String { "docs/lints/\(id)_\(name).md" }
+    /// Where the page is published (SARIF `helpUri`, `--explain`).
+    public var docsURL: String { Self.repositoryURL + "/blob/main/" + docsPath }
+    public static let repositoryURL = "https://github.com/rlskit/rlskit"
+
     /// The lint's documentation as `rlskit audit --explain` prints it.
     public var explanation: String {
         var out = "\(name) (\(id)) — \(title)\nlevel: \(level.label)   categories: \(categories.map(\.rawValue).joined(separator: ", "))\n\n"
@@ -66,10 +85,32 @@ public struct Lint: Sendable {
         }
         for (title, examples) in [("triggers on", triggering), ("does not trigger on", nonTriggering)] {
             for (i, ex) in examples.enumerated() {
-                out += "\nexample \(i + 1) \(title):\n" + ex.trimmingCharacters(in: .whitespacesAndNewlines)
+                out += "\nexample \(i + 1) \(title):\n" + ex.sql.trimmingCharacters(in: .whitespacesAndNewlines)
                     .split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n") + "\n"
+                if !ex.reports.isEmpty { out += "    -- reports: " + ex.reports.joined(separator: "; ") + "\n" }
             }
         }
+        return out + "\ndocs: \(docsURL)\n"
+    }
+
+    /// The lint's documentation page (Markdown), generated from its own text and examples;
+    /// `docs/lints/` holds these and a test keeps them current.
+    public var documentationPage: String {
+        var out = "# \(id) \(name)\n\n**\(title)**\n\n"
+        out += "Level: \(level.label) · Categories: \(categories.map(\.rawValue).joined(separator: ", "))\n\n"
+        out += "## Why it matters\n\n\(description)\n\n## How to fix it\n\n\(remediation)\n\n"
+        for (heading, examples) in [("Reported", triggering), ("Not reported", nonTriggering)] {
+            out += "## \(heading)\n\n"
+            for ex in examples {
+                out += "```sql\n" + ex.sql.trimmingCharacters(in: .whitespacesAndNewlines) + "\n```\n"
+                if !ex.reports.isEmpty { out += "\nreports: " + ex.reports.map { "`\($0)`" }.joined(separator: ", ") + "\n" }
+                out += "\n"
+            }
+        }
+        if case .sql(let sql) = logic {
+            out += "## Query\n\n`$1` is the exposed schemas (`text[]`).\n\n```sql\n" + sql.trimmingCharacters(in: .whitespacesAndNewlines) + "\n```\n\n"
+        }
+        out += "Generated from `Sources/RLSKit/Audit/Lints/` by the test suite; `rlskit audit --explain \(name)` prints the same as text.\n"
         return out
     }
 }

@@ -104,7 +104,8 @@ public struct AuditReport: Sendable {
     public func sarif() -> String {
         let rules = result.lintsRun.map { l in
             SARIF.Rule(id: l.name, name: l.title, shortDescription: l.title, fullDescription: l.description,
-                       help: l.remediation, level: Self.sarifLevel(l.level), tags: l.categories.map { $0.rawValue.lowercased() })
+                       help: l.remediation, level: Self.sarifLevel(l.level), tags: l.categories.map { $0.rawValue.lowercased() },
+                       helpUri: l.docsURL)
         }
         let results = findings.map { f in
             SARIF.Result(ruleId: f.lint, level: Self.sarifLevel(f.level), message: f.detail,

@@ -10,9 +10,13 @@ public enum SARIF {
         /// "error", "warning" or "note".
         public var level: String
         public var tags: [String]
-        public init(id: String, name: String, shortDescription: String, fullDescription: String, help: String, level: String, tags: [String]) {
+        /// The rule's documentation page, when it has one.
+        public var helpUri: String?
+        public init(id: String, name: String, shortDescription: String, fullDescription: String, help: String, level: String, tags: [String],
+                    helpUri: String? = nil) {
             self.id = id; self.name = name; self.shortDescription = shortDescription
             self.fullDescription = fullDescription; self.help = help; self.level = level; self.tags = tags
+            self.helpUri = helpUri
         }
     }
 
@@ -39,15 +43,19 @@ public enum SARIF {
     public static func log(toolVersion: String, rules: [Rule], results: [Result]) -> JSON {
         let index = Dictionary(rules.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
         let ruleJSON: [JSON] = rules.map { r in
-            .object([
+            var pairs: [(String, JSON)] = [
                 ("id", .string(r.id)),
                 ("name", .string(r.name)),
                 ("shortDescription", .object([("text", .string(r.shortDescription))])),
                 ("fullDescription", .object([("text", .string(r.fullDescription))])),
                 ("help", .object([("text", .string(r.help))])),
+            ]
+            if let uri = r.helpUri { pairs.append(("helpUri", .string(uri))) }
+            pairs += [
                 ("defaultConfiguration", .object([("level", .string(r.level))])),
                 ("properties", .object([("tags", .array(r.tags.map(JSON.string)))])),
-            ])
+            ]
+            return .object(pairs)
         }
         let resultJSON: [JSON] = results.map { r in
             var pairs: [(String, JSON)] = [("ruleId", .string(r.ruleId))]

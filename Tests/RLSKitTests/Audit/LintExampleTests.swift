@@ -1,33 +1,56 @@
+import Foundation
 import Postgres
 import RLSKit
+import Synchronization
 import TestSupport
 import XCTest
 
-/// Every lint's own examples, on a real server with the Supabase stand-in (SwiftLint style).
+/// Every lint's own examples, on a real server with the Supabase stand-in (SwiftLint style):
+/// one test per lint (generated into LintExampleTests+PerLint.swift), each triggering example
+/// reporting exactly the objects it names, each non-triggering one reporting nothing.
 final class LintExampleTests: XCTestCase {
-    func testEveryLintHasExamples() {
+    func testEveryLintHasExamplesThatNameWhatTheyReport() {
         for lint in LintRegistry.all {
             XCTAssertFalse(lint.triggering.isEmpty, lint.name)
             XCTAssertFalse(lint.nonTriggering.isEmpty, lint.name)
+            for (i, ex) in lint.triggering.enumerated() {
+                XCTAssertFalse(ex.reports.isEmpty, "\(lint.name): triggering example \(i + 1) names no object it reports")
+            }
+            for (i, ex) in lint.nonTriggering.enumerated() {
+                XCTAssertEqual(ex.reports, [], "\(lint.name): non-triggering example \(i + 1) names objects")
+            }
         }
         XCTAssertEqual(Set(LintRegistry.all.map(\.name)).count, LintRegistry.all.count)
         XCTAssertEqual(Set(LintRegistry.all.map(\.id)).count, LintRegistry.all.count)
     }
 
-    func testTriggeringAndNonTriggeringExamples() throws {
-        let db = try StandIn.makeDatabase(prefix: "lintex")
-        defer { TestServer.drop(db.name) }
-        let conn = db.conn
-        for lint in LintRegistry.all {
-            for (i, example) in lint.triggering.enumerated() {
-                let findings = try run(lint, example, conn)
-                XCTAssertFalse(findings.isEmpty, "\(lint.name): triggering example \(i + 1) produced no finding")
-                for f in findings { XCTAssertTrue(f.detail.contains(f.object.name), "\(lint.name): detail must name the object: \(f.detail)") }
+    /// One database with the stand-in for all examples; each example runs in a rolled-back transaction.
+    private static let database = Mutex<ConnectionString?>(nil)
+
+    func connection() throws -> PostgresConnection {
+        let cs = try Self.database.withLock { s -> ConnectionString in
+            if let s { return s }
+            let db = try StandIn.makeDatabase(prefix: "lintex")
+            s = db.connectionString
+            return db.connectionString
+        }
+        return try PostgresConnection(cs)
+    }
+
+    func checkExamples(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let lint = try XCTUnwrap(LintRegistry.named(name), "\(name) is not registered", file: file, line: line)
+        let conn = try connection()
+        for (i, example) in lint.triggering.enumerated() {
+            let findings = try run(lint, example.sql, conn)
+            XCTAssertEqual(findings.map(\.object.display).sorted(), example.reports.sorted(),
+                           "\(lint.name): triggering example \(i + 1)", file: file, line: line)
+            for f in findings {
+                XCTAssertTrue(f.detail.contains(f.object.name), "\(lint.name): detail must name the object: \(f.detail)", file: file, line: line)
             }
-            for (i, example) in lint.nonTriggering.enumerated() {
-                let findings = try run(lint, example, conn)
-                XCTAssertEqual(findings.map(\.detail), [], "\(lint.name): non-triggering example \(i + 1)")
-            }
+        }
+        for (i, example) in lint.nonTriggering.enumerated() {
+            let findings = try run(lint, example.sql, conn)
+            XCTAssertEqual(findings.map(\.detail), [], "\(lint.name): non-triggering example \(i + 1)", file: file, line: line)
         }
     }
 

@@ -37,15 +37,15 @@ extension Lint {
         """,
         remediation: "Move the function to a schema the API does not expose, or `revoke execute on function … from public, anon;` (and grant it only to the roles that need it).",
         logic: .sql(securityDefinerExecutable(role: "anon")),
-        triggering: ["""
+        triggering: [.init("""
         create function public.wipe(target uuid) returns void language sql security definer set search_path = ''
           as $$ select $$;
-        """, """
+        """, reports: "function public.wipe(uuid)"), .init("""
         -- Revoked from anon, but PUBLIC still has EXECUTE.
         create function public.wipe(target uuid) returns void language sql security definer set search_path = ''
           as $$ select $$;
         revoke execute on function public.wipe(uuid) from anon;
-        """],
+        """, reports: "function public.wipe(uuid)")],
         nonTriggering: ["""
         create function public.wipe(target uuid) returns void language sql security definer set search_path = ''
           as $$ select $$;

@@ -19,11 +19,11 @@ extension Lint {
                                     metadata: p.baseMetadata.merging(["functions": calls]) { $1 })
             }
         },
-        triggering: ["""
+        triggering: [.init("""
         create table public.notes (id int primary key, owner uuid);
         alter table public.notes enable row level security;
         create policy "own notes" on public.notes for select to authenticated using (owner = auth.uid());
-        """],
+        """, reports: "policy \"own notes\" on public.notes")],
         nonTriggering: ["""
         create table public.notes (id int primary key, owner uuid);
         alter table public.notes enable row level security;

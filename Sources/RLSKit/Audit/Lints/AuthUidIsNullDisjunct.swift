@@ -15,12 +15,12 @@ extension Lint {
                              metadata: p.baseMetadata)
             }
         },
-        triggering: ["""
+        triggering: [.init("""
         create table public.notes (id int primary key, owner uuid);
         alter table public.notes enable row level security;
         create policy "own notes" on public.notes for select
           using ((select auth.uid()) is null or owner = (select auth.uid()));
-        """],
+        """, reports: "policy \"own notes\" on public.notes")],
         nonTriggering: ["""
         create table public.notes (id int primary key, owner uuid);
         alter table public.notes enable row level security;

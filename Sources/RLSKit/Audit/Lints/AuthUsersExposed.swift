@@ -28,13 +28,13 @@ extension Lint {
                       where rw.ev_class = c.oid and d.refclassid = 'pg_class'::regclass
                         and d.refobjid = to_regclass('auth.users'))
         """),
-        triggering: ["""
+        triggering: [.init("""
         create view public.user_emails as select id, email from auth.users;
         grant select on public.user_emails to anon;
-        """, """
+        """, reports: "view public.user_emails"), .init("""
         create materialized view public.user_list as select id, email from auth.users;
         grant select on public.user_list to authenticated;
-        """],
+        """, reports: "materialized view public.user_list")],
         nonTriggering: ["""
         create view public.user_emails with (security_invoker = true) as select id, email from auth.users;
         grant select on public.user_emails to anon;

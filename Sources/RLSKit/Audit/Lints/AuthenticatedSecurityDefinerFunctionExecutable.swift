@@ -10,12 +10,12 @@ extension Lint {
         """,
         remediation: "Check `auth.uid()` inside the function, or move it out of the exposed schemas, or `revoke execute on function … from public, authenticated;`.",
         logic: .sql(securityDefinerExecutable(role: "authenticated")),
-        triggering: ["""
+        triggering: [.init("""
         create function public.promote(target uuid) returns void language sql security definer set search_path = ''
           as $$ select $$;
         revoke execute on function public.promote(uuid) from public, anon;
         grant execute on function public.promote(uuid) to authenticated;
-        """],
+        """, reports: "function public.promote(uuid)")],
         nonTriggering: ["""
         create function public.promote(target uuid) returns void language sql security definer set search_path = ''
           as $$ select $$;

@@ -16,6 +16,6 @@ extension Lint {
         join pg_catalog.pg_namespace n on n.oid = e.extnamespace
         where n.nspname = 'public' or n.nspname = any($1::text[])
         """),
-        triggering: ["create extension if not exists pg_trgm with schema public;"],
+        triggering: [.init("create extension if not exists pg_trgm with schema public;", reports: "extension public.pg_trgm")],
         nonTriggering: ["create extension if not exists pg_trgm with schema extensions;"])
 }

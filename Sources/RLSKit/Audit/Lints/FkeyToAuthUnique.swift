@@ -21,9 +21,9 @@ extension Lint {
           and not exists (select 1 from pg_catalog.pg_index i where i.indexrelid = con.conindid and i.indisprimary)
           and \(SchemaLists.notSystem("n")) and \(SQLParts.notExtensionMember("c"))
         """),
-        triggering: ["""
+        triggering: [.init("""
         create table public.contacts (id int primary key, phone text references auth.users (phone));
-        """],
+        """, reports: "foreign key contacts_phone_fkey on public.contacts")],
         nonTriggering: ["""
         create table public.contacts (id int primary key, user_id uuid references auth.users (id));
         """])

@@ -18,12 +18,12 @@ extension Lint {
         where c.relkind = 'f' and n.nspname = any($1::text[]) and api.roles is not null
           and \(SQLParts.notExtensionMember("c"))
         """),
-        triggering: ["""
+        triggering: [.init("""
         create foreign data wrapper rlskit_dummy_fdw;
         create server rlskit_dummy_server foreign data wrapper rlskit_dummy_fdw;
         create foreign table public.remote_notes (id int) server rlskit_dummy_server;
         grant select on public.remote_notes to authenticated;
-        """],
+        """, reports: "foreign table public.remote_notes")],
         nonTriggering: ["""
         create foreign data wrapper rlskit_dummy_fdw;
         create server rlskit_dummy_server foreign data wrapper rlskit_dummy_fdw;

@@ -20,9 +20,9 @@ extension Lint {
           and not exists (select 1 from unnest(coalesce(p.proconfig, '{}')) cfg where cfg like 'search_path=%')
           and \(SQLParts.notExtensionMember("p", catalog: "pg_proc"))
         """),
-        triggering: ["""
+        triggering: [.init("""
         create function public.bump() returns int language sql security definer as $$ select 1 $$;
-        """],
+        """, reports: "function public.bump()")],
         nonTriggering: ["""
         create function public.bump() returns int language sql security definer set search_path = '' as $$ select 1 $$;
         """, """

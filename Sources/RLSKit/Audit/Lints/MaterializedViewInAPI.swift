@@ -19,10 +19,10 @@ extension Lint {
         where c.relkind = 'm' and n.nspname = any($1::text[]) and api.roles is not null
           and \(SQLParts.notExtensionMember("c"))
         """),
-        triggering: ["""
+        triggering: [.init("""
         create materialized view public.stats as select 1 as n;
         grant select on public.stats to anon;
-        """],
+        """, reports: "materialized view public.stats")],
         nonTriggering: ["""
         create materialized view public.stats as select 1 as n;
         revoke all on public.stats from public, anon, authenticated;

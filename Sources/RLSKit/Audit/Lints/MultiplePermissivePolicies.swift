@@ -28,12 +28,12 @@ extension Lint {
                                     key: "\(g.role)/\(g.action)")
             }
         },
-        triggering: ["""
+        triggering: [.init("""
         create table public.notes (id int primary key, owner uuid, published bool);
         alter table public.notes enable row level security;
         create policy "own notes" on public.notes for select to authenticated using (owner = (select auth.uid()));
         create policy "published notes" on public.notes for select using (published);
-        """],
+        """, reports: "table public.notes")],
         nonTriggering: ["""
         create table public.notes (id int primary key, owner uuid, published bool);
         alter table public.notes enable row level security;

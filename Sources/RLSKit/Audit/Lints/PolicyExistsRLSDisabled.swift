@@ -21,10 +21,10 @@ extension Lint {
         where c.relkind in ('r', 'p') and not c.relrowsecurity and p.count > 0
           and \(SchemaLists.notSystem("n")) and \(SQLParts.notExtensionMember("c"))
         """),
-        triggering: ["""
+        triggering: [.init("""
         create table public.notes (id int primary key, owner uuid);
         create policy "own notes" on public.notes for select using (owner = (select auth.uid()));
-        """],
+        """, reports: "table public.notes")],
         nonTriggering: ["""
         create table public.notes (id int primary key, owner uuid);
         alter table public.notes enable row level security;

@@ -23,10 +23,10 @@ extension Lint {
                                     metadata: ["policies": names])
             }
         },
-        triggering: ["""
+        triggering: [.init("""
         insert into storage.buckets (id, name, public) values ('photos', 'photos', true);
         create policy "photos are public" on storage.objects for select using (bucket_id = 'photos');
-        """],
+        """, reports: "bucket storage.photos")],
         nonTriggering: ["""
         insert into storage.buckets (id, name, public) values ('photos', 'photos', true);
         create policy "own photos" on storage.objects for select to authenticated

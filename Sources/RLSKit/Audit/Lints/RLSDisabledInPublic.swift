@@ -21,10 +21,10 @@ extension Lint {
         where c.relkind in ('r', 'p') and not c.relrowsecurity and n.nspname = any($1::text[])
           and \(SQLParts.notExtensionMember("c"))
         """),
-        triggering: ["""
+        triggering: [.init("""
         create table public.notes (id int primary key, body text);
         grant select on public.notes to anon;
-        """],
+        """, reports: "table public.notes")],
         nonTriggering: ["""
         create table public.notes (id int primary key, body text);
         alter table public.notes enable row level security;

@@ -19,10 +19,10 @@ extension Lint {
           and not exists (select 1 from pg_catalog.pg_policy p where p.polrelid = c.oid)
           and \(SQLParts.notExtensionMember("c"))
         """),
-        triggering: ["""
+        triggering: [.init("""
         create table public.notes (id int primary key);
         alter table public.notes enable row level security;
-        """],
+        """, reports: "table public.notes")],
         nonTriggering: ["""
         create schema internal;
         create table internal.notes (id int primary key);

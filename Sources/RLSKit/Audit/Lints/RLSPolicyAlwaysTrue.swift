@@ -21,15 +21,15 @@ extension Lint {
                                     metadata: p.baseMetadata)
             }
         },
-        triggering: ["""
+        triggering: [.init("""
         create table public.notes (id int primary key, owner uuid);
         alter table public.notes enable row level security;
         create policy "anyone deletes" on public.notes for delete to authenticated using (true);
-        """, """
+        """, reports: "policy \"anyone deletes\" on public.notes"), .init("""
         create table public.notes (id int primary key, owner uuid);
         alter table public.notes enable row level security;
         create policy "anyone writes" on public.notes for insert with check (true);
-        """],
+        """, reports: "policy \"anyone writes\" on public.notes")],
         nonTriggering: ["""
         create table public.notes (id int primary key, owner uuid);
         alter table public.notes enable row level security;

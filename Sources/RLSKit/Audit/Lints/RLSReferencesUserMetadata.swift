@@ -15,12 +15,12 @@ extension Lint {
                              metadata: p.baseMetadata)
             }
         },
-        triggering: ["""
+        triggering: [.init("""
         create table public.reports (id int primary key);
         alter table public.reports enable row level security;
         create policy "admins read reports" on public.reports for select to authenticated
           using (((select auth.jwt()) -> 'user_metadata' ->> 'role') = 'admin');
-        """],
+        """, reports: "policy \"admins read reports\" on public.reports")],
         nonTriggering: ["""
         create table public.reports (id int primary key);
         alter table public.reports enable row level security;

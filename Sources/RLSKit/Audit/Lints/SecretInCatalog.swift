@@ -35,16 +35,16 @@ extension Lint {
                                     key: c.place)
             }
         },
-        triggering: ["""
+        triggering: [.init("""
         create function public.call_api() returns text language sql set search_path = '' as $$
           select 'Bearer eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoic2VydmljZV9yb2xlIiwiaXNzIjoic3VwYWJhc2UifQ.c2lnbmF0dXJlLW5vdC1yZWFs'
         $$;
-        """, """
+        """, reports: "function public.call_api()"), .init("""
         create table public.jobs (id int primary key, target text default 'postgresql://worker:hunter2hunter2@db.example.com:5432/app');
-        """, """
+        """, reports: "column public.jobs.target"), .init("""
         create table public.jobs (id int primary key);
         comment on table public.jobs is 'worker key: sb_secret_AbCdEfGhIjKlMnOpQrStUv';
-        """],
+        """, reports: "comment on table public.jobs")],
         nonTriggering: ["""
         -- An anon key is public by design.
         create function public.anon_key() returns text language sql set search_path = '' as $$

@@ -31,12 +31,12 @@ extension Lint {
         where c.relkind = 'v' and n.nspname = any($1::text[]) and not \(SQLParts.isSecurityInvoker("c"))
           and api.roles is not null and dep.tables is not null and \(SQLParts.notExtensionMember("c"))
         """),
-        triggering: ["""
+        triggering: [.init("""
         create table public.notes (id int primary key, owner uuid, body text);
         alter table public.notes enable row level security;
         create view public.all_notes as select id, body from public.notes;
         grant select on public.all_notes to anon, authenticated;
-        """],
+        """, reports: "view public.all_notes")],
         nonTriggering: ["""
         create table public.notes (id int primary key, owner uuid, body text);
         alter table public.notes enable row level security;

@@ -32,10 +32,10 @@ extension Lint {
         where c.relkind in ('r', 'p') and not c.relrowsecurity and n.nspname = any($1::text[])
           and api.roles is not null and cols.count > 0 and \(SQLParts.notExtensionMember("c"))
         """),
-        triggering: ["""
+        triggering: [.init("""
         create table public.accounts (id int primary key, email text, password text);
         grant select on public.accounts to anon;
-        """],
+        """, reports: "table public.accounts")],
         nonTriggering: ["""
         create table public.accounts (id int primary key, email text, password text);
         alter table public.accounts enable row level security;

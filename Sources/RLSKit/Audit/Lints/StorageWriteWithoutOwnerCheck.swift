@@ -24,10 +24,10 @@ extension Lint {
                                     metadata: p.baseMetadata.merging(["buckets": buckets.joined(separator: ",")]) { $1 })
             }
         },
-        triggering: ["""
+        triggering: [.init("""
         insert into storage.buckets (id, name) values ('avatars', 'avatars');
         create policy "Anyone can upload an avatar." on storage.objects for insert with check (bucket_id = 'avatars');
-        """],
+        """, reports: "policy \"Anyone can upload an avatar.\" on storage.objects")],
         nonTriggering: ["""
         insert into storage.buckets (id, name) values ('avatars', 'avatars');
         create policy "Users upload their own avatar" on storage.objects for insert to authenticated

@@ -25,11 +25,11 @@ extension Lint {
             }
             return out
         },
-        triggering: ["""
+        triggering: [.init("""
         create table public.notes (id int primary key, user_id uuid);
         alter table public.notes enable row level security;
         create policy "own notes" on public.notes for select using (user_id = (select auth.uid()));
-        """],
+        """, reports: "column public.notes.user_id")],
         nonTriggering: ["""
         create table public.notes (id int primary key, user_id uuid);
         create index on public.notes (user_id);

@@ -22,15 +22,15 @@ extension Lint {
                                     metadata: p.baseMetadata.merging(["unchecked": what]) { $1 })
             }
         },
-        triggering: ["""
+        triggering: [.init("""
         create policy "Anyone can update their own avatar." on storage.objects for update
           using ((select auth.uid()) = owner) with check (bucket_id = 'avatars');
-        """, """
+        """, reports: "policy \"Anyone can update their own avatar.\" on storage.objects"), .init("""
         create table public.notes (id int primary key, owner uuid, body text);
         alter table public.notes enable row level security;
         create policy "edit own notes" on public.notes for update to authenticated
           using (owner = (select auth.uid())) with check (body <> '');
-        """],
+        """, reports: "policy \"edit own notes\" on public.notes")],
         nonTriggering: ["""
         create table public.notes (id int primary key, owner uuid, body text);
         alter table public.notes enable row level security;
