@@ -25,8 +25,8 @@ extension PostgresTextDecodable {
             throw RowDecodingError(column: column, type: "\(Self.self)", reason: "value is NULL (read it as an Optional)")
         }
         guard let v = Self(postgresText: text, type: type) else {
-            let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
-            throw RowDecodingError(column: column, type: "\(Self.self)", reason: "unexpected value \"\(shown)\" of type oid \(type.rawValue)")
+            // Never the value itself: a column may hold a secret, and errors reach logs.
+            throw RowDecodingError(column: column, type: "\(Self.self)", reason: "a value of \(text.count) characters of type oid \(type.rawValue) is not a valid \(Self.self)")
         }
         return v
     }
@@ -202,8 +202,18 @@ public struct Row: Sendable {
     public func decodeJSON<T: Decodable>(_ name: String, as type: T.Type = T.self) throws -> T {
         let data: Data = try decode(name)
         do { return try JSONDecoder().decode(T.self, from: data) } catch {
-            throw RowDecodingError(column: name, type: "\(T.self)", reason: "invalid JSON for this type (\(error))")
+            throw RowDecodingError(column: name, type: "\(T.self)", reason: "invalid JSON for this type\(Self.codingPath(error))")
         }
+    }
+
+    /// Where in the document decoding failed (keys only, never values).
+    static func codingPath(_ error: Error) -> String {
+        let path: [CodingKey]
+        switch error as? DecodingError {
+        case .typeMismatch(_, let c)?, .valueNotFound(_, let c)?, .keyNotFound(_, let c)?, .dataCorrupted(let c)?: path = c.codingPath
+        default: path = []
+        }
+        return path.isEmpty ? "" : " (at " + path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".") + ")"
     }
 
     /// The raw text of a column (nil for NULL or unknown column).

@@ -57,12 +57,20 @@ final class ValuesTests: XCTestCase {
     func testDecodingMistakesNameColumnAndType() throws {
         let row = try conn.query("select 'abc'::text as word").rows[0]
         XCTAssertThrowsError(try row.decode("word") as Int) { e in
-            XCTAssertEqual("\(e)", "cannot read column \"word\" as Int: unexpected value \"abc\" of type oid 25")
+            XCTAssertEqual("\(e)", "cannot read column \"word\" as Int: a value of 3 characters of type oid 25 is not a valid Int")
         }
         XCTAssertThrowsError(try row.decode("missing") as String) { e in
             XCTAssertTrue("\(e)".contains("\"missing\""))
         }
         XCTAssertThrowsError(try row.decode(3) as String)
+        // A value that cannot be read never appears in the error: it may be a secret.
+        let secret = try conn.query("select 'sk_live_S3cretValue'::text as token, '{\"name\": \"sk_live_S3cretValue\"}'::jsonb as doc").rows[0]
+        XCTAssertThrowsError(try secret.decode("token") as Int) { e in XCTAssertFalse("\(e)".contains("S3cret"), "\(e)") }
+        struct Wrong: Decodable { var name: Int }
+        XCTAssertThrowsError(try secret.decodeJSON("doc") as Wrong) { e in
+            XCTAssertFalse("\(e)".contains("S3cret"), "\(e)")
+            XCTAssertTrue("\(e)".contains("(at name)"), "\(e)")
+        }
     }
 
     func testJSON() throws {
