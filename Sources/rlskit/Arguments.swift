@@ -94,7 +94,8 @@ extension CommandSpec {
             }
             if name == "help" { out.flags.insert("help"); continue }
             guard let spec = options.first(where: { $0.name == name }) else {
-                throw fail("unknown option '--\(name)'")
+                let hint = Suggestion.closest(to: name, among: options.map(\.name) + ["help"]).map { " (did you mean '--\($0)'?)" } ?? ""
+                throw fail("unknown option '--\(name)'" + hint)
             }
             if spec.value == nil {
                 if inline != nil { throw fail("option '--\(name)' takes no value") }
@@ -114,5 +115,34 @@ extension CommandSpec {
             throw fail(maxPositionals == 0 ? "unexpected argument '\(out.positionals[0])'" : "too many arguments")
         }
         return out
+    }
+}
+
+/// The known word a mistyped one most likely meant: the fewest edits, within a third of its length.
+enum Suggestion {
+    static func closest(to word: String, among candidates: [String]) -> String? {
+        let limit = max(1, word.count / 3)
+        let scored = candidates.map { ($0, distance(word.lowercased(), $0)) }.filter { $0.1 <= limit }
+        if let best = scored.min(by: { $0.1 < $1.1 }) { return best.0 }
+        // A unique option that starts with what was typed (`--data` for `--database-url`).
+        let prefixed = candidates.filter { word.count >= 3 && $0.hasPrefix(word) }
+        return prefixed.count == 1 ? prefixed[0] : nil
+    }
+
+    /// Levenshtein distance, with a swap of two neighbours counted as one edit.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let x = Array(a), y = Array(b)
+        if x.isEmpty || y.isEmpty { return max(x.count, y.count) }
+        var d = [[Int]](repeating: [Int](repeating: 0, count: y.count + 1), count: x.count + 1)
+        for i in 0...x.count { d[i][0] = i }
+        for j in 0...y.count { d[0][j] = j }
+        for i in 1...x.count {
+            for j in 1...y.count {
+                let cost = x[i - 1] == y[j - 1] ? 0 : 1
+                d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+                if i > 1, j > 1, x[i - 1] == y[j - 2], x[i - 2] == y[j - 1] { d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1) }
+            }
+        }
+        return d[x.count][y.count]
     }
 }

@@ -74,7 +74,8 @@ exit codes: 0 passed, 1 checks failed or findings, 2 usage or configuration erro
         return .success
     }
     guard let sub = subcommands.first(where: { $0.spec.name == first }) else {
-        return report(UsageError(message: first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown command '\(first)'",
+        let hint = first.hasPrefix("-") ? nil : Suggestion.closest(to: first, among: subcommands.map(\.spec.name))
+        return report(UsageError(message: first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown command '\(first)'" + (hint.map { " (did you mean '\($0)'?)" } ?? ""),
                                  usage: "usage: rlskit <command> [options]  (commands: \(subcommands.map(\.spec.name).joined(separator: ", ")))"),
                       command: nil)
     }

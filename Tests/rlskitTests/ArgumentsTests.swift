@@ -34,6 +34,20 @@ final class ArgumentsTests: XCTestCase {
         XCTAssertNil(message(["-h"]))
     }
 
+    func testMistypedOptionsSuggestTheClosest() {
+        func message(_ args: [String]) -> String? {
+            do { _ = try spec.parse(args); return nil } catch { return error.message }
+        }
+        XCTAssertEqual(message(["--databse-url", "x"]), "unknown option '--databse-url' (did you mean '--database-url'?)")
+        XCTAssertEqual(message(["--fromat", "json"]), "unknown option '--fromat' (did you mean '--format'?)")
+        XCTAssertEqual(message(["--stirct"]), "unknown option '--stirct' (did you mean '--strict'?)")
+        XCTAssertEqual(message(["--data", "x"]), "unknown option '--data' (did you mean '--database-url'?)")
+        XCTAssertEqual(message(["--hlep"]), "unknown option '--hlep' (did you mean '--help'?)")
+        XCTAssertEqual(message(["--zzz"]), "unknown option '--zzz'")
+        XCTAssertEqual(Suggestion.closest(to: "chek", among: ["check", "test", "apply"]), "check")
+        XCTAssertNil(Suggestion.closest(to: "frobnicate", among: ["check", "test", "apply"]))
+    }
+
     func testHelpListsEveryOption() {
         let help = spec.help
         for o in spec.options { XCTAssertTrue(help.contains("--\(o.name)"), o.name) }
