@@ -72,12 +72,15 @@ public struct FindingDraft: Sendable {
     public var metadata: [String: String]
     /// Extra identity for the fingerprint when one object can have several findings of one lint.
     public var key: String?
+    /// This finding's own fix, when the lint's remediation cannot say it well enough.
+    public var fix: String?
 
-    public init(object: AuditObject, detail: String, metadata: [String: String] = [:], key: String? = nil) {
+    public init(object: AuditObject, detail: String, metadata: [String: String] = [:], key: String? = nil, fix: String? = nil) {
         self.object = object
         self.detail = detail
         self.metadata = metadata
         self.key = key
+        self.fix = fix
     }
 }
 
@@ -104,7 +107,7 @@ public struct Finding: Sendable, Codable, Equatable {
         categories = lint.categories
         object = draft.object
         detail = draft.detail
-        remediation = lint.remediation
+        remediation = draft.fix ?? lint.remediation(for: draft.object)
         metadata = draft.metadata
         fingerprint = Self.fingerprint(lint: lint.name, object: draft.object, key: draft.key)
     }

@@ -70,6 +70,16 @@ public struct Lint: Sendable {
         self.nonTriggering = nonTriggering
     }
 
+    /// The remediation for one finding: the placeholders of the documented text (`<table>`,
+    /// `<view>`, `<function>`, `<extension>`, `<column>`) replaced by the object's real names.
+    public func remediation(for object: AuditObject) -> String {
+        var out = remediation
+        for placeholder in ["<table>", "<view>", "<function>"] { out = out.replacingOccurrences(of: placeholder, with: object.base) }
+        out = out.replacingOccurrences(of: "<extension>", with: AuditNames.ident(object.name))
+        if let member = object.member { out = out.replacingOccurrences(of: "<column>", with: AuditNames.ident(member)) }
+        return out
+    }
+
     /// The lint's page in the repository: `docs/lints/<id>_<name>.md`.
     public var docsPath: String { "docs/lints/\(id)_\(name).md" }
     /// Where the page is published (SARIF `helpUri`, `--explain`).

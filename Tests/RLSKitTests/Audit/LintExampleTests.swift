@@ -46,12 +46,32 @@ final class LintExampleTests: XCTestCase {
                            "\(lint.name): triggering example \(i + 1)", file: file, line: line)
             for f in findings {
                 XCTAssertTrue(f.detail.contains(f.object.name), "\(lint.name): detail must name the object: \(f.detail)", file: file, line: line)
+                for placeholder in ["<table>", "<view>", "<function>", "<extension>", "<column>", "…"] {
+                    XCTAssertFalse(f.remediation.contains(placeholder), "\(lint.name): the fix names real objects: \(f.remediation)", file: file, line: line)
+                }
             }
         }
         for (i, example) in lint.nonTriggering.enumerated() {
             let findings = try run(lint, example.sql, conn)
             XCTAssertEqual(findings.map(\.detail), [], "\(lint.name): non-triggering example \(i + 1)", file: file, line: line)
         }
+    }
+
+    func testFixTextsNameTheRealObjects() throws {
+        let conn = try connection()
+        func fix(_ name: String) throws -> [String] {
+            let lint = try XCTUnwrap(LintRegistry.named(name))
+            return try run(lint, lint.triggering[0].sql, conn).map(\.remediation)
+        }
+        XCTAssertEqual(try fix("unindexed_policy_column"), ["`create index on public.notes (user_id);`"])
+        XCTAssertEqual(try fix("policy_exists_rls_disabled"), ["`alter table public.notes enable row level security;`"])
+        XCTAssertEqual(try fix("extension_in_public"), ["Install extensions in schema `extensions`: `alter extension pg_trgm set schema extensions;` (or drop and recreate it there)."])
+        XCTAssertTrue(try fix("anon_security_definer_function_executable")[0].contains("`revoke execute on function public.wipe(uuid) from public, anon;`"))
+        // Merging ORed policies would keep the leak: the fix names the one that widens access.
+        let merge = try fix("multiple_permissive_policies")
+        XCTAssertEqual(merge.count, 1)
+        XCTAssertTrue(merge[0].hasPrefix("Check the intent first: \"published notes\" does not compare rows with the caller"), merge[0])
+        XCTAssertTrue(merge[0].contains("widens what \"own notes\" allows for authenticated"), merge[0])
     }
 
     /// Runs one example in a transaction that is rolled back, and the lint on it.

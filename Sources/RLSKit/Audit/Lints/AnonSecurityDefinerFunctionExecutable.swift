@@ -35,7 +35,7 @@ extension Lint {
         policy. PostgreSQL grants EXECUTE to PUBLIC by default: revoking from anon alone is not \
         enough while PUBLIC still has it.
         """,
-        remediation: "Move the function to a schema the API does not expose, or `revoke execute on function … from public, anon;` (and grant it only to the roles that need it).",
+        remediation: "Move the function to a schema the API does not expose, or `revoke execute on function <function> from public, anon;` (and grant it only to the roles that need it).",
         logic: .sql(securityDefinerExecutable(role: "anon")),
         triggering: [.init("""
         create function public.wipe(target uuid) returns void language sql security definer set search_path = ''

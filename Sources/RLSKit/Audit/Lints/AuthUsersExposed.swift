@@ -8,7 +8,7 @@ extension Lint {
         materialized view has no row level security at all, so every user's email, phone and \
         metadata are readable through the API.
         """,
-        remediation: "Drop the view, move it to a schema the API does not expose, or revoke SELECT from anon and authenticated; for a plain view, `alter view … set (security_invoker = true)`.",
+        remediation: "Drop the view, move it to a schema the API does not expose, or revoke SELECT from anon and authenticated; for a plain view, `alter view <view> set (security_invoker = true)`.",
         logic: .sql("""
         select n.nspname as schema, c.relname as name,
                case c.relkind when 'm' then 'materialized view' else 'view' end as kind, null::text as member,

@@ -8,7 +8,7 @@ extension Lint {
         signed-in user can call it as RPC and it runs with its owner's rights, past every policy. \
         That is sometimes the point; then the function must check the caller itself.
         """,
-        remediation: "Check `auth.uid()` inside the function, or move it out of the exposed schemas, or `revoke execute on function … from public, authenticated;`.",
+        remediation: "Check `auth.uid()` inside the function, or move it out of the exposed schemas, or `revoke execute on function <function> from public, authenticated;`.",
         logic: .sql(securityDefinerExecutable(role: "authenticated")),
         triggering: [.init("""
         create function public.promote(target uuid) returns void language sql security definer set search_path = ''

@@ -7,7 +7,7 @@ extension Lint {
         so they become part of the API surface (callable as RPC, listed in the schema cache), and \
         later upgrades of the extension collide with your own objects.
         """,
-        remediation: "Install extensions in schema `extensions`: `alter extension … set schema extensions;` (or drop and recreate it there).",
+        remediation: "Install extensions in schema `extensions`: `alter extension <extension> set schema extensions;` (or drop and recreate it there).",
         logic: .sql("""
         select n.nspname as schema, e.extname as name, 'extension' as kind, null::text as member,
                format('extension %s is installed in schema %s', \(SQLParts.ident("e.extname")), \(SQLParts.ident("n.nspname"))) as detail,

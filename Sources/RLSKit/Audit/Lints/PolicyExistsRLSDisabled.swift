@@ -7,7 +7,7 @@ extension Lint {
         ignored and every role with a grant sees and changes every row. Usually RLS was meant to be \
         on and someone forgot (or a migration turned it off).
         """,
-        remediation: "`alter table … enable row level security;`",
+        remediation: "`alter table <table> enable row level security;`",
         logic: .sql("""
         select n.nspname as schema, c.relname as name, 'table' as kind, null::text as member,
                format('table %s.%s has %s polic%s but row level security is disabled, so %s',

@@ -7,7 +7,7 @@ extension Lint {
         grant on it (and on older projects anon and authenticated get ALL by default) reads and \
         writes every row through the API.
         """,
-        remediation: "`alter table … enable row level security;` and add policies for what the API may do.",
+        remediation: "`alter table <table> enable row level security;` and add policies for what the API may do.",
         logic: .sql("""
         select n.nspname as schema, c.relname as name, 'table' as kind, null::text as member,
                format('table %s.%s is in exposed schema %s and has row level security disabled%s',

@@ -8,7 +8,7 @@ extension Lint {
         read themselves). The view runs with its owner's rights, usually the table owner's, so the \
         table's policies are bypassed for everyone who queries the view.
         """,
-        remediation: "`alter view … set (security_invoker = true)` (PostgreSQL 15+), or revoke SELECT on the view from anon and authenticated.",
+        remediation: "`alter view <view> set (security_invoker = true)` (PostgreSQL 15+), or revoke SELECT on the view from anon and authenticated.",
         logic: .sql("""
         select n.nspname as schema, c.relname as name, 'view' as kind, null::text as member,
                format('view %s.%s runs with the rights of its owner %s over %s, so %s bypass%s its row level security',
