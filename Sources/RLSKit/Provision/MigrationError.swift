@@ -12,11 +12,25 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         if let pos = error.position {
             let lc = SQLScanner.lineAndColumn(ofPosition: pos + (statement?.offset ?? 0), in: file.contents)
             location = SourceLocation(file: file.path, line: lc.line, column: lc.column)
+        } else if let statement, let line = Self.doBlockLine(error, statement) {
+            location = SourceLocation(file: file.path, line: line, column: 1)
         } else if let statement {
             location = SourceLocation(file: file.path, line: statement.line, column: statement.column)
         } else {
             location = SourceLocation(file: file.path, line: 1, column: 1)
         }
+    }
+
+    /// An error inside a `DO` block has no position, but its context names the line of the
+    /// block's body (`PL/pgSQL function inline_code_block line 4 at PERFORM`): the file's line.
+    static func doBlockLine(_ error: PostgresError, _ statement: SQLStatement) -> Int? {
+        guard let context = error.context,
+              let m = context.range(of: #"PL/pgSQL function inline_code_block line [0-9]+"#, options: .regularExpression),
+              let n = Int(context[m].split(separator: " ").last ?? ""),
+              let body = statement.text.range(of: #"\$[A-Za-z_]*\$"#, options: .regularExpression) else { return nil }
+        // Body line 1 is the line of the opening quote.
+        let before = statement.text[..<body.lowerBound].filter { $0 == "\n" || $0 == "\r\n" }.count
+        return statement.line + before + n - 1
     }
 
     /// A failure of a whole-file script: the failing statement is the first without a result.

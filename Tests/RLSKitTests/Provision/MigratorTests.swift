@@ -97,6 +97,16 @@ final class MigratorTests: XCTestCase {
         }
     }
 
+    func testErrorInsideADoBlockPointsAtItsLine() throws {
+        let conn = try database()
+        let dir = try folder(["001_do.sql": "select 1;\n\ndo $body$\nbegin\n  perform 1;\n  perform nothing_here();\nend $body$;\n"])
+        XCTAssertThrowsError(try migrate(conn, dir) { $0.standIn = false }) { e in
+            let m = e as! MigrationError
+            XCTAssertEqual(m.error.sqlState, "42883")
+            XCTAssertEqual(m.location.line, 6, "\(m)")
+        }
+    }
+
     func testWrappingBeginCommitIsAcceptedButInnerTransactionControlIsRefused() throws {
         let conn = try database()
         let ok = try folder(["001_wrapped.sql": "BEGIN;\ncreate table w (x int);\nCOMMIT;\n"])
