@@ -124,8 +124,7 @@ final class TOMLTests: XCTestCase {
         x = { a = 1, b = [1.5, 2] }
         """.unicodeScalars)
         let alphabet = Array("[]{}=\"'#,.\\\n ab1_-".unicodeScalars)
-        var rng = SeededGenerator(seed: 20261201)
-        print("TOML mutation seed 20261201")
+        var rng = SeededGenerator.printed(20_261_201)
         for n in 0..<3000 {
             var s = base
             for _ in 0..<Int.random(in: 1...4, using: &rng) {
