@@ -77,7 +77,7 @@ enum CheckCommand {
         progress.show("starting the database")
         let target = try DatabaseTarget.resolve(args) { _ in }
         defer { target.stop() }
-        // This connection is closed before the tests, which count other sessions (SequenceGuard).
+        // Closed before the tests: they open their own connections.
         var conn: PostgresConnection? = try target.connect()
         let version: String = try conn!.query("select current_setting('server_version') as v").rows[0].decode("v")
         phases.append(Phase(name: "database", ok: true,

@@ -77,7 +77,8 @@ enum TestCommand {
                         options: HarnessOptions) throws -> (report: TestReport, malformed: Bool) {
         var report = TestReport()
         var malformed = false
-        do { try target.leavingNoTrace {
+        var sequences: [SequenceAdvance] = []
+        do { sequences = try target.leavingNoTrace {
             if !input.isEmpty {
                 do { report = try Harness.run(input, on: target.connection, options: options) } catch let e as InputError {
                     throw ConfigurationError(e.description)
@@ -90,10 +91,12 @@ enum TestCommand {
                 malformed = r.hasMalformed
                 for f in r.files { for p in f.malformed { printError(p.description) } }
             }
-        } } catch var e as PostgresError where e.isConnectionFailure && !e.message.hasPrefix("cannot connect") {
+        }.sequences } catch var e as PostgresError where e.isConnectionFailure && !e.message.hasPrefix("cannot connect") {
             e.message = "lost the connection to \(target.connection.description) while running the tests: " + e.message
             throw e
         }
+        report.sequences = sequences
+        if let note = SequenceGuard.note(sequences) { report.notes.append(note) }
         return (report, malformed)
     }
 
@@ -128,6 +131,8 @@ enum TestCommand {
                 print((r.report.passed ? term.green("✓") : term.red("✗")) + " \(name): \(line)")
                 for o in r.report.outcomes where o.isFailure { print("    ✗ \(o.suite) " + (o.actor.map { "[\($0)] " } ?? "") + o.name) }
                 combined.outcomes += r.report.outcomes.map { var o = $0; o.suite = name + " " + o.suite; return o }
+                combined.sequences += r.report.sequences.map { var s = $0; s.sequence = name + " " + s.sequence; return s }
+                if let note = SequenceGuard.note(r.report.sequences) { print("    " + note) }
                 worse(r.malformed ? .usage : r.report.passed ? .success : .checksFailed)
             case .failure(let e):
                 let message = ((e as? PostgresError)?.message ?? "\(e)").replacingOccurrences(of: "cannot connect to \(name): ", with: "cannot connect: ")
