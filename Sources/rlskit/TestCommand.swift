@@ -22,7 +22,8 @@ enum TestCommand {
             .option("format", "FORMAT", "Output: text (default), tap, junit or json."),
             .option("output", "FILE", "Write the report to FILE instead of standard output."),
             .option("jobs", "N", "Spread the checks over N connections (default 1)."),
-            .flag("strict", "Fail on RLS tables without declared intent and on tables that cannot be tested."),
+            .flag("strict", "Fail on RLS tables without declared intent."),
+            .flag("allow-untested", "Skip, instead of fail, declared tables and buckets that cannot be tested."),
             .flag("allow-side-effects", "Run even where triggers could make real network calls (http, pg_net)."),
         ])
 
@@ -60,7 +61,7 @@ enum TestCommand {
         return report.passed ? .success : .checksFailed
     }
 
-    /// --jobs, --strict and --allow-side-effects (shared with check).
+    /// --jobs, --strict, --allow-untested and --allow-side-effects (shared with check).
     static func harnessOptions(_ args: ParsedArguments) throws -> HarnessOptions {
         var options = HarnessOptions()
         if let j = args.value("jobs") {
@@ -68,6 +69,7 @@ enum TestCommand {
             options.jobs = n
         }
         options.strict = args.flag("strict")
+        options.allowUntested = args.flag("allow-untested")
         options.allowSideEffects = args.flag("allow-side-effects")
         return options
     }

@@ -63,7 +63,7 @@ public enum LockFile {
         return out
     }
 
-    static func quote(_ name: String) -> String { "\"" + escape(name).replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    static func quote(_ name: String) -> String { SQL.display(name, always: true) }
 
     static func unquote(_ text: String) -> String? {
         guard text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") else { return nil }
