@@ -10,6 +10,7 @@ final class SequenceGuardTests: XCTestCase {
         try conn.query("create table t (id bigint generated always as identity primary key, v int)")
         try conn.query("create sequence free_standing")
         try conn.query("create sequence by_ten increment by 10")
+        try conn.query("create sequence \"Odd\nseq\"")
         try conn.query("insert into t (v) values (1)")
     }
 
@@ -26,9 +27,10 @@ final class SequenceGuardTests: XCTestCase {
         try makeTables(conn)
         let guardian = try SequenceGuard.capture(conn)
         try conn.rolledBack { c in for _ in 0..<5 { try c.query("insert into t (v) values (0)") } }
-        _ = try conn.query("select nextval('free_standing'), nextval('by_ten')")
+        _ = try conn.query("select nextval('free_standing'), nextval('by_ten'), nextval('\"Odd\nseq\"')")
         let advances = try guardian.finish(conn, owned: true)
-        XCTAssertEqual(advances, [SequenceAdvance(sequence: "public.by_ten", advancedBy: 1, reset: true),
+        XCTAssertEqual(advances, [SequenceAdvance(sequence: "public.\"Odd\\nseq\"", advancedBy: 1, reset: true),
+                                  SequenceAdvance(sequence: "public.by_ten", advancedBy: 1, reset: true),
                                   SequenceAdvance(sequence: "public.free_standing", advancedBy: 1, reset: true),
                                   SequenceAdvance(sequence: "public.t_id_seq", advancedBy: 5, reset: true)])
         XCTAssertNil(SequenceGuard.note(advances))
@@ -36,6 +38,7 @@ final class SequenceGuardTests: XCTestCase {
         XCTAssertEqual(try value(conn, "select max(id)::int from t"), 2)
         XCTAssertEqual(try value(conn, "select nextval('free_standing')::int"), 1)
         XCTAssertEqual(try value(conn, "select nextval('by_ten')::int"), 1)
+        XCTAssertEqual(try value(conn, "select nextval('\"Odd\nseq\"')::int"), 1)
 
         let g2 = try SequenceGuard.capture(conn)
         try conn.rolledBack { c in for _ in 0..<5 { try c.query("insert into t (v) values (0)") } }

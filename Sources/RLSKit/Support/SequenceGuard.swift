@@ -3,7 +3,7 @@ import Postgres
 
 /// How far one sequence moved during a test run, and whether rlskit put it back.
 public struct SequenceAdvance: Sendable, Equatable {
-    /// `schema.name`, quoted where needed.
+    /// `schema.name` as reports name it (`SQL.display`).
     public var sequence: String
     /// Values handed out during the run (nextval calls, counted in steps of the increment).
     public var advancedBy: Int64
@@ -27,6 +27,7 @@ public struct SequenceGuard: Sendable {
         var lastValue: Int64?
         var isCalled: Bool
         var increment: Int64
+        var display: String
     }
     let before: [String: State]
 
@@ -39,17 +40,20 @@ public struct SequenceGuard: Sendable {
         // pg_sequences shows last_value only to roles that may read the sequence; the
         // superuser or owner running tests can. is_called is read from the relation itself.
         let rows = try conn.query("""
-            select format('%I.%I', schemaname, sequencename) as name, increment_by from pg_sequences
-            where has_sequence_privilege(format('%I.%I', schemaname, sequencename), 'select')
+            select schemaname, sequencename, increment_by from pg_sequences
+            where has_sequence_privilege(pg_catalog.format('%I.%I', schemaname, sequencename), 'select')
             """).rows
-        let names: [String] = try rows.map { try $0.decode("name") }
+        let names: [(schema: String, name: String)] = try rows.map { (try $0.decode("schemaname"), try $0.decode("sequencename")) }
         let increments: [Int64] = try rows.map { try $0.decode("increment_by") }
-        // The names come quoted by the server (format %I); one round trip for all of them.
-        let outcomes = try conn.pipeline(names.map { Statement("select last_value, is_called from \($0)") }, isolation: .keepSuccesses)
+        // One round trip for all of them.
+        let outcomes = try conn.pipeline(names.map { Statement("select last_value, is_called from \(SQL.qualified($0.schema, $0.name))") },
+                                         isolation: .keepSuccesses)
         var out: [String: State] = [:]
         for (i, o) in outcomes.enumerated() {
             guard let row = o.result?.rows.first else { continue }
-            out[names[i]] = State(lastValue: try row.decode("last_value"), isCalled: try row.decode("is_called"), increment: increments[i])
+            out[SQL.qualified(names[i].schema, names[i].name)] = State(
+                lastValue: try row.decode("last_value"), isCalled: try row.decode("is_called"), increment: increments[i],
+                display: SQL.display(names[i].schema) + "." + SQL.display(names[i].name))
         }
         return out
     }
@@ -67,10 +71,10 @@ public struct SequenceGuard: Sendable {
     public func finish(_ conn: PostgresConnection, owned: Bool) throws -> [SequenceAdvance] {
         let after = try Self.states(conn)
         var out: [SequenceAdvance] = []
-        for (name, state) in before.sorted(by: { $0.key < $1.key }) {
+        for (name, state) in before.sorted(by: { $0.value.display < $1.value.display }) {
             guard let now = after[name], now != state else { continue }
             if owned { try reset(conn, name, to: state) }
-            out.append(SequenceAdvance(sequence: name, advancedBy: Self.advance(state, now), reset: owned))
+            out.append(SequenceAdvance(sequence: state.display, advancedBy: Self.advance(state, now), reset: owned))
         }
         return out
     }
@@ -79,13 +83,12 @@ public struct SequenceGuard: Sendable {
         guard let last = state.lastValue else { return }
         // The column the sequence feeds, if any (pg_depend 'a' for serial, 'i' for identity).
         if let owner = try conn.query("""
-            select format('%I.%I', n.nspname, c.relname) as tbl, quote_ident(a.attname) as col
+            select n.nspname as schema, c.relname as tbl, a.attname as col
             from pg_depend d join pg_class c on c.oid = d.refobjid join pg_namespace n on n.oid = c.relnamespace
             join pg_attribute a on a.attrelid = d.refobjid and a.attnum = d.refobjsubid
             where d.classid = 'pg_class'::regclass and d.objid = $1::regclass and d.deptype in ('a', 'i')
             """, [name]).rows.first {
-            // Both names come quoted by the server.
-            let table: String = try owner.decode("tbl"), column: String = try owner.decode("col")
+            let table = SQL.qualified(try owner.decode("schema"), try owner.decode("tbl")), column = SQL.ident(try owner.decode("col"))
             let highest: Int64? = try conn.query("select max(\(column))::bigint from \(table)").rows[0].decode(0)
             if let highest, state.increment > 0, highest > last {
                 try conn.query("select setval($1::regclass, $2, true)", [name, highest])
