@@ -64,3 +64,29 @@ final class QuotingTests: XCTestCase {
         }
     }
 }
+
+/// Lock files written before names were quoted by the full keyword list (keywords and `$`
+/// left bare) still read back as the same surface.
+final class LockFileNameTests: XCTestCase {
+    func testOlderLockFileNamesCompareEqual() throws {
+        let db = try StandIn.makeDatabase(prefix: "lockname")
+        defer { TestServer.drop(db.name) }
+        for s in ["create table public.\"user\" (id int)", "alter table public.\"user\" enable row level security",
+                  "create table public.\"a$b\" (id int)", "create table public.\"We.ird\"\"\" (id int)",
+                  "create function public.\"select\"(x \"char\") returns int language sql security definer as $$ select 1 $$"] {
+            try db.conn.query(s)
+        }
+        let current = try SurfaceReader.read(db.conn)
+        let text = LockFile.render(current)
+        XCTAssertTrue(text.contains("\ntable public.\"user\"\n"), text)
+        XCTAssertTrue(text.contains("\nfunction public.\"select\"(\"char\")\n"), text)
+        // As an older rlskit wrote the same surface.
+        let older = text.replacingOccurrences(of: "public.\"user\"", with: "public.user")
+            .replacingOccurrences(of: "public.\"a$b\"", with: "public.a$b")
+            .replacingOccurrences(of: "public.\"select\"(", with: "public.select(")
+        XCTAssertNotEqual(older, text)
+        XCTAssertEqual(SurfaceDiff.diff(try LockFile.parse(older, file: "old.lock"), current), [])
+        XCTAssertEqual(try LockFile.parse(text, file: "new.lock"), current)
+        for odd in ["public.", ".a", "a.\"b", "a.b.c", "\"a\"x.b"] { XCTAssertEqual(LockFile.normalizedName(odd), odd) }
+    }
+}
