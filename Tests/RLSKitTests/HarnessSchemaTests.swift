@@ -95,6 +95,15 @@ final class HarnessSchemaTests: XCTestCase {
         XCTAssertEqual(Set(s.outcomes.filter(\.isFailure).map(\.suite)), ["public.children", "public.checked"])
     }
 
+    /// A declared bucket whose objects cannot be seeded fails too.
+    func testBucketThatCannotBeSeededFails() throws {
+        let report = try Fixture.run(breakage: "alter table storage.objects add column required_tag text not null;")
+        let avatars = report.outcomes.filter { $0.suite == "bucket avatars" }
+        XCTAssertEqual(avatars.map(\.status), [.error], "\(avatars)")
+        XCTAssertTrue(avatars.first?.message?.hasPrefix("not covered: seeding rows for the test users failed") == true, "\(avatars)")
+        XCTAssertFalse(report.passed)
+    }
+
     func testSeedFixtureMakesATableCoverable() throws {
         let extra = """
         create table public.checked (owner_id uuid not null, code text not null check (code ~ '^[A-Z]{3}$'));
