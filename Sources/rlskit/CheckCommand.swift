@@ -26,7 +26,8 @@ enum CheckCommand {
             .option("sarif", "FILE", "Also write the audit as SARIF 2.1.0 to FILE (code scanning)."),
             .option("json", "FILE", "Also write the combined result as JSON to FILE."),
             .option("jobs", "N", "Spread the checks over N connections (default 1)."),
-            .flag("strict", "Fail on RLS tables without declared intent and on tables that cannot be tested."),
+            .flag("strict", "Fail on RLS tables without declared intent."),
+            .flag("allow-untested", "Skip, instead of fail, declared tables and buckets that cannot be tested."),
             .flag("allow-side-effects", "Run tests even where triggers could make real network calls (http, pg_net)."),
             .option("fail-on", "LEVEL", "Audit threshold: error (default), warn or info."),
             .option("exposed-schemas", "LIST", "Comma-separated schemas the API serves (default: pgrst.db_schemas, else public)."),
@@ -77,7 +78,7 @@ enum CheckCommand {
         progress.show("starting the database")
         let target = try DatabaseTarget.resolve(args) { _ in }
         defer { target.stop() }
-        // This connection is closed before the tests, which count other sessions (SequenceGuard).
+        // Closed before the tests: they open their own connections.
         var conn: PostgresConnection? = try target.connect()
         let version: String = try conn!.query("select current_setting('server_version') as v").rows[0].decode("v")
         phases.append(Phase(name: "database", ok: true,

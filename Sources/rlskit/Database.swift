@@ -98,17 +98,17 @@ struct DatabaseTarget: Sendable {
 
     func stop() { cluster?.stop() }
 
-    /// Runs a test run and afterwards puts back the sequences it advanced (see SequenceGuard).
-    func leavingNoTrace<T>(_ body: () throws -> T) throws -> T {
+    /// Runs a test run and afterwards reads how far it advanced each sequence. Only the
+    /// throwaway server is rlskit's alone, so only there are they put back (see SequenceGuard).
+    func leavingNoTrace<T>(_ body: () throws -> T) throws -> (value: T, sequences: [SequenceAdvance]) {
         let conn = try connect()
         let guardian = try SequenceGuard.capture(conn)
         let value: T
         do { value = try body() } catch {
-            _ = try? guardian.restore(conn)
+            if isThrowaway { _ = try? guardian.finish(conn, owned: true) }
             throw error
         }
-        if let note = try guardian.restore(conn) { printNote(note) }
-        return value
+        return (value, try guardian.finish(conn, owned: isThrowaway))
     }
 
     /// A throwaway database starts empty: give it the stand-in and the schema (the default

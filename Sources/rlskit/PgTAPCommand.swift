@@ -56,13 +56,17 @@ enum PgTAPRun {
         defer { target.stop() }
         try target.provisionIfThrowaway { printNote($0) }
         let result: PgTAPRunResult
+        var report: TestReport
         do {
-            result = try target.leavingNoTrace { try PgTAPRunner(connection: target.connection, jobs: jobs).run(files) }
+            let run = try target.leavingNoTrace { try PgTAPRunner(connection: target.connection, jobs: jobs).run(files) }
+            result = run.value
+            report = result.report
+            report.sequences = run.sequences
+            if let note = SequenceGuard.note(run.sequences) { report.notes.append(note) }
         } catch var e as PostgresError where e.kind == .connection && e.sqlState == "08001" {
             e.message = "cannot connect to \(target.connection.description): \(e.message)"
             throw e
         }
-        let report = result.report
         if outputTarget.isFile {
             try outputTarget.write(TestReportWriter.render(report, format: format))
             print(TestReportWriter.render(report, format: .text, color: term.color), terminator: "")

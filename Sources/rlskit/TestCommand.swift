@@ -22,7 +22,8 @@ enum TestCommand {
             .option("format", "FORMAT", "Output: text (default), tap, junit or json."),
             .option("output", "FILE", "Write the report to FILE instead of standard output."),
             .option("jobs", "N", "Spread the checks over N connections (default 1)."),
-            .flag("strict", "Fail on RLS tables without declared intent and on tables that cannot be tested."),
+            .flag("strict", "Fail on RLS tables without declared intent."),
+            .flag("allow-untested", "Skip, instead of fail, declared tables and buckets that cannot be tested."),
             .flag("allow-side-effects", "Run even where triggers could make real network calls (http, pg_net)."),
         ])
 
@@ -60,7 +61,7 @@ enum TestCommand {
         return report.passed ? .success : .checksFailed
     }
 
-    /// --jobs, --strict and --allow-side-effects (shared with check).
+    /// --jobs, --strict, --allow-untested and --allow-side-effects (shared with check).
     static func harnessOptions(_ args: ParsedArguments) throws -> HarnessOptions {
         var options = HarnessOptions()
         if let j = args.value("jobs") {
@@ -68,6 +69,7 @@ enum TestCommand {
             options.jobs = n
         }
         options.strict = args.flag("strict")
+        options.allowUntested = args.flag("allow-untested")
         options.allowSideEffects = args.flag("allow-side-effects")
         return options
     }
@@ -77,7 +79,8 @@ enum TestCommand {
                         options: HarnessOptions) throws -> (report: TestReport, malformed: Bool) {
         var report = TestReport()
         var malformed = false
-        do { try target.leavingNoTrace {
+        var sequences: [SequenceAdvance] = []
+        do { sequences = try target.leavingNoTrace {
             if !input.isEmpty {
                 do { report = try Harness.run(input, on: target.connection, options: options) } catch let e as InputError {
                     throw ConfigurationError(e.description)
@@ -90,10 +93,12 @@ enum TestCommand {
                 malformed = r.hasMalformed
                 for f in r.files { for p in f.malformed { printError(p.description) } }
             }
-        } } catch var e as PostgresError where e.isConnectionFailure && !e.message.hasPrefix("cannot connect") {
+        }.sequences } catch var e as PostgresError where e.isConnectionFailure && !e.message.hasPrefix("cannot connect") {
             e.message = "lost the connection to \(target.connection.description) while running the tests: " + e.message
             throw e
         }
+        report.sequences = sequences
+        if let note = SequenceGuard.note(sequences) { report.notes.append(note) }
         return (report, malformed)
     }
 
@@ -128,6 +133,8 @@ enum TestCommand {
                 print((r.report.passed ? term.green("✓") : term.red("✗")) + " \(name): \(line)")
                 for o in r.report.outcomes where o.isFailure { print("    ✗ \(o.suite) " + (o.actor.map { "[\($0)] " } ?? "") + o.name) }
                 combined.outcomes += r.report.outcomes.map { var o = $0; o.suite = name + " " + o.suite; return o }
+                combined.sequences += r.report.sequences.map { var s = $0; s.sequence = name + " " + s.sequence; return s }
+                if let note = SequenceGuard.note(r.report.sequences) { print("    " + note) }
                 worse(r.malformed ? .usage : r.report.passed ? .success : .checksFailed)
             case .failure(let e):
                 let message = ((e as? PostgresError)?.message ?? "\(e)").replacingOccurrences(of: "cannot connect to \(name): ", with: "cannot connect: ")

@@ -58,7 +58,8 @@ final class HarnessSchemaTests: XCTestCase {
         XCTAssertEqual(failed.outcomes.filter(\.isFailure).map(\.suite), ["coverage"])
     }
 
-    func testTablesThatCannotBeSeededAreReportedNotCovered() throws {
+    /// A declared table nobody could test fails the run, unless the user allows it.
+    func testTablesThatCannotBeSeededFailUnlessAllowed() throws {
         let extra = """
         create table public.parents (id int primary key);
         create table public.children (id int primary key generated always as identity,
@@ -72,17 +73,35 @@ final class HarnessSchemaTests: XCTestCase {
         let access = notesAccess + "\ntable children\n  owner owner_id\n  read owner\n  write owner\n"
             + "table checked\n  owner owner_id\n  read owner\n  write owner\n"
         let report = try Harness.run(try Fixture.input(access), on: db.connectionString)
+        XCTAssertFalse(report.passed)
+        XCTAssertEqual(Set(report.outcomes.filter(\.isFailure).map(\.suite)), ["public.children", "public.checked"])
         let children = report.outcomes.filter { $0.suite == "public.children" }
-        XCTAssertEqual(children.map(\.status), [.skipped])
+        XCTAssertEqual(children.map(\.status), [.error])
         XCTAssertTrue(children[0].message!.contains("parent_id references public.parents(id)"), children[0].message!)
+        XCTAssertTrue(children[0].message!.hasSuffix("(or --allow-untested to skip it)"), children[0].message!)
         let checked = report.outcomes.filter { $0.suite == "public.checked" }
-        XCTAssertEqual(checked.map(\.status), [.skipped])
+        XCTAssertEqual(checked.map(\.status), [.error])
         XCTAssertTrue(checked[0].message!.contains("check constraint"), checked[0].message!)
         XCTAssertTrue(report.notes.contains { $0.contains("public.children") && $0.contains("not covered") })
-        var strict = HarnessOptions()
-        strict.strict = true
-        let s = try Harness.run(try Fixture.input(access), on: db.connectionString, options: strict)
+
+        var allow = HarnessOptions()
+        allow.allowUntested = true
+        let allowed = try Harness.run(try Fixture.input(access), on: db.connectionString, options: allow)
+        XCTAssertTrue(allowed.passed)
+        XCTAssertEqual(allowed.outcomes.filter { $0.status == .skipped }.map(\.suite).sorted(), ["public.checked", "public.children"])
+        // --strict wins over --allow-untested.
+        allow.strict = true
+        let s = try Harness.run(try Fixture.input(access), on: db.connectionString, options: allow)
         XCTAssertEqual(Set(s.outcomes.filter(\.isFailure).map(\.suite)), ["public.children", "public.checked"])
+    }
+
+    /// A declared bucket whose objects cannot be seeded fails too.
+    func testBucketThatCannotBeSeededFails() throws {
+        let report = try Fixture.run(breakage: "alter table storage.objects add column required_tag text not null;")
+        let avatars = report.outcomes.filter { $0.suite == "bucket avatars" }
+        XCTAssertEqual(avatars.map(\.status), [.error], "\(avatars)")
+        XCTAssertTrue(avatars.first?.message?.hasPrefix("not covered: seeding rows for the test users failed") == true, "\(avatars)")
+        XCTAssertFalse(report.passed)
     }
 
     func testSeedFixtureMakesATableCoverable() throws {

@@ -71,4 +71,18 @@ final class ParserFuzzTests: XCTestCase {
         try "\\i self.sql\nselect 1;".write(toFile: dir + "/self.sql", atomically: true, encoding: .utf8)
         _ = PsqlScript.load(path: dir + "/self.sql")
     }
+
+    /// Names as rlskit quotes them read back through the access file parser as the same
+    /// names: keywords, case, quotes, spaces, `#`, `;`, non-ASCII.
+    func testQuotedNamesReadBackFromAccessFiles() throws {
+        let alphabet = Array("abz_09AZ \"';#.$é-")
+        var names = Array(SQL.keywords) + ["unique", "current_user", "window", "left", "full", "Owner", "a b", "a\"b", "#x", "x;y", "é"]
+        for _ in 0..<300 { names.append(randomText(alphabet, maxLength: 8)) }
+        for n in names where !n.isEmpty {
+            let text = "table \(SQL.qualified("public", n))\n  owner \(SQL.ident(n))\n  read owner\n  write owner\n"
+            let file = try AccessFile.parse(text, path: "n.rls")
+            XCTAssertEqual(file.tables.first?.name, n, text)
+            XCTAssertEqual(file.tables.first?.owner, n, text)
+        }
+    }
 }

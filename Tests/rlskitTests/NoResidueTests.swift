@@ -6,6 +6,8 @@ import XCTest
 
 /// A full dump of the database (all schemas, data included) is the same before and after
 /// `rlskit test` and `rlskit pgtap`: when checks pass, when they fail, and when interrupted.
+/// Sequence positions are the one exception: on a database rlskit does not own they are
+/// left advanced (and reported), since putting them back could reissue another client's id.
 final class NoResidueTests: XCTestCase {
     func dump(_ db: ConnectionString) throws -> String {
         let p = Process()
@@ -46,17 +48,17 @@ final class NoResidueTests: XCTestCase {
 
         let pass = try CLI.run(["test", "--database-url", db.connectionString.raw, tests])
         XCTAssertEqual(pass.code, 0, pass.output)
-        XCTAssertEqual(try dump(db.connectionString), before, "after a passing run")
+        XCTAssertEqual(Self.withoutSequenceValues(try dump(db.connectionString)), Self.withoutSequenceValues(before), "after a passing run")
 
         let fail = try CLI.run(["test", "--database-url", db.connectionString.raw, dir + "/strict.rls"])
         XCTAssertEqual(fail.code, 1, fail.output)
-        XCTAssertEqual(try dump(db.connectionString), before, "after a failing run")
+        XCTAssertEqual(Self.withoutSequenceValues(try dump(db.connectionString)), Self.withoutSequenceValues(before), "after a failing run")
 
         let tap = try CLI.run(["pgtap", "--database-url", db.connectionString.raw, dir + "/t.sql"])
         XCTAssertEqual(tap.code, 1, tap.output)
-        XCTAssertEqual(try dump(db.connectionString), before, "after a pgTAP run")
+        XCTAssertEqual(Self.withoutSequenceValues(try dump(db.connectionString)), Self.withoutSequenceValues(before), "after a pgTAP run")
+        XCTAssertTrue(tap.stdout.contains("left as they are (gaps are harmless; resetting could hand an id out twice): public.posts_id_seq +1"), tap.stdout)
 
-        // (Sequences are only put back when no other session is connected: open ours now.)
         let conn = try PostgresConnection(db.connectionString)
         for (signal, delay) in [(SIGTERM, 0.05), (SIGKILL, 0.1), (SIGINT, 0.02)] {
             let (p, _, _) = try CLI.start(["test", "--database-url", db.connectionString.raw, "--jobs", "2", tests])
@@ -65,7 +67,7 @@ final class NoResidueTests: XCTestCase {
             p.waitUntilExit()
             try waitForOtherSessions(conn)
             let after = try dump(db.connectionString)
-            // A kill can land before the sequences are put back; the rows are never left.
+            // The rows are never left, whenever the signal lands.
             XCTAssertEqual(Self.withoutSequenceValues(after), Self.withoutSequenceValues(before), "after signal \(signal)")
         }
     }

@@ -99,4 +99,25 @@ final class TestCommandTests: XCTestCase {
         XCTAssertEqual(strict.code, 1, strict.output)
         XCTAssertTrue(strict.stdout.contains("public.secrets has row level security but no block in the access file"), strict.stdout)
     }
+
+    /// A declared table nobody could test is a failure (exit 1), never a green run;
+    /// --allow-untested turns it into a skip.
+    func testUntestableDeclaredTableFailsUnlessAllowed() throws {
+        let url = try database("""
+            create table public.parents (id int primary key);
+            create table public.children (owner_id uuid not null references auth.users (id), parent_id int not null references public.parents (id));
+            alter table public.children enable row level security;
+            """)
+        let dir = try folder(["c.rls": "table public.children\n  owner owner_id\n  read owner\n  write owner\n"])
+        let r = try CLI.run(["test", "--database-url", url, dir])
+        XCTAssertEqual(r.code, 1, r.output)
+        XCTAssertTrue(r.stdout.hasSuffix("0 passed, 1 failed\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("not covered: column parent_id references public.parents(id)"), r.stdout)
+        let allowed = try CLI.run(["test", "--allow-untested", "--database-url", url, dir])
+        XCTAssertEqual(allowed.code, 0, allowed.output)
+        XCTAssertTrue(allowed.stdout.hasSuffix("0 passed, 0 failed, 1 skipped\n"), allowed.stdout)
+        let check = try CLI.run(["check", "--database-url", url, "--tests", dir])
+        XCTAssertEqual(check.code, 1, check.output)
+        XCTAssertTrue(check.stdout.contains("✗ test      0 passed, 1 failed"), check.stdout)
+    }
 }

@@ -51,7 +51,7 @@ public enum Auditor {
         // Auditing only schemas that do not exist checks nothing: never pass that silently.
         if present.isEmpty {
             _ = try? SidePolicies.collect(side) { [] }   // let the helpers finish before the snapshot goes
-            let names = exposed.names.map(SecuritySurface.quoteIfNeeded).joined(separator: ", ")
+            let names = exposed.names.map { SQL.display($0) }.joined(separator: ", ")
             let plural = exposed.names.count == 1 ? "schema \(names) does" : "schemas \(names) do"
             let fix = exposed.source == "--exposed-schemas" ? "name existing schemas in --exposed-schemas"
                 : exposed.source.hasPrefix("default") ? "pass --exposed-schemas with the schemas the data API serves"

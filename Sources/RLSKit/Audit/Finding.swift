@@ -53,10 +53,10 @@ public struct AuditObject: Hashable, Sendable, Codable {
 
 /// Names in findings' sentences, quoted as the lock file quotes them.
 enum AuditNames {
-    static func ident(_ name: String) -> String { SecuritySurface.quoteIfNeeded(name) }
+    static func ident(_ name: String) -> String { SQL.display(name) }
     static func qualified(_ schema: String, _ name: String) -> String { ident(schema) + "." + ident(name) }
     /// Policy names are always in double quotes (they are usually sentences).
-    static func policy(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    static func policy(_ name: String) -> String { SQL.display(name, always: true) }
     /// `schema.name(argument types)` from a schema and `name(argument types)`.
     static func function(_ schema: String, _ signature: String) -> String {
         guard let paren = signature.firstIndex(of: "(") else { return qualified(schema, signature) }

@@ -145,10 +145,10 @@ public enum SchemaLists {
 
 /// SQL snippets shared by lint queries.
 enum SQLParts {
-    /// SQL: the identifier `expr` as text, in double quotes when it needs them (as the lock
-    /// file writes names: `SecuritySurface.quoteIfNeeded`), for sentences that name objects.
+    /// SQL: the identifier `expr` as text for sentences that name objects, as `SQL.display`
+    /// writes it: quoted by the server, `\\` and line breaks escaped.
     static func ident(_ expr: String) -> String {
-        "(case when \(expr) ~ '^[a-z_][a-z0-9_$]*$' then \(expr)::text else '\"' || replace(\(expr)::text, '\"', '\"\"') || '\"' end)"
+        "replace(replace(replace(pg_catalog.quote_ident(\(expr)), E'\\\\', E'\\\\\\\\'), chr(10), E'\\\\n'), chr(13), E'\\\\r')"
     }
     /// True when the pg_class row `alias` belongs to an extension (never the user's fault).
     static func notExtensionMember(_ alias: String, catalog: String = "pg_class") -> String {

@@ -18,8 +18,6 @@ enum PsqlVariables {
         return v.contains("\\") ? " E'" + body.replacingOccurrences(of: "\\", with: "\\\\") + "'" : "'" + body + "'"
     }
 
-    static func identifier(_ v: String) -> String { "\"" + v.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-
     /// Reads a reference at `i` (just after the colon); returns the replacement and its length.
     static func reference(_ s: [Unicode.Scalar], _ i: Int, _ vars: [String: String]) -> (String, Int)? {
         guard i < s.count else { return nil }
@@ -29,7 +27,7 @@ enum PsqlVariables {
             while j < s.count, isNameChar(s[j]) { j += 1 }
             guard j < s.count, s[j] == q, j > i + 1 else { return nil }
             guard let v = vars[String(String.UnicodeScalarView(s[(i + 1)..<j]))] else { return nil }
-            return (q == "'" ? literal(v) : identifier(v), j + 1 - i)
+            return (q == "'" ? literal(v) : SQL.ident(v, always: true), j + 1 - i)
         }
         if q == "{", i + 1 < s.count, s[i + 1] == "?" {
             var j = i + 2

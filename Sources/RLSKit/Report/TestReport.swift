@@ -42,6 +42,8 @@ public struct TestReport: Sendable, Equatable {
     public var outcomes: [TestOutcome]
     /// Lines shown after the results: coverage, uncovered tables, notes.
     public var notes: [String]
+    /// Sequences the run advanced (not transactional, so rollback leaves them moved).
+    public var sequences: [SequenceAdvance] = []
 
     public init(outcomes: [TestOutcome] = [], notes: [String] = []) {
         self.outcomes = outcomes

@@ -150,6 +150,10 @@ public enum TestReportWriter {
         var passed: Int, failed: Int, skipped: Int, todo: Int
         var outcomes: [JSONOutcome]
         var notes: [String]
+        var sequences: [JSONSequence]
+    }
+    struct JSONSequence: Encodable {
+        var sequence: String, advancedBy: Int64, reset: Bool
     }
 
     static func json(_ r: TestReport) -> String {
@@ -160,7 +164,8 @@ public enum TestReportWriter {
                             file: $0.location?.file, line: $0.location?.line, column: $0.location?.column,
                             sql: $0.sql, actor: $0.actor, duration: ($0.duration * 1_000_000).rounded() / 1_000_000)
             },
-            notes: r.notes)
+            notes: r.notes,
+            sequences: r.sequences.map { JSONSequence(sequence: $0.sequence, advancedBy: $0.advancedBy, reset: $0.reset) })
         let enc = JSONEncoder()
         enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: (try? enc.encode(doc)) ?? Data("{}".utf8), as: UTF8.self) + "\n"

@@ -63,11 +63,54 @@ public enum LockFile {
         return out
     }
 
-    static func quote(_ name: String) -> String { "\"" + escape(name).replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    static func quote(_ name: String) -> String { SQL.display(name, always: true) }
 
     static func unquote(_ text: String) -> String? {
         guard text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") else { return nil }
         return unescape(String(text.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\""))
+    }
+
+    /// `schema.name` as `SQL.display` writes it today: older lock files left keywords and `$`
+    /// unquoted, and must still compare equal. Text that is not a dotted name is kept as is.
+    static func normalizedName(_ text: String) -> String {
+        var parts: [String] = []
+        var rest = Substring(text)
+        while !rest.isEmpty {
+            var end = rest.startIndex
+            if rest.first == "\"" {
+                var i = rest.index(after: end), closed = false
+                while i < rest.endIndex {
+                    if rest[i] == "\\" { i = rest.index(after: i); if i < rest.endIndex { i = rest.index(after: i) }; continue }
+                    if rest[i] == "\"" {
+                        let next = rest.index(after: i)
+                        if next < rest.endIndex, rest[next] == "\"" { i = rest.index(after: next); continue }
+                        end = next; closed = true; break
+                    }
+                    i = rest.index(after: i)
+                }
+                guard closed, let name = unquote(String(rest[..<end])) else { return text }
+                parts.append(name)
+            } else {
+                end = rest.firstIndex(of: ".") ?? rest.endIndex
+                let bare = rest[..<end]
+                guard !bare.isEmpty, !bare.contains("\"") else { return text }
+                parts.append(String(bare))
+            }
+            rest = rest[end...]
+            if rest.first == "." { rest = rest.dropFirst(); if rest.isEmpty { return text } } else if !rest.isEmpty { return text }
+        }
+        return parts.count == 2 ? parts.map { SQL.display($0) }.joined(separator: ".") : text
+    }
+
+    /// `schema.name(argument types)` with the name normalized.
+    static func normalizedSignature(_ text: String) -> String {
+        var quoted = false, escaped = false
+        for i in text.indices {
+            let c = text[i]
+            if escaped { escaped = false } else if quoted && c == "\\" { escaped = true }
+            else if c == "\"" { quoted.toggle() } else if c == "(" && !quoted { return normalizedName(String(text[..<i])) + text[i...] }
+        }
+        return text
     }
 
     /// Reads a lock file back; a mistake is one `file:line: …` message.
@@ -114,10 +157,10 @@ public enum LockFile {
             case (0, _):
                 if let v = value("exposed schemas") { s.exposedSchemas = list(v); current = .none; continue }
                 if let kind = tableKinds.first(where: { body.hasPrefix($0 + " ") }) {
-                    s.tables.append(.init(kind: kind, name: String(body.dropFirst(kind.count + 1)), rls: false, forceRLS: false, grants: [:], policies: []))
+                    s.tables.append(.init(kind: kind, name: normalizedName(String(body.dropFirst(kind.count + 1))), rls: false, forceRLS: false, grants: [:], policies: []))
                     current = .table(s.tables.count - 1)
                 } else if body.hasPrefix("function ") {
-                    s.functions.append(.init(signature: String(body.dropFirst(9)), searchPath: nil, execute: []))
+                    s.functions.append(.init(signature: normalizedSignature(String(body.dropFirst(9))), searchPath: nil, execute: []))
                     current = .function(s.functions.count - 1)
                 } else if body.hasPrefix("bucket ") {
                     let raw = String(body.dropFirst(7))

@@ -49,7 +49,7 @@ public struct SecuritySurface: Sendable, Equatable {
         public var isPublic: Bool
         public var fileSizeLimit: String?
         public var allowedMimeTypes: [String]?
-        public var header: String { "bucket \(SecuritySurface.quoteIfNeeded(id))" }
+        public var header: String { "bucket \(SQL.display(id))" }
     }
 
     public init(exposedSchemas: [String], tables: [Table] = [], functions: [Function] = [], buckets: [Bucket] = []) {
@@ -72,13 +72,6 @@ public struct SecuritySurface: Sendable, Equatable {
         functions.sort { $0.signature < $1.signature }
         for i in functions.indices { functions[i].execute = Array(Set(functions[i].execute)).sorted() }
         buckets.sort { $0.id < $1.id }
-    }
-
-    /// `"My Table"` quoted like PostgreSQL does; plain lower-case names as they are.
-    public static func quoteIfNeeded(_ name: String) -> String {
-        let plain = !name.isEmpty && name.unicodeScalars.allSatisfy { ($0 >= "a" && $0 <= "z") || ($0 >= "0" && $0 <= "9") || $0 == "_" || $0 == "$" }
-            && !(name.first!.isNumber) && !name.hasPrefix("$")
-        return plain ? name : "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }
 
@@ -124,7 +117,7 @@ public enum SurfaceReader {
         // As in the audit: a surface of schemas that do not exist would compare as "nothing".
         let present: Int = try conn.query("select count(*)::int from pg_namespace where nspname = any($1::text[])", [param]).rows[0].decode(0)
         if present == 0 {
-            let names = exposed.map(SecuritySurface.quoteIfNeeded).joined(separator: ", ")
+            let names = exposed.map { SQL.display($0) }.joined(separator: ", ")
             throw ConfigurationError("exposed schema\(exposed.count == 1 ? " \(names) does" : "s \(names) do") not exist in this database: name existing schemas in --exposed-schemas")
         }
         var side: [SidePolicies] = []
@@ -143,7 +136,7 @@ public enum SurfaceReader {
         var byKey: [String: Int] = [:]
         let kinds = ["r": "table", "p": "partitioned table", "v": "view", "m": "materialized view", "f": "foreign table"]
         for r in out[0].result!.rows {
-            let name = SecuritySurface.quoteIfNeeded(try r.decode("schema")) + "." + SecuritySurface.quoteIfNeeded(try r.decode("name"))
+            let name = SQL.display(try r.decode("schema")) + "." + SQL.display(try r.decode("name"))
             var grants: [String: [String]] = [:]
             for g in try r.decode("grants") as [String] {
                 let parts = g.split(separator: "=", maxSplits: 1).map(String.init)
@@ -156,13 +149,13 @@ public enum SurfaceReader {
         let policies = side.isEmpty ? try AuditCatalog.policies(out[1].result!.rows)
             : try SidePolicies.collect(side) { try AuditCatalog.policies(try conn.query(CatalogDataset.policies.sql, [param]).rows) }
         for p in policies {
-            let name = SecuritySurface.quoteIfNeeded(p.schema) + "." + SecuritySurface.quoteIfNeeded(p.table)
+            let name = SQL.display(p.schema) + "." + SQL.display(p.table)
             guard let i = byKey[name] else { continue }
             surface.tables[i].policies.append(.init(name: p.name, command: p.command, permissive: p.permissive, roles: p.roles,
                                                     using: p.using, withCheck: p.withCheck))
         }
         for r in out[2].result!.rows {
-            let sig = SecuritySurface.quoteIfNeeded(try r.decode("schema")) + "." + SecuritySurface.quoteIfNeeded(try r.decode("name"))
+            let sig = SQL.display(try r.decode("schema")) + "." + SQL.display(try r.decode("name"))
                 + "(" + (try r.decode("args") as String) + ")"
             surface.functions.append(.init(signature: sig, searchPath: try r.decode("search_path"), execute: try r.decode("execute")))
         }

@@ -1,16 +1,33 @@
 import Foundation
 import Postgres
 
-/// Sequences are not transactional: a rolled-back test still advances them. This records
-/// every sequence before a run and puts back those the run moved, so a test run leaves the
-/// database exactly as it found it. Safety on a shared database: only sequences that feed a
-/// column (identity or serial) are touched, never below the largest value in that column (a
-/// client that inserted during the run keeps its ids), and only when no other session is
-/// connected at the end (so no transaction holds an id it has not committed yet).
+/// How far one sequence moved during a test run, and whether rlskit put it back.
+public struct SequenceAdvance: Sendable, Equatable {
+    /// `schema.name` as reports name it (`SQL.display`).
+    public var sequence: String
+    /// Values handed out during the run (nextval calls, counted in steps of the increment).
+    public var advancedBy: Int64
+    public var reset: Bool
+
+    public init(sequence: String, advancedBy: Int64, reset: Bool) {
+        self.sequence = sequence
+        self.advancedBy = advancedBy
+        self.reset = reset
+    }
+}
+
+/// Sequences are not transactional: a rolled-back test still advances them. Putting one back
+/// with setval is only safe when no other client can have taken a value since: any client
+/// that connects between our check and our setval gets an id that is handed out again (a
+/// duplicate key on a shared database, worse than a gap). So sequences are reset only on a
+/// database rlskit owns (the throwaway server it started); elsewhere they are left where the
+/// run moved them and reported.
 public struct SequenceGuard: Sendable {
     struct State: Sendable, Equatable {
         var lastValue: Int64?
         var isCalled: Bool
+        var increment: Int64
+        var display: String
     }
     let before: [String: State]
 
@@ -22,57 +39,70 @@ public struct SequenceGuard: Sendable {
     static func states(_ conn: PostgresConnection) throws -> [String: State] {
         // pg_sequences shows last_value only to roles that may read the sequence; the
         // superuser or owner running tests can. is_called is read from the relation itself.
-        let names: [String] = try conn.query("""
-            select format('%I.%I', schemaname, sequencename) from pg_sequences
-            where has_sequence_privilege(format('%I.%I', schemaname, sequencename), 'select')
-            """).rows.map { try $0.decode(0) }
-        // The names come quoted by the server (format %I); one round trip for all of them.
-        let outcomes = try conn.pipeline(names.map { Statement("select last_value, is_called from \($0)") }, isolation: .keepSuccesses)
+        let rows = try conn.query("""
+            select schemaname, sequencename, increment_by from pg_sequences
+            where has_sequence_privilege(pg_catalog.format('%I.%I', schemaname, sequencename), 'select')
+            """).rows
+        let names: [(schema: String, name: String)] = try rows.map { (try $0.decode("schemaname"), try $0.decode("sequencename")) }
+        let increments: [Int64] = try rows.map { try $0.decode("increment_by") }
+        // One round trip for all of them.
+        let outcomes = try conn.pipeline(names.map { Statement("select last_value, is_called from \(SQL.qualified($0.schema, $0.name))") },
+                                         isolation: .keepSuccesses)
         var out: [String: State] = [:]
-        for (name, o) in zip(names, outcomes) {
+        for (i, o) in outcomes.enumerated() {
             guard let row = o.result?.rows.first else { continue }
-            out[name] = State(lastValue: try row.decode("last_value"), isCalled: try row.decode("is_called"))
+            out[SQL.qualified(names[i].schema, names[i].name)] = State(
+                lastValue: try row.decode("last_value"), isCalled: try row.decode("is_called"), increment: increments[i],
+                display: SQL.display(names[i].schema) + "." + SQL.display(names[i].name))
         }
         return out
     }
 
-    /// Puts moved sequences back. Returns a note when it could not (other sessions connected).
-    @discardableResult
-    public func restore(_ conn: PostgresConnection) throws -> String? {
+    /// Values handed out between two states of one sequence.
+    static func advance(_ a: State, _ b: State) -> Int64 {
+        guard let from = a.lastValue, let to = b.lastValue, a.increment != 0 else { return 0 }
+        let (diff, overflow) = to.subtractingReportingOverflow(from)
+        if overflow { return 0 }
+        return diff / a.increment + (b.isCalled ? 1 : 0) - (a.isCalled ? 1 : 0)
+    }
+
+    /// Every sequence the run moved. With `owned` (a database only rlskit can reach) each is
+    /// put back, never below the largest value in the column it feeds; otherwise none is touched.
+    public func finish(_ conn: PostgresConnection, owned: Bool) throws -> [SequenceAdvance] {
         let after = try Self.states(conn)
-        let moved = before.filter { after[$0.key] != nil && after[$0.key] != $0.value }
-        if moved.isEmpty { return nil }
-        // The run's own connections close just before this; their backends take a moment to go.
-        var others = 0
-        for attempt in 0..<30 {
-            others = try conn.query("""
-                select count(*)::int from pg_stat_activity
-                where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'
-                """).rows[0].decode(0)
-            if others == 0 || attempt == 29 { break }
-            usleep(10_000)
+        var out: [SequenceAdvance] = []
+        for (name, state) in before.sorted(by: { $0.value.display < $1.value.display }) {
+            guard let now = after[name], now != state else { continue }
+            if owned { try reset(conn, name, to: state) }
+            out.append(SequenceAdvance(sequence: state.display, advancedBy: Self.advance(state, now), reset: owned))
         }
-        guard others == 0 else {
-            return "note: the run advanced \(moved.count) sequence(s); not reset because \(others) other session(s) are connected"
-        }
-        for (name, state) in moved {
-            guard let last = state.lastValue else { continue }
-            // The column the sequence feeds (pg_depend 'a' for serial, 'i' for identity).
-            guard let owner = try conn.query("""
-                select format('%I.%I', n.nspname, c.relname) as tbl, quote_ident(a.attname) as col
-                from pg_depend d join pg_class c on c.oid = d.refobjid join pg_namespace n on n.oid = c.relnamespace
-                join pg_attribute a on a.attrelid = d.refobjid and a.attnum = d.refobjsubid
-                where d.classid = 'pg_class'::regclass and d.objid = $1::regclass and d.deptype in ('a', 'i')
-                """, [name]).rows.first else { continue }
-            let table: String = try owner.decode("tbl"), column: String = try owner.decode("col")
-            // Both names come quoted by the server.
+        return out
+    }
+
+    func reset(_ conn: PostgresConnection, _ name: String, to state: State) throws {
+        guard let last = state.lastValue else { return }
+        // The column the sequence feeds, if any (pg_depend 'a' for serial, 'i' for identity).
+        if let owner = try conn.query("""
+            select n.nspname as schema, c.relname as tbl, a.attname as col
+            from pg_depend d join pg_class c on c.oid = d.refobjid join pg_namespace n on n.oid = c.relnamespace
+            join pg_attribute a on a.attrelid = d.refobjid and a.attnum = d.refobjsubid
+            where d.classid = 'pg_class'::regclass and d.objid = $1::regclass and d.deptype in ('a', 'i')
+            """, [name]).rows.first {
+            let table = SQL.qualified(try owner.decode("schema"), try owner.decode("tbl")), column = SQL.ident(try owner.decode("col"))
             let highest: Int64? = try conn.query("select max(\(column))::bigint from \(table)").rows[0].decode(0)
-            if let highest, highest > last {
+            if let highest, state.increment > 0, highest > last {
                 try conn.query("select setval($1::regclass, $2, true)", [name, highest])
-            } else {
-                try conn.query("select setval($1::regclass, $2, $3)", [name, last, state.isCalled])
+                return
             }
         }
-        return nil
+        try conn.query("select setval($1::regclass, $2, $3)", [name, last, state.isCalled])
+    }
+
+    /// One line for the report, nil when nothing moved or everything was put back.
+    public static func note(_ advances: [SequenceAdvance]) -> String? {
+        let kept = advances.filter { !$0.reset }
+        guard !kept.isEmpty else { return nil }
+        let list = kept.map { "\($0.sequence) +\($0.advancedBy)" }.joined(separator: ", ")
+        return "note: sequences advanced by the run, left as they are (gaps are harmless; resetting could hand an id out twice): \(list)"
     }
 }
