@@ -1,5 +1,5 @@
 /// The exit codes of the `rlskit` command. They are part of its interface: never renumber.
-public enum ExitCode: Int32, Sendable {
+enum ExitCode: Int32, Sendable {
     /// Everything ran and passed.
     case success = 0
     /// Checks failed, or findings at or above the threshold.
@@ -8,11 +8,4 @@ public enum ExitCode: Int32, Sendable {
     case usage = 2
     /// No server: cannot connect, lost the connection, or the server failed a statement.
     case server = 3
-}
-
-/// A mistake in what the user gave us (a file, a setting), reported as one line.
-public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
 }
