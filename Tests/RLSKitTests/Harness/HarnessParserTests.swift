@@ -165,6 +165,6 @@ final class HarnessParserTests: XCTestCase {
 
 enum OurSchemaPath {
     static var tests: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path + "/sql/tests"
+        StandIn.root.path + "/sql/tests"
     }
 }

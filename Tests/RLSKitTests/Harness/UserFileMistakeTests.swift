@@ -4,9 +4,9 @@ import Postgres
 import TestSupport
 import XCTest
 
-/// The user review's defects: mistakes in users' files are one `file:line: …` line and nothing
-/// runs; names that need quotes are quoted; an audit of nothing does not pass.
-final class ReviewFixesTests: XCTestCase {
+/// Mistakes in access files and scenarios are one `file:line: …` line and nothing runs; tables
+/// whose names need quotes are declarable and run.
+final class UserFileMistakeTests: XCTestCase {
     nonisolated(unsafe) static var db: (name: String, connectionString: ConnectionString)?
 
     override class func setUp() {
@@ -148,69 +148,5 @@ final class ReviewFixesTests: XCTestCase {
         let parsed = try AccessFile.parse(line + "\n  owner owner_id\n  read owner\n  write owner\n", path: "s.rls")
         XCTAssertEqual(parsed.tables.map(\.name), ["a#b c"])
         XCTAssertTrue(messages.contains { $0.contains("add 'table public.\"we;ird\"\"t\"'") }, "\(messages)")
-    }
-
-    // 5. Lock files.
-
-    func testLockFileRejectsInvalidValuesAndNewerFormats() throws {
-        let good = try LockFile.render(SurfaceReader.read(PostgresConnection(try target)))
-        XCTAssertNoThrow(try LockFile.parse(good, file: "p.lock"))
-        let lines = good.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        func mutate(_ key: String, _ value: String) throws -> (String, Int) {
-            let i = try XCTUnwrap(lines.firstIndex { $0.trimmingCharacters(in: .whitespaces).hasPrefix(key + ":") }, key)
-            var copy = lines
-            copy[i] = String(lines[i].prefix { $0 == " " }) + key + ": " + value
-            return (copy.joined(separator: "\n"), i + 1)
-        }
-        for (key, value) in [("row level security", "maybe"), ("force row level security", "yes"), ("command", "FROB"),
-                             ("type", "lenient"), ("public", "perhaps"), ("file size limit", "big")] {
-            let (text, line) = try mutate(key, value)
-            XCTAssertThrowsError(try LockFile.parse(text, file: "p.lock")) { e in
-                XCTAssertTrue(e is ConfigurationError)
-                XCTAssertTrue("\(e)".hasPrefix("p.lock:\(line): "), "\(key) → \(e)")
-                XCTAssertTrue("\(e)".contains(value), "\(e)")
-            }
-        }
-        let newer = good.replacingOccurrences(of: "format 1", with: "format 9")
-        XCTAssertThrowsError(try LockFile.parse(newer, file: "p.lock")) { e in
-            XCTAssertTrue("\(e)".hasPrefix("p.lock:1: lock file format 9 is newer than this rlskit understands (1)"), "\(e)")
-        }
-    }
-
-    // 6. Audit naming.
-
-    func testAuditQuotesNamesAndDoesNotDoubleTheSchema() throws {
-        let conn = try PostgresConnection(try target)
-        try conn.query("BEGIN")
-        defer { _ = try? conn.query("ROLLBACK") }
-        try conn.query("create table public.\"Bad Name\" (id int)")
-        try conn.query("grant select on public.\"Bad Name\" to anon")
-        try conn.query("comment on table public.posts is 'worker key: sb_secret_AbCdEfGhIjKlMnOpQrStUv'")
-        let r = try Auditor.run(conn)
-        let rls = try XCTUnwrap(r.findings.first { $0.lint == "rls_disabled_in_public" && $0.object.name == "Bad Name" })
-        XCTAssertTrue(rls.detail.hasPrefix("table public.\"Bad Name\" "), rls.detail)
-        XCTAssertEqual(rls.object.display, "table public.\"Bad Name\"")
-        let secret = try XCTUnwrap(r.findings.first { $0.lint == "secret_in_catalog" })
-        XCTAssertEqual(secret.object.display, "comment on table public.posts")
-        XCTAssertFalse(secret.object.qualifiedName.contains("public.public"), secret.object.qualifiedName)
-        XCTAssertFalse(secret.detail.contains("public.public"), secret.detail)
-    }
-
-    // 7. An audit of schemas that do not exist.
-
-    func testAuditOfOnlyMissingSchemasIsAConfigurationError() throws {
-        let db = try StandIn.makeDatabase(prefix: "nosuch")
-        defer { TestServer.drop(db.name) }
-        XCTAssertThrowsError(try Auditor.run(db.conn, exposedSchemas: ["nosuch"])) { e in
-            XCTAssertTrue(e is ConfigurationError, "\(e)")
-            XCTAssertTrue("\(e)".contains("nosuch") && !"\(e)".contains("\n"), "\(e)")
-        }
-        let partly = try Auditor.run(db.conn, exposedSchemas: ["nosuch", "public"])
-        XCTAssertEqual(partly.missingSchemas, ["nosuch"])
-        try db.conn.query("alter role authenticator in database \(try db.conn.escapeIdentifier(db.name)) set pgrst.db_schemas = 'api_v1, api_v2'")
-        XCTAssertThrowsError(try Auditor.run(db.conn)) { e in
-            XCTAssertTrue(e is ConfigurationError, "\(e)")
-            XCTAssertTrue("\(e)".contains("api_v1") && "\(e)".contains("pgrst.db_schemas"), "\(e)")
-        }
     }
 }

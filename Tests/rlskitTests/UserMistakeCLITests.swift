@@ -3,8 +3,8 @@ import Postgres
 import TestSupport
 import XCTest
 
-/// The review's defects as a user meets them: one `file:line` line, exit 2, nothing run.
-final class ReviewFixesCLITests: XCTestCase {
+/// Mistakes in users' files as a user meets them: one `file:line` line, exit 2, nothing run.
+final class UserMistakeCLITests: XCTestCase {
     func testMistakesInTestFilesExit2WithOneLine() throws {
         let db = try Provisioned.database(prefix: "review")
         defer { TestServer.drop(db.name) }
