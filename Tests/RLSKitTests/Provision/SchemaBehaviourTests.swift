@@ -138,6 +138,48 @@ final class SchemaBehaviourTests: XCTestCase {
         try assertKeyIsSecret(conn, key)
     }
 
+    /// A user who sets their avatar_url to a traversal (or any unsafe name) and then changes it
+    /// gets nothing queued and nothing sent, by every backend; a safe name still goes through.
+    func testTriggerNeverQueuesOrSendsUnsafeAvatarNames() throws {
+        for (backend, standIn, calls) in [("outbox", nil, nil), ("http", Self.httpStandIn, "public.http_calls"), ("pg_net", Self.netStandIn, "public.net_calls")] {
+            let conn = try provisioned(before: standIn)
+            if standIn != nil { try StorageSettings.write(conn, url: "https://abc.supabase.co", serviceKey: "k-\(UUID())") }
+            let a = UUID(), me = a.uuidString.lowercased()
+            func sent(_ c: PostgresConnection) throws -> [String] {
+                var out: [String] = try c.query("select object_name from private.storage_deletion_outbox").rows.map { try $0.decode(0) }
+                if let calls { out += try c.query("select \(calls.hasPrefix("public.http") ? "uri" : "url") from \(calls)").rows.map { try $0.decode(0) } }
+                return out
+            }
+            try conn.rolledBack { c in
+                try signUp(c, a, meta: "{}")
+                for name in StorageNames.refused(owner: me, victim: UUID().uuidString.lowercased()) {
+                    for how in ["replace", "delete user"] {
+                        do { try c.savepoint { c in
+                            try c.query("update public.profiles set avatar_url = $1 where id = $2", [name, a])
+                            try c.query("delete from private.storage_deletion_outbox")
+                            if how == "replace" {
+                                try actAs(c, a)
+                                XCTAssertEqual(try c.query("update public.profiles set avatar_url = $1 where id = $2", ["\(me)/new.png", a]).affectedRows, 1)
+                                try c.query("reset role")
+                            } else {
+                                try c.query("set local role supabase_auth_admin")
+                                try c.query("delete from auth.users where id = $1", [a])
+                                try c.query("reset role")
+                            }
+                            XCTAssertEqual(try sent(c), [], "\(backend), \(how): \(name.debugDescription)")
+                            throw Rollback()
+                        } } catch is Rollback {}
+                    }
+                }
+                try c.query("update public.profiles set avatar_url = $1 where id = $2", ["\(me)/old photo.png", a])
+                try c.query("update public.profiles set avatar_url = null where id = $1", [a])
+                XCTAssertEqual(try sent(c).count, 1, backend)
+            }
+        }
+    }
+
+    struct Rollback: Error {}
+
     func assertKeyIsSecret(_ conn: PostgresConnection, _ key: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let places = """
             select (select count(*) from pg_proc where prosrc like '%' || $1 || '%')
