@@ -392,12 +392,57 @@ begin
 end;
 $$;
 
+-- What profiles.avatar_url may hold: nothing, an http(s) URL (an OAuth avatar),
+-- or an object name in bucket avatars that private.storage_path_problem accepts.
+-- Anything else (a traversal, a javascript: URL) is refused when written, so the
+-- cleanup above never meets it. At sign-up nothing may fail: a bad value from the
+-- user's metadata (written by private.handle_new_user, so one trigger level down)
+-- becomes NULL with a WARNING instead. Values already stored are left alone.
+create function private.check_avatar_url()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  value   text := new.avatar_url;
+  problem text;
+begin
+  if coalesce(value, '') = '' or (tg_op = 'UPDATE' and value is not distinct from old.avatar_url) then
+    return new;
+  end if;
+  if value ~* '^[a-z][a-z0-9+.-]*:' then
+    if value !~* '^https?://[^/?#@\s]' or value ~ '[\x01-\x20\x7f-\x9f]' then
+      problem := 'a URL must be http(s) with a host, and no spaces or control characters';
+    end if;
+  else
+    problem := private.storage_path_problem('avatars', value);
+  end if;
+  if problem is null then
+    return new;
+  end if;
+  if tg_op = 'INSERT' and pg_catalog.pg_trigger_depth() > 1 then
+    raise warning 'avatar_url of new profile % dropped: %', new.id, problem;
+    new.avatar_url := null;
+    return new;
+  end if;
+  raise exception 'avatar_url is not allowed: %', problem
+    using errcode = '23514',
+          hint = 'use an object name in bucket avatars such as ''<user id>/avatar.png'', or an https:// URL';
+end;
+$$;
+
+create trigger check_avatar_url
+  before insert or update of avatar_url on public.profiles
+  for each row execute function private.check_avatar_url();
+
 revoke all on function private.storage_api_setting(text) from public, anon, authenticated, service_role;
 revoke all on function private.storage_path_problem(text, text) from public, anon, authenticated, service_role;
 revoke all on function private.urlencode_object_path(text) from public, anon, authenticated, service_role;
 revoke all on function private.storage_object_url(text, text, text) from public, anon, authenticated, service_role;
 revoke all on function private.configure_storage_deletion_backend() from public, anon, authenticated, service_role;
 revoke all on function private.delete_old_avatar() from public, anon, authenticated, service_role;
+revoke all on function private.check_avatar_url() from public, anon, authenticated, service_role;
 
 create trigger on_profile_avatar_replaced
   after update of avatar_url or delete on public.profiles

@@ -155,7 +155,10 @@ final class SchemaBehaviourTests: XCTestCase {
                 for name in StorageNames.refused(owner: me, victim: UUID().uuidString.lowercased()) {
                     for how in ["replace", "delete user"] {
                         do { try c.savepoint { c in
+                            // As if stored before avatar_url was checked (private.check_avatar_url refuses it now).
+                            try c.query("set local session_replication_role = replica")
                             try c.query("update public.profiles set avatar_url = $1 where id = $2", [name, a])
+                            try c.query("set local session_replication_role = origin")
                             try c.query("delete from private.storage_deletion_outbox")
                             if how == "replace" {
                                 try actAs(c, a)
@@ -179,6 +182,49 @@ final class SchemaBehaviourTests: XCTestCase {
     }
 
     struct Rollback: Error {}
+
+    /// avatar_url holds nothing, an http(s) URL or a safe object name: a user writing anything
+    /// else gets 23514; at sign-up the bad value is dropped, the profile still created.
+    func testAvatarURLMayOnlyHoldSafeNamesOrHTTPURLs() throws {
+        let conn = try provisioned()
+        let a = UUID(), me = a.uuidString.lowercased()
+        let refused = StorageNames.refused(owner: me, victim: UUID().uuidString.lowercased())
+            + ["javascript:alert(1)", "data:image/png;base64,AAAA", "file:///etc/passwd", "https://", "https:///x", "https://a b/c.png", "https://x/\n.png"]
+        let accepted = StorageNames.accepted(owner: me) + ["https://lh3.googleusercontent.com/a/x=s96-c", "HTTP://example.com/a.png", "x.png"]
+        try conn.rolledBack { c in
+            try signUp(c, a, meta: "{}")
+            try actAs(c, a)
+            for name in refused {
+                XCTAssertThrowsError(try c.savepoint { try $0.query("update public.profiles set avatar_url = $1 where id = $2", [name, a]) }, name.debugDescription) {
+                    XCTAssertEqual(($0 as? PostgresError)?.sqlState, "23514", name.debugDescription)
+                }
+            }
+            for name in accepted {
+                XCTAssertEqual(try c.query("update public.profiles set avatar_url = $1 where id = $2", [name, a]).affectedRows, 1, name.debugDescription)
+            }
+            try c.query("reset role")
+            // Sign-up never fails over it: the profile is created without the avatar.
+            for (i, name) in refused.prefix(5).enumerated() {
+                let b = UUID()
+                let meta = String(decoding: try JSONSerialization.data(withJSONObject: ["avatar_url": name, "full_name": "n\(i)"]), as: UTF8.self)
+                try signUp(c, b, meta: meta)
+                let row = try c.query("select full_name, avatar_url from public.profiles where id = $1", [b]).rows
+                XCTAssertEqual(row.count, 1, name.debugDescription)
+                XCTAssertEqual(try row.first?.decode("full_name") as String?, "n\(i)")
+                XCTAssertNil(try row.first?.decode("avatar_url") as String?, name.debugDescription)
+            }
+            // A value stored before the check does not block other updates, nor replacing it.
+            try c.query("set local session_replication_role = replica")
+            try c.query("update public.profiles set avatar_url = $1 where id = $2", ["\(me)/../x", a])
+            try c.query("set local session_replication_role = origin")
+            try c.query("delete from private.storage_deletion_outbox")
+            try actAs(c, a)
+            XCTAssertEqual(try c.query("update public.profiles set full_name = 'z' where id = $1", [a]).affectedRows, 1)
+            XCTAssertEqual(try c.query("update public.profiles set avatar_url = $1 where id = $2", ["\(me)/new.png", a]).affectedRows, 1)
+            try c.query("reset role")
+            XCTAssertEqual(try c.query("select count(*)::int from private.storage_deletion_outbox").rows[0].decode(0) as Int, 0)
+        }
+    }
 
     func assertKeyIsSecret(_ conn: PostgresConnection, _ key: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let places = """
