@@ -184,6 +184,10 @@ as $$
 declare
   problem text := private.storage_path_problem(bucket_id, object_name);
 begin
+  if api_url ~ '[?#[:space:]\x01-\x1f\x7f]' then
+    raise exception 'the storage API URL must have no query, fragment, spaces or control characters'
+      using errcode = '22023';
+  end if;
   if problem is not null then
     raise exception 'refusing storage object "%/%": %',
       pg_catalog.left(pg_catalog.regexp_replace(bucket_id, '[\x01-\x1f\x7f-\x9f]', '?', 'g'), 100),
@@ -230,6 +234,11 @@ begin
     backend := 'http';
     send := $send$
     begin
+      -- The extension waits forever by default: a silent API would hang the
+      -- profile update. A timeout the caller chose is kept.
+      if coalesce(pg_catalog.current_setting('http.timeout_msec', true), '') in ('', '0') then
+        perform pg_catalog.set_config('http.timeout_msec', '5000', true);
+      end if;
       response := extensions.http(row(
         'DELETE',
         url,

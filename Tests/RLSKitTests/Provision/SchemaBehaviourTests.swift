@@ -85,10 +85,10 @@ final class SchemaBehaviourTests: XCTestCase {
         create type extensions.http_header as (field varchar, value varchar);
         create type extensions.http_request as (method varchar, uri varchar, headers extensions.http_header[], content_type varchar, content varchar);
         create type extensions.http_response as (status integer, content_type varchar, headers extensions.http_header[], content varchar);
-        create table public.http_calls (method text, uri text, headers text);
+        create table public.http_calls (method text, uri text, headers text, timeout text);
         create function extensions.http(r extensions.http_request) returns extensions.http_response language plpgsql as $$
         begin
-          insert into public.http_calls values (r.method, r.uri, r.headers::text);
+          insert into public.http_calls values (r.method, r.uri, r.headers::text, current_setting('http.timeout_msec', true));
           return row(200, 'application/json', null, '{}')::extensions.http_response;
         end $$;
         """
@@ -119,6 +119,22 @@ final class SchemaBehaviourTests: XCTestCase {
             XCTAssertTrue((try calls[0].decode("headers") as String).contains("Bearer \(key)"))
         }
         try assertKeyIsSecret(conn, key)
+    }
+
+    /// The http extension has no timeout by default; the cleanup sets one (keeping the caller's).
+    func testHTTPBackendNeverWaitsForever() throws {
+        let conn = try provisioned(before: Self.httpStandIn)
+        try StorageSettings.write(conn, url: "https://abc.supabase.co", serviceKey: "k-\(UUID())")
+        let a = UUID(), me = a.uuidString.lowercased()
+        for (mine, expected) in [(nil, "5000"), ("0", "5000"), ("1500", "1500")] {
+            try conn.rolledBack { c in
+                try signUp(c, a, meta: "{}")
+                try c.query("update public.profiles set avatar_url = $1 where id = $2", ["\(me)/a.png", a])
+                if let mine { try c.query("select set_config('http.timeout_msec', $1, true)", [mine]) }
+                try c.query("update public.profiles set avatar_url = null where id = $1", [a])
+                XCTAssertEqual(try c.query("select timeout from public.http_calls").rows.map { try $0.decode(0) as String? }, [expected])
+            }
+        }
     }
 
     func testPgNetBackendQueuesTheDelete() throws {

@@ -70,6 +70,16 @@ final class StoragePathTests: XCTestCase {
         XCTAssertNil(try sql(c, bucket: "post-images", ["a.png"])[0].problem)
     }
 
+    /// A stored API URL with a query or fragment would swallow the object path: refused in SQL too.
+    func testSQLURLBuilderRefusesABaseThatWouldSwallowThePath() throws {
+        let c = try connection()
+        for base in ["https://x.co/?", "https://x.co/#", "https://x.co/a b", "https://x.co/\n"] {
+            XCTAssertThrowsError(try c.query("select private.storage_object_url($1, 'avatars', 'u/a.png')", [base]), base.debugDescription) {
+                XCTAssertEqual(($0 as? PostgresError)?.sqlState, "22023")
+            }
+        }
+    }
+
     /// Generated names: SQL and Swift agree on every refusal and every URL.
     func testSQLAndSwiftAgreeOnGeneratedNames() throws {
         let c = try connection()
