@@ -313,17 +313,26 @@ declare
   api_url  text := private.storage_api_setting('rlskit_storage_api_url');
   api_key  text := private.storage_api_setting('rlskit_service_role_key');
   -- Refuses unsafe names before anything is queued or sent.
-  url      text := private.storage_object_url(coalesce(api_url, ''), bucket_id, object_name);
+  url      text := private.storage_object_url('', bucket_id, object_name);
   failure  text;
 $body$
       || case when backend = 'http' then E'  response extensions.http_response;\n' else '' end
       || $body$
 begin
   if api_url is null or api_key is null then
-    raise warning 'storage API URL or key not configured; deletion of %/% queued in private.storage_deletion_outbox',
-      bucket_id, object_name;
+    failure := 'storage API URL or key not configured';
+  else
+    begin
+      url := private.storage_object_url(api_url, bucket_id, object_name);
+    exception when sqlstate '22023' then
+      failure := sqlerrm;  -- the name passed above, so it is the stored URL
+    end;
+  end if;
+  if failure is not null then
+    raise warning '%; deletion of %/% queued in private.storage_deletion_outbox',
+      failure, bucket_id, object_name;
     insert into private.storage_deletion_outbox (bucket_id, object_name, last_error)
-    values (bucket_id, object_name, 'storage API URL or key not configured');
+    values (bucket_id, object_name, failure);
     return;
   end if;
 $body$

@@ -137,6 +137,23 @@ final class SchemaBehaviourTests: XCTestCase {
         }
     }
 
+    /// A stored URL that would swallow the object path (written out of band): nothing is sent,
+    /// the deletion waits in the outbox with the reason.
+    func testUnusableStoredURLQueuesInsteadOfSending() throws {
+        let conn = try provisioned(before: Self.httpStandIn)
+        try conn.query("insert into private.storage_api_settings (api_url, service_role_key) values ('https://abc.supabase.co/?x=', 'k')")
+        let a = UUID(), me = a.uuidString.lowercased()
+        try conn.rolledBack { c in
+            try signUp(c, a, meta: "{}")
+            try c.query("update public.profiles set avatar_url = $1 where id = $2", ["\(me)/a.png", a])
+            try c.query("update public.profiles set avatar_url = null where id = $1", [a])
+            XCTAssertEqual(try c.query("select count(*)::int from public.http_calls").rows[0].decode(0) as Int, 0)
+            let queued = try c.query("select object_name, last_error from private.storage_deletion_outbox").rows
+            XCTAssertEqual(try queued.map { try $0.decode("object_name") as String }, ["\(me)/a.png"])
+            XCTAssertTrue((try queued.first?.decode("last_error") as String?)?.contains("no query, fragment") == true)
+        }
+    }
+
     func testPgNetBackendQueuesTheDelete() throws {
         let conn = try provisioned(before: Self.netStandIn)
         let key = "net-key-\(UUID().uuidString)"
