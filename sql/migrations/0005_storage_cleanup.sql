@@ -14,7 +14,8 @@
 --     points avatar_url at someone else's object cannot get it deleted. The
 --     whole name is checked (private.storage_path_problem), not just its prefix:
 --     '<uid>/../<victim>/a.png' would otherwise leave the folder, or the API.
---     Unsafe names are never queued and never sent.
+--     Unsafe names are never queued and never sent, and profiles.avatar_url
+--     cannot be set to one (private.check_avatar_url).
 --   * Cleanup runs AFTER the row change (not BEFORE, as in the tutorial), so a
 --     profile update that fails its own checks never deletes anything.
 --   * A failed deletion is a WARNING, never an error: it must not block the

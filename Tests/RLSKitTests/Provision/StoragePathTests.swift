@@ -38,11 +38,17 @@ final class StoragePathTests: XCTestCase {
             XCTAssertNil(r.url, "SQL builds a URL for \(name.debugDescription)")
             XCTAssertNotNil(StoragePath.problem(bucket: "avatars", name: name), "Swift accepts \(name.debugDescription)")
             XCTAssertThrowsError(try StoragePath.url(base: Self.base, bucket: "avatars", name: name))
-            // The encoder alone refuses too, so no other caller can build such a path.
-            XCTAssertThrowsError(try c.query("select private.urlencode_object_path($1)", [name])) {
-                XCTAssertEqual(($0 as? PostgresError)?.sqlState, "22023", name.debugDescription)
+            // The encoder alone refuses too, so no other caller can build such a path, and the
+            // deletion request (here the outbox backend) queues nothing.
+            for call in ["select private.urlencode_object_path($1)", "select private.request_storage_deletion('avatars', $1)"] {
+                XCTAssertThrowsError(try c.query(call, [name])) {
+                    XCTAssertEqual(($0 as? PostgresError)?.sqlState, "22023", name.debugDescription)
+                }
             }
         }
+        XCTAssertEqual(try c.query("select count(*)::int from private.storage_deletion_outbox").rows[0].decode(0) as Int, 0)
+        try c.query("select private.request_storage_deletion('avatars', $1)", ["\(Self.owner)/a.png"])
+        XCTAssertEqual(try c.query("select count(*)::int from private.storage_deletion_outbox").rows[0].decode(0) as Int, 1)
         // SQL text cannot hold NUL; the drain's check refuses it anyway.
         XCTAssertNotNil(StoragePath.problem(bucket: "avatars", name: "\(Self.owner)/a\u{0}b"))
     }
