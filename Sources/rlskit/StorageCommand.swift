@@ -13,8 +13,12 @@ enum StorageCommand {
         Without the http or pg_net extension, the avatar cleanup records each deletion in
         private.storage_deletion_outbox. 'rlskit storage drain' sends them to the Storage API
         (DELETE /storage/v1/object/<bucket>/<name> with the service key) and marks them sent;
-        failures stay queued for the next drain. URL and key: --storage-url and
-        --service-key-env, else the ones stored by 'rlskit apply'. Exit 1 when any failed.
+        failures stay queued for the next drain. Each request gives up after 10 s and
+        redirects are not followed. Names with an empty, '.' or '..' segment, a backslash,
+        a control character or a percent-encoded or look-alike separator are never sent:
+        they stay queued with the reason. URL and key: --storage-url and
+        --service-key-env, else the ones stored by 'rlskit apply'. Exit 1 when any failed
+        or was refused.
         """,
         options: [
             DatabaseTarget.existingOption,
@@ -41,7 +45,8 @@ enum StorageCommand {
             throw ConfigurationError("no Storage API URL and key: pass --storage-url and --service-key-env, or store them with 'rlskit apply --storage-url … --service-key-env …'")
         }
         let r = try StorageDrain.run(conn, url: settings.0, key: settings.1, limit: limit) { print("  " + $0) }
-        print("\(r.deleted.count) deleted, \(r.failed.count) failed")
-        return r.failed.isEmpty ? .success : .checksFailed
+        let refused = r.refused.isEmpty ? "" : ", \(r.refused.count) refused (unsafe object names, left queued with the reason in last_error)"
+        print("\(r.deleted.count) deleted, \(r.failed.count) failed" + refused)
+        return r.failed.isEmpty && r.refused.isEmpty ? .success : .checksFailed
     }
 }

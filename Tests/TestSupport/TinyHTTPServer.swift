@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// A loopback HTTP server for tests: records each request line and headers and answers with
-/// `status(path)`. One request per connection; stops when the test drops it.
+/// `status(path)` (nil: never answers, holding the connection open; a 3xx carries `location`).
+/// One request per connection; stops when the test drops it.
 public final class TinyHTTPServer: Sendable {
     public struct Request: Sendable {
         public var method: String
@@ -13,10 +14,13 @@ public final class TinyHTTPServer: Sendable {
     public let port: UInt16
     private let fd: Int32
     private let requests = Mutex<[Request]>([])
-    private let status: @Sendable (String) -> Int
+    private let status: @Sendable (String) -> Int?
+    private let location: String
+    private let held = Mutex<[Int32]>([])
 
-    public init(status: @escaping @Sendable (String) -> Int = { _ in 200 }) throws {
+    public init(location: String = "/", status: @escaping @Sendable (String) -> Int? = { _ in 200 }) throws {
         self.status = status
+        self.location = location
         let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
@@ -32,7 +36,10 @@ public final class TinyHTTPServer: Sendable {
         thread.start()
     }
 
-    deinit { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
+    deinit {
+        shutdown(fd, Int32(SHUT_RDWR)); close(fd)
+        for c in held.withLock({ $0 }) { close(c) }
+    }
 
     public var received: [Request] { requests.withLock { $0 } }
     public var url: String { "http://127.0.0.1:\(port)" }
@@ -57,8 +64,12 @@ public final class TinyHTTPServer: Sendable {
             }
             let path = first.count > 1 ? String(first[1]) : ""
             requests.withLock { $0.append(Request(method: first.first.map(String.init) ?? "", path: path, headers: headers)) }
-            let code = status(path)
-            let response = "HTTP/1.1 \(code) X\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
+            guard let code = status(path) else {
+                held.withLock { $0.append(c) }
+                continue
+            }
+            let redirect = (300...399).contains(code) ? "Location: \(location)\r\n" : ""
+            let response = "HTTP/1.1 \(code) X\r\n\(redirect)Content-Length: 2\r\nConnection: close\r\n\r\n{}"
             _ = response.withCString { write(c, $0, strlen($0)) }
             close(c)
         }

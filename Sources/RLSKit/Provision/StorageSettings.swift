@@ -19,6 +19,14 @@ public enum StorageSettings {
         if u.user != nil || u.password != nil {
             throw ConfigurationError("--storage-url must not carry credentials; pass the key with --service-key-env")
         }
+        // Whatever follows is appended to it: a query or fragment would swallow the object path.
+        guard u.query == nil, u.fragment == nil, !url.contains("?"), !url.contains("#") else {
+            throw ConfigurationError("--storage-url must have no query or fragment (got one after '?' or '#'): give the API's base URL")
+        }
+        let path = u.path.split(separator: "/").map(String.init)
+        if !path.isEmpty, let p = StoragePath.problem(bucket: "b", name: path.joined(separator: "/")) {
+            throw ConfigurationError("--storage-url has an unusable path: \(p); give the API's base URL")
+        }
     }
 
     @discardableResult
