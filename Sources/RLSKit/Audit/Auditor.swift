@@ -96,14 +96,11 @@ public enum Auditor {
             swiftLints.append((lint, check))
         }
         // The Swift lints only read the catalog: run them on every core.
-        let results = Mutex([[Finding]](repeating: [], count: swiftLints.count))
         let frozen = catalog, toRun = swiftLints
-        DispatchQueue.concurrentPerform(iterations: toRun.count) { i in
-            let (lint, check) = toRun[i]
-            let found = check(frozen).map { Finding(lint: lint, draft: $0) }
-            results.withLock { $0[i] = found }
+        let results = try WorkerPool.run(toRun.count, workers: ProcessInfo.processInfo.activeProcessorCount, open: {}) { _, i in
+            (toRun[i].1(frozen).map { Finding(lint: toRun[i].0, draft: $0) }, false)
         }
-        findings += results.withLock { $0.joined() }
+        findings += results.compactMap { $0 }.joined()
         trace("lints done", started)
         defer { trace("sorted", started) }
         return AuditResult(findings: deduplicated(findings).sortedForReport(), exposed: exposed,

@@ -8,14 +8,13 @@ import Postgres
 /// use both cores while the main connection runs the other queries, and each reads its share
 /// in chunks of at most `tablesPerChunk` tables, one short transaction each, so that 20,000
 /// tables never exhaust the server's lock table (max_locks_per_transaction).
-final class SidePolicies: @unchecked Sendable {
+final class SidePolicies: Sendable {
     static let helpers = 2
     static let tablesPerChunk = 1000
     /// Columns for the first query of a run.
     static let countColumns = "(select count(*) from pg_catalog.pg_policy) as policy_count, (select count(distinct polrelid) from pg_catalog.pg_policy) as policy_tables"
 
-    private let group = DispatchGroup()
-    private var result: Result<[PolicyRow], Error> = .success([])
+    private let pending: WorkerPool.Pending<[PolicyRow]>
 
     /// Exports the snapshot of `conn`'s open transaction and starts the helpers.
     static func launch(_ conn: PostgresConnection, helper: ConnectionString, exposed: String, tables: Int) throws -> [SidePolicies] {
@@ -40,29 +39,25 @@ final class SidePolicies: @unchecked Sendable {
     static func collect(_ sides: [SidePolicies], fallback: () throws -> [PolicyRow]) throws -> [PolicyRow] {
         var all: [PolicyRow] = []
         for side in sides {
-            side.group.wait()  // orders the helper's write before this read
-            guard case .success(let rows) = side.result else { return try fallback() }
+            guard let rows = try? side.pending.wait().first, let rows else { return try fallback() }
             all += rows
         }
         return all
     }
 
     private init(_ connection: ConnectionString, snapshot: String, exposed: String, ranges: [(String, String?)]) {
-        DispatchQueue.global().async(group: group) { [self] in
-            result = Result {
-                let c = try PostgresConnection(connection)
-                // Parallel workers start with cold caches for every chunk: slower here.
-                try c.query("SET max_parallel_workers_per_gather = 0")
-                var rows: [PolicyRow] = []
-                let sql = CatalogDataset.policies.sql + "\n  and p.polrelid >= $2::oid and ($3::oid is null or p.polrelid < $3::oid)"
-                for (from, to) in ranges {
-                    try c.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                    defer { _ = try? c.query("ROLLBACK") }
-                    try c.query("SET TRANSACTION SNAPSHOT \(try c.escapeLiteral(snapshot))")
-                    rows += try AuditCatalog.policies(try c.query(sql, [exposed, from, to]).rows)
-                }
-                return rows
+        pending = WorkerPool.start(1, workers: 1, open: { try PostgresConnection(connection) }) { c, _ in
+            // Parallel workers start with cold caches for every chunk: slower here.
+            try c.query("SET max_parallel_workers_per_gather = 0")
+            var rows: [PolicyRow] = []
+            let sql = CatalogDataset.policies.sql + "\n  and p.polrelid >= $2::oid and ($3::oid is null or p.polrelid < $3::oid)"
+            for (from, to) in ranges {
+                try c.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                defer { _ = try? c.query("ROLLBACK") }
+                try c.query("SET TRANSACTION SNAPSHOT \(try c.escapeLiteral(snapshot))")
+                rows += try AuditCatalog.policies(try c.query(sql, [exposed, from, to]).rows)
             }
+            return (rows, false)
         }
     }
 }

@@ -27,40 +27,17 @@ public enum Harness {
 
     /// Runs units on `jobs` threads, one connection each (a connection belongs to one thread).
     static func execute(_ units: [HarnessUnit], on target: ConnectionString, reuse: PostgresConnection, jobs: Int, skipUntested: Bool) throws -> [TestOutcome] {
-        let workers = max(1, min(jobs, units.count))
-        if workers == 1 {
-            return try units.flatMap { try UnitRunner(conn: reuse, skipUntested: skipUntested).run($0) }
-        }
-        let shared = SharedProgress()
-        let group = DispatchGroup()
-        for _ in 0..<workers {
-            group.enter()
-            Thread.detachNewThread {
-                defer { group.leave() }
-                do {
-                    let conn = try PostgresConnection(target)
-                    let runner = UnitRunner(conn: conn, skipUntested: skipUntested)
-                    while shared.failure.withLock({ $0 == nil }) {
-                        let i = shared.next.withLock { n -> Int in defer { n += 1 }; return n }
-                        guard i < units.count else { break }
-                        let r = try runner.run(units[i])
-                        shared.results.withLock { $0[i] = r }
-                    }
-                } catch {
-                    shared.failure.withLock { if $0 == nil { $0 = error } }
-                }
+        let results: [[TestOutcome]?]
+        if min(jobs, units.count) <= 1 {
+            results = try WorkerPool.serial(units.count, on: UnitRunner(conn: reuse, skipUntested: skipUntested)) { runner, i in
+                (try runner.run(units[i]), false)
             }
+        } else {
+            results = try WorkerPool.run(units.count, workers: jobs, open: {
+                UnitRunner(conn: try PostgresConnection(target), skipUntested: skipUntested)
+            }) { runner, i in (try runner.run(units[i]), false) }
         }
-        group.wait()
-        if let e = shared.failure.withLock({ $0 }) { throw e }
-        let all = shared.results.withLock { $0 }
-        return (0..<units.count).flatMap { all[$0] ?? [] }
-    }
-
-    final class SharedProgress: Sendable {
-        let next = Mutex(0)
-        let results = Mutex<[Int: [TestOutcome]]>([:])
-        let failure = Mutex<(any Error)?>(nil)
+        return results.flatMap { $0 ?? [] }
     }
 
     /// Matrix results grouped by table, then actor; scenario steps keep their order.

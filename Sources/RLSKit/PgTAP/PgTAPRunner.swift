@@ -1,6 +1,5 @@
 import Foundation
 import Postgres
-import Synchronization
 
 /// Everything a pgTAP run produced.
 public struct PgTAPRunResult: Sendable {
@@ -80,54 +79,18 @@ public struct PgTAPRunner: Sendable {
             notes.append("pgTAP is not installed in this database: rlskit created it inside each file's transaction"
                 + (jobs > 1 ? " (files then wait for each other; `create extension pgtap` once makes parallel runs faster)" : ""))
         }
-        let results = Mutex<[PgTAPFileResult?]>(Array(repeating: nil, count: scripts.count))
-        let next = Mutex(0)
-        let stop = Mutex(false)
-        let failure = Mutex<(any Error)?>(nil)
         // Workers take the next file; a bail-out or a lost connection stops them all.
-        let work: @Sendable (PostgresConnection) -> Void = { conn in
-            let session = PgTAPSession(conn, info: info)
-            while true {
-                let i: Int? = next.withLock { n in
-                    guard n < scripts.count, !stop.withLock({ $0 }) else { return nil }
-                    defer { n += 1 }
-                    return n
-                }
-                guard let i else { return }
-                do {
-                    let r = try session.run(scripts[i])
-                    results.withLock { $0[i] = r }
-                    if r.summary.bailOut != nil { stop.withLock { $0 = true } }
-                } catch {
-                    failure.withLock { if $0 == nil { $0 = error } }
-                    stop.withLock { $0 = true }
-                    return
-                }
-            }
+        let done: [PgTAPFileResult?]
+        let step: @Sendable (PgTAPSession, Int) throws -> (result: PgTAPFileResult, stop: Bool) = { session, i in
+            let r = try session.run(scripts[i])
+            return (r, r.summary.bailOut != nil)
         }
-        let workers = min(jobs, scripts.count)
-        if workers <= 1 {
-            nonisolated(unsafe) let conn = first
-            work(conn)
+        if min(jobs, scripts.count) <= 1 {
+            done = try WorkerPool.serial(scripts.count, on: PgTAPSession(first, info: info), step)
         } else {
-            // Each worker opens its own connection on its own thread: connections are not Sendable.
-            let group = DispatchGroup()
             let target = connection
-            for _ in 0..<workers {
-                group.enter()
-                let thread = Thread {
-                    defer { group.leave() }
-                    do { work(try PostgresConnection(target)) } catch {
-                        failure.withLock { if $0 == nil { $0 = error } }
-                        stop.withLock { $0 = true }
-                    }
-                }
-                thread.start()
-            }
-            group.wait()
+            done = try WorkerPool.run(scripts.count, workers: jobs, open: { PgTAPSession(try PostgresConnection(target), info: info) }, step)
         }
-        if let error = failure.withLock({ $0 }) { throw error }
-        let done = results.withLock { $0 }
         var out = PgTAPRunResult(files: done.compactMap { $0 }, notes: notes)
         out.notRun = zip(scripts, done).filter { $0.1 == nil }.map(\.0.file)
         return out
