@@ -99,18 +99,12 @@ public struct Actor: Sendable, Hashable {
         String(s.lowercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) }.prefix(16).map(Character.init))
     }
 
-    static func json(_ s: String) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: [s], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
-        return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
-    }
+    static func json(_ s: String) -> String { JSON.string(s).rendered(pretty: false) }
 
     /// Top-level keys of `extra` replace those of `base` (both JSON objects).
     static func merge(_ base: String, _ extra: String) -> String {
-        guard var b = (try? JSONSerialization.jsonObject(with: Data(base.utf8))) as? [String: Any],
-              let e = (try? JSONSerialization.jsonObject(with: Data(extra.utf8))) as? [String: Any] else { return base }
-        for (k, v) in e { b[k] = v }
-        let data = (try? JSONSerialization.data(withJSONObject: b, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data(base.utf8)
-        return String(decoding: data, as: UTF8.self)
+        guard let b = try? JSON(parsing: base), let e = try? JSON(parsing: extra) else { return base }
+        return b.merging(e).rendered(pretty: false)
     }
 }
 

@@ -31,8 +31,7 @@ public enum ClaimAttack {
             }
         }
         if pairs.isEmpty { pairs = ["role": "admin", "is_admin": true] }
-        let data = (try? JSONSerialization.data(withJSONObject: pairs, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+        return JSON.sortedObject(pairs.map { k, v in (k, (v as? String).map(JSON.string) ?? .bool(v as? Bool ?? true)) }).rendered(pretty: false)
     }
 
     static let compared = try! NSRegularExpression(

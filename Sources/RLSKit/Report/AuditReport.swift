@@ -62,7 +62,10 @@ public struct AuditReport: Sendable {
 
     // MARK: json
 
-    public func json() -> String {
+    public func json() -> String { jsonValue().rendered() + "\n" }
+
+    /// The report as one JSON value.
+    public func jsonValue() -> JSON {
         var pairs: [(String, JSON)] = [
             ("tool", .string("rlskit")),
             ("version", .string(RLSKitVersion.current)),
@@ -78,7 +81,7 @@ public struct AuditReport: Sendable {
         ]
         if !unusedBaseline.isEmpty { pairs.append(("unused_baseline", .array(unusedBaseline.map(JSON.string)))) }
         pairs.append(("failed_lints", .sorted(result.failedLints)))
-        return JSON.object(pairs).rendered() + "\n"
+        return JSON.object(pairs)
     }
 
     static func json(_ f: Finding) -> JSON {

@@ -20,6 +20,45 @@ public enum JSON: Sendable, Equatable {
 
     public static func optional(_ s: String?) -> JSON { s.map(JSON.string) ?? .null }
 
+    /// An object whose keys are written in sorted order, whatever order they were given in.
+    public static func sortedObject(_ pairs: [(String, JSON)]) -> JSON {
+        .object(pairs.sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) })
+    }
+
+    /// Reads JSON text (objects' keys sorted). Throws on text that is not JSON.
+    public init(parsing text: String) throws {
+        self = Self.from(try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]))
+    }
+
+    private static func from(_ value: Any) -> JSON {
+        switch value {
+        case let d as [String: Any]: return sortedObject(d.map { ($0.key, from($0.value)) })
+        case let a as [Any]: return .array(a.map(from))
+        case let s as String: return .string(s)
+        case let b as Bool where type(of: value) == Bool.self: return .bool(b)
+        case let n as NSNumber:
+            // Foundation may box booleans and integers alike: its type code tells them apart.
+            let code = String(cString: n.objCType)
+            if code == "c" || code == "B" { return .bool(n.boolValue) }
+            if ["d", "f"].contains(code) { return .double(n.doubleValue) }
+            return .int(n.intValue)
+        default: return .null
+        }
+    }
+
+    /// The object's value for `key`.
+    public subscript(_ key: String) -> JSON? {
+        if case .object(let pairs) = self { return pairs.first { $0.0 == key }?.1 }
+        return nil
+    }
+
+    /// Top-level keys of `other` replace this object's, the rest kept; keys sorted.
+    public func merging(_ other: JSON) -> JSON {
+        guard case .object(let mine) = self, case .object(let theirs) = other else { return self }
+        let replaced = Set(theirs.map(\.0))
+        return Self.sortedObject(mine.filter { !replaced.contains($0.0) } + theirs)
+    }
+
     /// Two-space indented when `pretty`, else compact. Always ends without a newline.
     public func rendered(pretty: Bool = true) -> String {
         var out: [UInt8] = []

@@ -141,34 +141,28 @@ public enum TestReportWriter {
 
     // MARK: JSON
 
-    struct JSONOutcome: Encodable {
-        var suite: String, name: String, status: String
-        var message: String?, file: String?, line: Int?, column: Int?, sql: String?, actor: String?
-        var duration: Double
-    }
-    struct JSONReport: Encodable {
-        var passed: Int, failed: Int, skipped: Int, todo: Int
-        var outcomes: [JSONOutcome]
-        var notes: [String]
-        var sequences: [JSONSequence]
-    }
-    struct JSONSequence: Encodable {
-        var sequence: String, advancedBy: Int64, reset: Bool
-    }
+    static func json(_ r: TestReport) -> String { jsonValue(r).rendered() + "\n" }
 
-    static func json(_ r: TestReport) -> String {
-        let doc = JSONReport(
-            passed: r.count(.passed), failed: r.failed, skipped: r.count(.skipped), todo: r.count(.todo),
-            outcomes: r.outcomes.map {
-                JSONOutcome(suite: $0.suite, name: $0.name, status: $0.status.rawValue, message: $0.message,
-                            file: $0.location?.file, line: $0.location?.line, column: $0.location?.column,
-                            sql: $0.sql, actor: $0.actor, duration: ($0.duration * 1_000_000).rounded() / 1_000_000)
-            },
-            notes: r.notes,
-            sequences: r.sequences.map { JSONSequence(sequence: $0.sequence, advancedBy: $0.advancedBy, reset: $0.reset) })
-        let enc = JSONEncoder()
-        enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? enc.encode(doc)) ?? Data("{}".utf8), as: UTF8.self) + "\n"
+    /// The report as one JSON value (keys sorted; absent values left out).
+    public static func jsonValue(_ r: TestReport) -> JSON {
+        func outcome(_ o: TestOutcome) -> JSON {
+            var pairs: [(String, JSON)] = [("suite", .string(o.suite)), ("name", .string(o.name)), ("status", .string(o.status.rawValue)),
+                                           ("duration", .double((o.duration * 1_000_000).rounded() / 1_000_000))]
+            for (k, v) in [("message", o.message), ("file", o.location?.file), ("sql", o.sql), ("actor", o.actor)] {
+                if let v { pairs.append((k, .string(v))) }
+            }
+            if let line = o.location?.line { pairs.append(("line", .int(line))) }
+            if let column = o.location?.column { pairs.append(("column", .int(column))) }
+            return .sortedObject(pairs)
+        }
+        return .sortedObject([
+            ("passed", .int(r.count(.passed))), ("failed", .int(r.failed)), ("skipped", .int(r.count(.skipped))), ("todo", .int(r.count(.todo))),
+            ("outcomes", .array(r.outcomes.map(outcome))),
+            ("notes", .array(r.notes.map(JSON.string))),
+            ("sequences", .array(r.sequences.map {
+                .sortedObject([("sequence", .string($0.sequence)), ("advancedBy", .int(Int($0.advancedBy))), ("reset", .bool($0.reset))])
+            })),
+        ])
     }
 
     static func oneLine(_ s: String) -> String {

@@ -53,6 +53,17 @@ final class ReportFormatTests: XCTestCase {
         XCTAssertEqual(back?["k"], s)
     }
 
+    func testJSONReadsBackWhatItWritesWithTypesKept() throws {
+        let text = #"{"b": true, "f": false, "i": 42, "neg": -7, "d": 1.5, "s": "x\u00e9", "n": null, "a": [1, "two", {"z": 0, "y": [false]}]}"#
+        let v = try JSON(parsing: text)
+        XCTAssertEqual(v.rendered(pretty: false), #"{"a":[1,"two",{"y":[false],"z":0}],"b":true,"d":1.5,"f":false,"i":42,"n":null,"neg":-7,"s":"xé"}"#)
+        XCTAssertEqual(try JSON(parsing: v.rendered()), v)
+        XCTAssertEqual(v["i"], .int(42))
+        XCTAssertEqual(try JSON(parsing: #"{"role": "x", "keep": 1}"#).merging(try JSON(parsing: #"{"role": "admin"}"#)).rendered(pretty: false),
+                       #"{"keep":1,"role":"admin"}"#)
+        XCTAssertThrowsError(try JSON(parsing: "{nope"))
+    }
+
     func testBaselineParsing() throws {
         let b = try Baseline.parse("# c\n\n0123456789abcdef # accepted: fixture\n", file: "b.txt")
         XCTAssertEqual(b.reasons, ["0123456789abcdef": "accepted: fixture"])
