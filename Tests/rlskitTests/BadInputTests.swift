@@ -49,6 +49,9 @@ final class BadInputTests: XCTestCase {
         Case(name: "huge duration", args: ["apply", "--ddl-lock-timeout", "1e300"], code: 2, first: "--ddl-lock-timeout '1e300' is out of range"),
         Case(name: "duplicate versions", args: ["apply", "--database-url", "{db}", "--dir", "{dir}"], files: ["0001_a.sql": text("select 1;"), "0001_b.sql": text("select 2;")], code: 2, first: "{dir}/0001_b.sql: version 0001 is also used by {dir}/0001_a.sql"),
         Case(name: "COPY from stdin in a migration", args: ["apply", "--database-url", "{db}", "--dir", "{dir}", "--no-stand-in"], files: ["001_a.sql": text("create table c (x int);\ncopy c from stdin;\n")], code: 3, first: "{dir}/001_a.sql:2:1: COPY FROM STDIN / TO STDOUT is not supported"),
+        Case(name: "password with an unencoded @", args: ["audit", "--database-url", "postgresql://postgres:secret@pw@127.0.0.1:1/postgres"], code: 2, first: "--database-url is not a valid connection string (the user or password holds an unencoded '@' or '/'"),
+        Case(name: "password with an unencoded /", args: ["apply", "--database-url", "postgresql://postgres:secret/pw@127.0.0.1:1/postgres"], code: 2, first: "--database-url is not a valid connection string (the user or password holds an unencoded '@' or '/'"),
+        Case(name: "DATABASE_URL password with an unencoded @", args: ["test"], code: 2, first: "DATABASE_URL is not a valid connection string (the user or password holds", environment: ["DATABASE_URL": "postgresql://u:secret@pw@127.0.0.1:1/x"]),
         Case(name: "malformed DATABASE_URL", args: ["apply"], code: 2, first: "DATABASE_URL is not a valid connection string", environment: ["DATABASE_URL": "postgresql://u:secretpw@[::1/x"]),
         Case(name: "storage url without key", args: ["apply", "--storage-url", "https://x.supabase.co"], code: 2, first: "--storage-url and --service-key-env go together"),
         Case(name: "storage url not http", args: ["apply", "--storage-url", "javascript:alert(1)", "--service-key-env", "K"], code: 2, first: "--storage-url must be an http(s) URL", environment: ["K": "x"]),
@@ -79,6 +82,33 @@ final class BadInputTests: XCTestCase {
         Case(name: "pgtap unwritable output", args: ["pgtap", "--database-url", "{db}", "--output", "/nonexistent-dir/out.xml", "{dir}"], files: ["t.sql": text("select 1;")], code: 2, first: "cannot write /nonexistent-dir/out.xml"),
         Case(name: "pgtap unknown meta-command", args: ["pgtap", "--database-url", "{db}", "{dir}"], files: ["t.sql": text("select plan(1);\n\\gexec\nselect ok(true);")], code: 2, first: "{dir}/t.sql:2"),
     ]
+
+    /// Whatever libpq makes of a malformed URL or keyword string, no piece of the password
+    /// reaches the output of any command that connects.
+    func testPasswordPiecesNeverShow() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "select plan(1);\nselect ok(true);\n".write(toFile: dir + "/t.sql", atomically: true, encoding: .utf8)
+        let pieces = ["S3cr", "t3PW", "xyzzy"]
+        var urls: [String] = []
+        for sep in ["@", "/", "?", "@@", "/@", "?@", ":", "#", " ", "'", "="] {
+            urls += ["postgresql://postgres:S3cr\(sep)t3PWxyzzy@127.0.0.1:1/postgres", "host=127.0.0.1 port=1 password=S3cr\(sep)t3PWxyzzy dbname=x"]
+        }
+        urls += ["postgresql://u:S3cr/t3PW?host=xyzzy@127.0.0.1:1/db", "host=127.0.0.1 port=1 password='S3cr t3PWxyzzy"]
+        let commands: [[String]] = [["audit"], ["apply"], ["test", dir], ["check"], ["pgtap", dir + "/t.sql"], ["snapshot"], ["storage", "drain"]]
+        // Every command meets every kind of string, without running each pair (the leak would
+        // be in the shared connection layer).
+        for (i, url) in urls.enumerated() {
+            for cmd in [commands[i % commands.count], commands[(i + 3) % commands.count]] {
+                let r = try CLI.run(cmd + ["--database-url", url], environment: ["PGCONNECT_TIMEOUT": "2"])
+                XCTAssertTrue(r.code == 2 || r.code == 3, "\(cmd) \(url): \(r.output)")
+                XCTAssertFalse(pieces.contains { r.output.contains($0) }, "\(cmd) \(url): \(r.output)")
+                XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, "\(cmd) \(url): \(r.stderr)")
+            }
+            let viaEnv = try CLI.run(["audit"], environment: ["DATABASE_URL": url, "PGCONNECT_TIMEOUT": "2"])
+            XCTAssertFalse(pieces.contains { viaEnv.output.contains($0) }, "DATABASE_URL \(url): \(viaEnv.output)")
+        }
+    }
 
     /// Schema and data of a database, to prove a failed run changed nothing.
     func fingerprint(_ conn: PostgresConnection) throws -> String {
