@@ -12,6 +12,11 @@ public struct ConnectionString: Sendable, Equatable, CustomStringConvertible {
 
     public init(_ raw: String) { self.raw = raw }
 
+    /// A value for a keyword string, quoted as libpq reads it (`'it\\'s'`).
+    public static func quoted(_ value: String) -> String {
+        "'" + value.replacingAll("\\", with: "\\\\").replacingAll("'", with: "\\'") + "'"
+    }
+
     /// `DATABASE_URL` when set, else libpq's environment variables.
     public static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment) -> ConnectionString {
         if let url = env["DATABASE_URL"], !url.isEmpty { return ConnectionString(url) }

@@ -110,6 +110,48 @@ final class BadInputTests: XCTestCase {
         }
     }
 
+    /// A TMPDIR that could rewrite postgresql.conf, the connection string or the watchdog's
+    /// pipe is refused in one line, exit 2, before anything is created in it.
+    func testHostileTemporaryDirectory() throws {
+        let root = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try "table public.profiles\n  owner id\n  read anyone\n  write owner\n".write(toFile: root + "/a.rls", atomically: true, encoding: .utf8)
+        try "select plan(1);\nselect ok(true);\n".write(toFile: root + "/t.sql", atomically: true, encoding: .utf8)
+        let names = ["q'uote", "new\nline", "x'\nlisten_addresses = '127.0.0.1", "sp ace", "back\\slash", "com,ma", "tab\tbed", "del\u{7F}", "dq\"uote", "nbsp\u{A0}x"]
+        for name in names {
+            let dir = root + "/" + name
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            for cmd in [["apply"], ["check"], ["test", "a.rls"], ["pgtap", "t.sql"]] {
+                let r = try CLI.run(cmd, environment: ["TMPDIR": dir], directory: root)
+                XCTAssertEqual(r.code, 2, "\(cmd) \(name.debugDescription): \(r.output)")
+                XCTAssertTrue(r.stderr.hasPrefix("rlskit: cannot start a throwaway PostgreSQL: TMPDIR holds a quote"), "\(name.debugDescription): \(r.stderr)")
+                XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+            }
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), [], name.debugDescription)
+        }
+        for (value, said) in [("relative/tmp", "TMPDIR is a relative path"), ("/" + String(repeating: "x", count: 80), "TMPDIR is longer than 76 bytes")] {
+            let r = try CLI.run(["apply"], environment: ["TMPDIR": value], directory: root)
+            XCTAssertEqual(r.code, 2, r.output)
+            XCTAssertTrue(r.stderr.hasPrefix("rlskit: cannot start a throwaway PostgreSQL: " + said), r.stderr)
+        }
+        // A plain path that needs no quoting still works (the values are written quoted).
+        let plain = root + "/plain-dir.x"
+        try FileManager.default.createDirectory(atPath: plain, withIntermediateDirectories: true)
+        chmod(plain, 0o777)
+        try FileManager.default.createDirectory(atPath: root + "/empty", withIntermediateDirectories: true)
+        let ok = try CLI.run(["apply", "--dir", root + "/empty"], environment: ["TMPDIR": plain], directory: root)
+        XCTAssertEqual(ok.code, 0, ok.output)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: plain), [])
+    }
+
+    /// An unknown server user is the user's configuration (exit 2), not a server failure.
+    func testUnknownServerUser() throws {
+        try XCTSkipIf(geteuid() != 0, "the server user is only used when running as root")
+        let r = try CLI.run(["apply"], environment: ["RLSKIT_SERVER_USER": "no_such_user_here"])
+        XCTAssertEqual(r.code, 2, r.output)
+        XCTAssertTrue(r.stderr.hasPrefix("rlskit: cannot start a throwaway PostgreSQL: PostgreSQL refuses to run as root and there is no user 'no_such_user_here'"), r.stderr)
+    }
+
     /// Schema and data of a database, to prove a failed run changed nothing.
     func fingerprint(_ conn: PostgresConnection) throws -> String {
         let q = """
