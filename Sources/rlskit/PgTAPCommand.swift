@@ -51,6 +51,7 @@ enum PgTAPRun {
         }
         let files = try PgTAPRunner.discover(paths)
         let outputTarget = try OutputTarget(args.value("output"))
+        try OutputTarget.refuseOverlap([("output", outputTarget.path)], inputs: paths)
 
         let target = try DatabaseTarget.resolve(args) { printNote($0) }
         defer { target.stop() }

@@ -76,6 +76,14 @@ final class BadInputTests: XCTestCase {
         Case(name: "diff malformed lock file", args: ["diff", "{dir}/bad.lock", "--database-url", "{db}"], files: ["bad.lock": text("garbage\n")], code: 2, first: "{dir}/bad.lock:1: not an rlskit lock file"),
         Case(name: "check unknown format", args: ["check", "--format", "xml"], code: 2, first: "--format must be text, junit, json or sarif"),
         Case(name: "check unwritable junit", args: ["check", "--junit", "/nonexistent/j.xml"], code: 2, first: "cannot write /nonexistent/j.xml"),
+        Case(name: "report over its own access file", args: ["test", "--database-url", "{db}", "--output", "{dir}/a.rls", "{dir}/a.rls"], files: ["a.rls": text("table public.profiles\n  owner id\n  read anyone\n  write owner\n")], code: 2, first: "--output {dir}/a.rls is one of the inputs"),
+        Case(name: "report over a file in an input folder", args: ["test", "--database-url", "{db}", "--output", "{dir}/t/s.scenario", "{dir}/t"], files: ["t/s.scenario": text("scenario s\n  as anon: select 1\n    expect ok\n")], code: 2, first: "--output {dir}/t/s.scenario is one of the inputs"),
+        Case(name: "junit over a migration", args: ["check", "--database-url", "{db}", "--dir", "{dir}/m", "--junit", "{dir}/m/0001_a.sql"], files: ["m/0001_a.sql": text("select 1;\n")], code: 2, first: "--junit {dir}/m/0001_a.sql is one of the inputs"),
+        Case(name: "pgtap report over its test file", args: ["pgtap", "--database-url", "{db}", "--output", "{dir}/t.sql", "{dir}"], files: ["t.sql": text("select plan(1);\nselect ok(true);\n")], code: 2, first: "--output {dir}/t.sql is one of the inputs"),
+        Case(name: "audit report over its baseline", args: ["audit", "--database-url", "{db}", "--baseline", "{dir}/b.txt", "--output", "{dir}/b.txt"], files: ["b.txt": text("# none\n")], code: 2, first: "--output {dir}/b.txt is one of the inputs"),
+        Case(name: "test report over the URL list", args: ["test", "--database-urls", "{dir}/u.txt", "--output", "{dir}/u.txt", "{dir}/a.rls"], files: ["u.txt": text("postgresql://u@127.0.0.1:1/x\n"), "a.rls": text("table public.profiles\n  owner id\n  read anyone\n  write owner\n")], code: 2, first: "--output {dir}/u.txt is one of the inputs"),
+        Case(name: "two reports in one file", args: ["check", "--junit", "{dir}/r.xml", "--json", "{dir}/r.xml"], code: 2, first: "--json and --junit name the same file ({dir}/r.xml)"),
+        Case(name: "report into a file that refuses writes", args: ["audit", "--database-url", "{db}", "--output", "/proc/version"], code: 2, first: "cannot write /proc/version: "),
         Case(name: "pgtap missing path", args: ["pgtap", "--database-url", "{db}", "{dir}/missing.sql"], code: 2, first: "{dir}/missing.sql"),
         Case(name: "pgtap bad jobs", args: ["pgtap", "--database-url", "{db}", "--jobs", "0", "{dir}"], code: 2, first: "--jobs needs a number from 1 to 64, not '0'"),
         Case(name: "pgtap bad format", args: ["pgtap", "--database-url", "{db}", "--format", "xml", "{dir}"], code: 2, first: "unknown format 'xml'"),
@@ -108,6 +116,27 @@ final class BadInputTests: XCTestCase {
             let viaEnv = try CLI.run(["audit"], environment: ["DATABASE_URL": url, "PGCONNECT_TIMEOUT": "2"])
             XCTAssertFalse(pieces.contains { viaEnv.output.contains($0) }, "DATABASE_URL \(url): \(viaEnv.output)")
         }
+    }
+
+    /// An output that is an input through a symlink or a hard link is refused too, and the
+    /// input is left as it was.
+    func testOutputsNeverOverwriteInputs() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let access = "table public.profiles\n  owner id\n  read anyone\n  write owner\n"
+        try FileManager.default.createDirectory(atPath: dir + "/m", withIntermediateDirectories: true)
+        try access.write(toFile: dir + "/a.rls", atomically: true, encoding: .utf8)
+        try "select 1;\n".write(toFile: dir + "/m/0001_a.sql", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: dir + "/link.txt", withDestinationPath: dir + "/a.rls")
+        try FileManager.default.linkItem(atPath: dir + "/m/0001_a.sql", toPath: dir + "/hard.xml")
+        for (args, said) in [(["test", "--output", dir + "/link.txt", dir + "/a.rls"], "--output \(dir)/link.txt is the same file as the input \(dir)/a.rls"),
+                             (["check", "--dir", dir + "/m", "--sarif", dir + "/hard.xml"], "--sarif \(dir)/hard.xml is the same file as the input \(dir)/m/0001_a.sql")] {
+            let r = try CLI.run(args)
+            XCTAssertEqual(r.code, 2, r.output)
+            XCTAssertTrue(r.stderr.hasPrefix("rlskit: " + said), r.stderr)
+        }
+        XCTAssertEqual(try String(contentsOfFile: dir + "/a.rls", encoding: .utf8), access)
+        XCTAssertEqual(try String(contentsOfFile: dir + "/m/0001_a.sql", encoding: .utf8), "select 1;\n")
     }
 
     /// A TMPDIR that could rewrite postgresql.conf, the connection string or the watchdog's
