@@ -193,7 +193,7 @@ public final class LocalCluster: Sendable {
         let env = ProcessInfo.processInfo.environment
         if let d = env["RLSKIT_PG_BINDIR"], !d.isEmpty {
             if has(d) { return d }
-            throw LocalClusterError("RLSKIT_PG_BINDIR=\(d) holds no initdb and postgres: point it at PostgreSQL's bin directory")
+            throw LocalClusterError("RLSKIT_PG_BINDIR=\(d) holds no initdb and postgres: point it at PostgreSQL's bin directory", configuration: true)
         }
         for dir in (env["PATH"] ?? "").split(separator: ":").map(String.init) {
             let initdb = dir + "/initdb"
