@@ -104,9 +104,10 @@ extension OutputTarget {
     struct FileID: Hashable {
         var device: UInt64
         var inode: UInt64
+        /// Only regular files: two reports may well both go to /dev/null.
         init?(_ path: String) {
             var st = stat()
-            guard stat(path, &st) == 0 else { return nil }
+            guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
             device = UInt64(st.st_dev)
             inode = UInt64(st.st_ino)
         }
@@ -133,7 +134,7 @@ extension OutputTarget {
                 }
                 if let other = written[id] { throw ConfigurationError("--\(option) and --\(other) name the same file (\(path)): give each its own") }
                 written[id] = option
-            } else if let other = writtenPaths[absolute] {
+            } else if !absolute.hasPrefix("/dev/"), !absolute.hasPrefix("/proc/"), let other = writtenPaths[absolute] {
                 throw ConfigurationError("--\(option) and --\(other) name the same file (\(path)): give each its own")
             }
             writtenPaths[absolute] = option
