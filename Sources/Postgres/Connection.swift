@@ -13,7 +13,7 @@ public struct Notice: Sendable, Equatable, CustomStringConvertible {
 
 final class NoticeSink {
     var notices: [Notice] = []
-    var secret: String?
+    var secret: [String] = []
 }
 
 /// One connection to a PostgreSQL server over libpq.
@@ -22,7 +22,7 @@ final class NoticeSink {
 /// share it between concurrent tasks. Open one per task (or per worker thread) instead.
 public final class PostgresConnection {
     let handle: OpaquePointer
-    let secret: String?
+    let secret: [String]
     let sink = NoticeSink()
     var savepointDepth = 0
     /// Statements prepared by pipelines: SQL text and parameter types → server-side name.
@@ -33,21 +33,29 @@ public final class PostgresConnection {
 
     /// Connects, or throws a `.connection` error whose message never contains the password.
     public init(_ connection: ConnectionString = .fromEnvironment()) throws {
-        secret = connection.password
+        secret = connection.secrets
         target = connection.description
         if !connection.raw.isEmpty { _ = try connection.options() }
         // Dates are decoded from ISO output, so DateStyle is appended to whatever options the
         // user gave (in the string or PGOPTIONS): a later -c wins, nothing of theirs is lost.
-        let userOptions = (try? connection.options())?["options"] ?? ProcessInfo.processInfo.environment["PGOPTIONS"] ?? ""
-        let keys = ["fallback_application_name", "dbname", "options"]
-        let vals = ["rlskit", connection.raw, (userOptions + " -c DateStyle=ISO,YMD -c IntervalStyle=postgres").trimmingWhitespace()]
+        let env = ProcessInfo.processInfo.environment
+        let parsed = (try? connection.options()) ?? [:]
+        let userOptions = parsed["options"] ?? env["PGOPTIONS"] ?? ""
+        // Entries before dbname yield to the string's own settings, so the default timeout
+        // only applies where the user set none.
+        let timeout = Self.defaultTimeout(options: parsed, env: env)
+        let keys = ["fallback_application_name", "connect_timeout", "dbname", "options"]
+        let vals = ["rlskit", timeout ?? "", connection.raw, (userOptions + " -c DateStyle=ISO,YMD -c IntervalStyle=postgres").trimmingWhitespace()]
         var conn: OpaquePointer?
         keys.withCStrings { k in vals.withCStrings { v in conn = PQconnectdbParams(k, v, 1) } }
         guard let conn else { throw PostgresError(kind: .connection, message: "out of memory while connecting") }
         if PQstatus(conn) != CONNECTION_OK {
-            let raw = String(cString: PQerrorMessage(conn)).trimmingWhitespace()
+            var message = Self.oneLine(PostgresError.scrub(String(cString: PQerrorMessage(conn)).trimmingWhitespace(), secret))
             PQfinish(conn)
-            throw PostgresError(kind: .connection, message: Self.oneLine(PostgresError.scrub(raw, secret)), sqlState: "08001")
+            if message.hasSuffix("timeout expired"), let seconds = parsed["connect_timeout"].flatMap({ $0.isEmpty ? nil : $0 }) ?? env["PGCONNECT_TIMEOUT"].flatMap({ $0.isEmpty ? nil : $0 }) ?? timeout {
+                message += " (no answer within \(seconds) s; raise connect_timeout or PGCONNECT_TIMEOUT if the server is only slow)"
+            }
+            throw PostgresError(kind: .connection, message: message, sqlState: "08001")
         }
         handle = conn
         PQsetClientEncoding(conn, "UTF8")
@@ -61,6 +69,17 @@ public final class PostgresConnection {
     }
 
     deinit { PQfinish(handle) }
+
+    /// Seconds libpq may spend connecting when the user set no limit.
+    public static let defaultConnectTimeout = 10
+
+    /// libpq waits for ever on a server that accepts and never answers. Nil when the user
+    /// chose (PGCONNECT_TIMEOUT, or a service file, which the parameter would override).
+    static func defaultTimeout(options: [String: String], env: [String: String]) -> String? {
+        if !(options["service"] ?? "").isEmpty { return nil }
+        for key in ["PGCONNECT_TIMEOUT", "PGSERVICE", "PGSERVICEFILE"] where !(env[key] ?? "").isEmpty { return nil }
+        return String(defaultConnectTimeout)
+    }
 
     /// libpq's multi-line connection messages folded into one line.
     static func oneLine(_ text: String) -> String {
@@ -215,7 +234,7 @@ public final class PostgresConnection {
     }
 
     /// Copies a result out of libpq, or throws the server error it carries.
-    static func read(_ result: OpaquePointer, secret: String?) throws -> QueryResult {
+    static func read(_ result: OpaquePointer, secret: [String]) throws -> QueryResult {
         switch PQresultStatus(result) {
         case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY, PGRES_SINGLE_TUPLE:
             break

@@ -12,6 +12,11 @@ public struct ConnectionString: Sendable, Equatable, CustomStringConvertible {
 
     public init(_ raw: String) { self.raw = raw }
 
+    /// A value for a keyword string, quoted as libpq reads it (`'it\\'s'`).
+    public static func quoted(_ value: String) -> String {
+        "'" + value.replacingAll("\\", with: "\\\\").replacingAll("'", with: "\\'") + "'"
+    }
+
     /// `DATABASE_URL` when set, else libpq's environment variables.
     public static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment) -> ConnectionString {
         if let url = env["DATABASE_URL"], !url.isEmpty { return ConnectionString(url) }
@@ -25,6 +30,9 @@ public struct ConnectionString: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses the string the way libpq will. Throws a client error naming the problem (never the value).
     public func options() throws -> [String: String] {
+        if Self.hasAmbiguousUserinfo(raw) {
+            throw PostgresError(kind: .client, message: "invalid connection string: the user or password holds an unencoded '@' or '/', write them as %40 and %2F")
+        }
         var errmsg: UnsafeMutablePointer<CChar>?
         guard let opts = PQconninfoParse(raw, &errmsg) else {
             // libpq's message can quote a fragment of the string (a password, say): give only
@@ -73,6 +81,38 @@ public struct ConnectionString: Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 
+    /// Every form of the password the string may hold, for scrubbing messages: libpq's value
+    /// and what the user wrote between the user name's ':' and the last '@' (raw and decoded).
+    public var secrets: [String] {
+        var list: [String] = []
+        for s in [password, Self.uriPassword(raw, decode: false), Self.uriPassword(raw)] {
+            if let s, !s.isEmpty, !list.contains(s) { list.append(s) }
+        }
+        // Longest first, so a shorter form never leaves part of a longer one behind.
+        return list.sorted { $0.count > $1.count }
+    }
+
+    /// True for a URI that libpq would split elsewhere than its last '@': an unencoded '@' or
+    /// '/' in the password would make part of it the host, port or database name, which
+    /// libpq's messages then quote.
+    static func hasAmbiguousUserinfo(_ text: String) -> Bool {
+        guard let scheme = ["postgresql://", "postgres://"].first(where: { text.hasPrefix($0) }) else { return false }
+        let rest = Array(text.utf8.dropFirst(scheme.utf8.count))
+        let at = UInt8(ascii: "@"), slash = UInt8(ascii: "/"), question = UInt8(ascii: "?")
+        guard let first = rest.firstIndex(of: at) else { return false }
+        // libpq ends the user info at the first '@', unless a '/' comes before it.
+        let hasUserinfo = !rest[..<first].contains(slash)
+        let hostStart = hasUserinfo ? first + 1 : 0
+        let queryStart = rest[hostStart...].firstIndex(of: question) ?? rest.endIndex
+        if rest[hostStart..<queryStart].contains(at) { return true }
+        if hasUserinfo { return false }
+        // No user info for libpq, an '@' further on: "user:pass/…@host" unless what precedes
+        // the '/' is a plain host:port.
+        let authority = rest[..<(rest.firstIndex(of: slash) ?? rest.endIndex)]
+        guard authority.last != UInt8(ascii: "]"), let colon = authority.lastIndex(of: UInt8(ascii: ":")) else { return false }
+        return !authority[(colon + 1)...].allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") || $0 == UInt8(ascii: ",") }
+    }
+
     /// A human description with the password redacted. Unparseable input is never echoed:
     /// it may hold a password that the parser could not find.
     public var description: String {
@@ -85,13 +125,13 @@ public struct ConnectionString: Sendable, Equatable, CustomStringConvertible {
         return parts.isEmpty ? "(libpq defaults)" : parts.joined(separator: " ")
     }
 
-    static func uriPassword(_ text: String) -> String? {
+    static func uriPassword(_ text: String, decode: Bool = true) -> String? {
         guard let scheme = text.range(of: "://") else { return nil }
         let afterScheme = text[scheme.upperBound...]
         guard let at = afterScheme.lastIndex(of: "@") else { return nil }
         let userinfo = afterScheme[..<at]
         guard let colon = userinfo.firstIndex(of: ":") else { return nil }
         let pw = String(userinfo[userinfo.index(after: colon)...])
-        return pw.isEmpty ? nil : (pw.removingPercentEncoding ?? pw)
+        return pw.isEmpty ? nil : decode ? (pw.removingPercentEncoding ?? pw) : pw
     }
 }

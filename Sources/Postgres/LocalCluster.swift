@@ -26,11 +26,10 @@ public final class LocalCluster: Sendable {
 
     /// Creates, starts and waits for the cluster.
     public init(options: Options = Options()) throws {
+        let base = try Self.temporaryBase()
         let bin = try Self.findBinDirectory()
         binDirectory = bin
         let runAs = try Self.serverUser()
-        var base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        while base.count > 1, base.hasSuffix("/") { base.removeLast() }
         let template = base + "/rlskit-pg-XXXXXX"
         // Created and registered under the exit lock: a signal can only act before the directory
         // exists or after it is registered, so it is always removed, with whichever child
@@ -72,7 +71,7 @@ public final class LocalCluster: Sendable {
 
             # rlskit throwaway cluster: socket only, no durability (the directory is deleted anyway)
             listen_addresses = ''
-            unix_socket_directories = '\(made)'
+            unix_socket_directories = \(Self.confQuoted(made))
             unix_socket_permissions = 0700
             fsync = off
             synchronous_commit = off
@@ -92,7 +91,7 @@ public final class LocalCluster: Sendable {
             if let cleanup = ClusterRegistry.shared.remove(registration) { cleanup() }
             throw error
         }
-        connectionString = ConnectionString("host=\(made) port=5432 user=postgres dbname=postgres")
+        connectionString = ConnectionString("host=\(ConnectionString.quoted(made)) port=5432 user=postgres dbname=postgres")
         do { try waitUntilReady(timeout: options.startTimeout) } catch {
             stop()
             throw error
@@ -148,6 +147,32 @@ public final class LocalCluster: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// TMPDIR (default /tmp), checked before anything starts: the path goes into
+    /// postgresql.conf, the connection string and the watchdog's line-based pipe, so a quote,
+    /// newline or space there could change what they say.
+    static func temporaryBase(_ env: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
+        var base = env["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        guard base.hasPrefix("/") else {
+            throw LocalClusterError("TMPDIR is a relative path: set it to an absolute one, such as /tmp", configuration: true)
+        }
+        if base.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.isWhitespace || "'\"\\`$,".unicodeScalars.contains($0) }) {
+            throw LocalClusterError("TMPDIR holds a quote, backslash, comma, space or control character: set it to a plain absolute path, such as /tmp", configuration: true)
+        }
+        while base.count > 1, base.hasSuffix("/") { base.removeLast() }
+        // The socket, <base>/rlskit-pg-XXXXXX/.s.PGSQL.5432, must fit in sockaddr_un (107 bytes).
+        let limit = 107 - "/rlskit-pg-XXXXXX/.s.PGSQL.5432".utf8.count
+        guard base.utf8.count <= limit else {
+            throw LocalClusterError("TMPDIR is longer than \(limit) bytes, too long for the server's socket path: set it to a shorter path, such as /tmp", configuration: true)
+        }
+        return base
+    }
+
+    /// A postgresql.conf string value: quotes and backslashes doubled, the directory itself
+    /// double-quoted so a comma could not split the socket list.
+    static func confQuoted(_ path: String) -> String {
+        "'\"" + path.replacingAll("\\", with: "\\\\").replacingAll("'", with: "''").replacingAll("\"", with: "\"\"") + "\"'"
+    }
+
     // MARK: Processes
 
     struct ServerUser { let name: String; let uid: uid_t; let gid: gid_t }
@@ -156,7 +181,7 @@ public final class LocalCluster: Sendable {
         guard geteuid() == 0 else { return nil }
         let name = ProcessInfo.processInfo.environment["RLSKIT_SERVER_USER"].flatMap { $0.isEmpty ? nil : $0 } ?? "postgres"
         guard let pw = getpwnam(name) else {
-            throw LocalClusterError("PostgreSQL refuses to run as root and there is no user '\(name)' to run it: create one (useradd --system \(name)) or set RLSKIT_SERVER_USER")
+            throw LocalClusterError("PostgreSQL refuses to run as root and there is no user '\(name)' to run it: create one (useradd --system \(name)) or set RLSKIT_SERVER_USER", configuration: true)
         }
         return ServerUser(name: name, uid: pw.pointee.pw_uid, gid: pw.pointee.pw_gid)
     }
@@ -168,7 +193,7 @@ public final class LocalCluster: Sendable {
         let env = ProcessInfo.processInfo.environment
         if let d = env["RLSKIT_PG_BINDIR"], !d.isEmpty {
             if has(d) { return d }
-            throw LocalClusterError("RLSKIT_PG_BINDIR=\(d) holds no initdb and postgres: point it at PostgreSQL's bin directory")
+            throw LocalClusterError("RLSKIT_PG_BINDIR=\(d) holds no initdb and postgres: point it at PostgreSQL's bin directory", configuration: true)
         }
         for dir in (env["PATH"] ?? "").split(separator: ":").map(String.init) {
             let initdb = dir + "/initdb"
@@ -355,6 +380,8 @@ enum Watchdog {
     }
 
     static func tell(_ child: ChildProcess, _ line: String) {
+        // One line per message: a line break inside it would be read as another command.
+        guard !line.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return }
         child.watchdog.withLock { fd in
             guard fd >= 0, readerAlive(fd) else { return }
             _ = (line + "\n").withCString { write(fd, $0, strlen($0)) }

@@ -285,13 +285,13 @@ struct PipelinePlan {
 /// Matches results to the items sent, in order.
 struct PipelineReader {
     let items: [PipelineItem]
-    let secret: String?
+    let secret: [String]
     var next = 0
     var outcomes: [StatementOutcome]
     var controlFailure: PostgresError?
     var current: StatementOutcome?
 
-    init(plan: PipelinePlan, secret: String?) {
+    init(plan: PipelinePlan, secret: [String]) {
         items = plan.items
         self.secret = secret
         outcomes = Array(repeating: .skipped, count: plan.statements.count)

@@ -60,7 +60,7 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
 
 extension PostgresError {
     /// Reads every diagnostic field of a failed result.
-    init(result: OpaquePointer, scrubbing secret: String?) {
+    init(result: OpaquePointer, scrubbing secret: [String]) {
         func field(_ code: Int32) -> String? {
             guard let p = PQresultErrorField(result, code) else { return nil }
             return Self.scrub(String(cString: p), secret)
@@ -87,9 +87,8 @@ extension PostgresError {
         if sqlState == nil { kind = .client }
     }
 
-    static func scrub(_ text: String, _ secret: String?) -> String {
-        guard let secret, !secret.isEmpty else { return text }
-        return text.replacingAll(secret, with: "***")
+    static func scrub(_ text: String, _ secrets: [String]) -> String {
+        secrets.reduce(text) { $0.replacingAll($1, with: "***") }
     }
 }
 

@@ -57,6 +57,7 @@ enum AuditCommand {
         let failOn = try level(args.value("fail-on") ?? "error")
         let baseline = try args.value("baseline").map(Baseline.load) ?? Baseline()
         let output = try OutputTarget(args.value("output"))
+        try OutputTarget.refuseOverlap([("output", output.path)], inputs: args.all("baseline") + args.all("database-urls"))
         if let many = try DatabaseTarget.resolveMany(args) {
             return try runMany(many, exposed: exposed, baseline: baseline, failOn: failOn, format: format, output: output, term: term)
         }

@@ -66,6 +66,9 @@ enum CheckCommand {
         var migrations = Migrator.Options()
         migrations.source = args.value("dir").map { .directory($0) } ?? .defaultSource()
         let tests = try testInput(args.all("tests"), migrations: migrations.source)
+        var inputs = args.all("tests").isEmpty ? ["sql/tests", "supabase/tests"] : args.all("tests")
+        if case .directory(let dir) = migrations.source { inputs.append(dir) }
+        try OutputTarget.refuseOverlap([("output", output.path)] + extraOutputs.map { ($0.format, $0.target.path) }, inputs: inputs + args.all("baseline"))
         let progress = Progress(term: term)
 
         var phases: [Phase] = []

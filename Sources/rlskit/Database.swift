@@ -35,10 +35,10 @@ struct DatabaseTarget: Sendable {
     static func resolveMany(_ args: ParsedArguments) throws -> [DatabaseTarget]? {
         var urls = args.all("database-url")
         if let file = args.value("database-urls") {
-            guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
+            guard let data = FileManager.default.contents(atPath: file), let text = TextFile.decode(data) else {
                 throw ConfigurationError("\(file): cannot read the file of database URLs")
             }
-            for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            for (n, line) in TextFile.lines(text).enumerated() {
                 let t = line.trimmingCharacters(in: .whitespaces)
                 if t.isEmpty || t.hasPrefix("#") { continue }
                 do { _ = try ConnectionString(t).options() } catch {

@@ -34,7 +34,7 @@ enum DiffCommand {
             do { data = try Data(contentsOf: URL(fileURLWithPath: lockPath)) } catch {
                 throw ConfigurationError("cannot read \(lockPath): \(OutputTarget.reason(error))")
             }
-            guard let text = String(data: data, encoding: .utf8) else { throw ConfigurationError("\(lockPath):1: not UTF-8 text") }
+            guard let text = TextFile.decode(data) else { throw ConfigurationError("\(lockPath):1: not UTF-8 text") }
             old = try LockFile.parse(text, file: lockPath)
         }
         var new: SecuritySurface

@@ -46,10 +46,31 @@ struct OutputTarget {
         // An existing file is rewritten in place, keeping its mode, owner and links; a new one
         // is written atomically.
         var st = stat()
-        let exists = lstat(path, &st) == 0
-        do { try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: exists ? [] : .atomic) } catch {
+        if lstat(path, &st) == 0 { return try Self.rewrite(path, text) }
+        do { try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
             throw ConfigurationError("cannot write \(path): \(Self.reason(error))")
         }
+    }
+
+    /// Writes through an existing path with plain system calls, so a failure is errno's
+    /// words ("Input/output error" for /proc/version) rather than Foundation's error numbers.
+    static func rewrite(_ path: String, _ text: String) throws {
+        func fail() -> ConfigurationError { ConfigurationError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)   // O_CREAT: a dangling symlink
+        guard fd >= 0 else { throw fail() }
+        let bytes = Array(text.utf8)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes[done...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                let e = fail()
+                close(fd)
+                throw e
+            }
+            done += n
+        }
+        guard close(fd) == 0 else { throw fail() }
     }
 }
 
@@ -75,6 +96,48 @@ extension DatabaseTarget {
     static func requireGiven(_ args: ParsedArguments, command: String) throws {
         if args.value("database-url") == nil && !ConnectionString.environmentNamesDatabase() {
             throw ConfigurationError("\(command) needs a database: give --database-url URL or set DATABASE_URL (or PGHOST/PGDATABASE)")
+        }
+    }
+}
+
+extension OutputTarget {
+    struct FileID: Hashable {
+        var device: UInt64
+        var inode: UInt64
+        /// Only regular files: two reports may well both go to /dev/null.
+        init?(_ path: String) {
+            var st = stat()
+            guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+            device = UInt64(st.st_dev)
+            inode = UInt64(st.st_ino)
+        }
+    }
+
+    /// Refuses an output that is one of the inputs (the same file, also through a symlink or a
+    /// hard link, or a file inside an input folder) or the same file as another output:
+    /// writing the report would destroy what the command reads.
+    static func refuseOverlap(_ outputs: [(option: String, path: String?)], inputs: [String]) throws {
+        var read: [FileID: String] = [:]
+        for input in inputs {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: input, isDirectory: &isDir) else { continue }
+            let files = isDir.boolValue ? (FileManager.default.enumerator(atPath: input)?.allObjects as? [String] ?? []).map { (input as NSString).appendingPathComponent($0) } : [input]
+            for f in files { if let id = FileID(f), read[id] == nil { read[id] = f } }
+        }
+        var written: [FileID: String] = [:]
+        var writtenPaths: [String: String] = [:]
+        for case let (option, path?) in outputs {
+            let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+            if let id = FileID(path) {
+                if let input = read[id] {
+                    throw ConfigurationError("--\(option) \(path) is \(input == path ? "one of the inputs" : "the same file as the input \(input)"): writing it would destroy the input; choose another file")
+                }
+                if let other = written[id] { throw ConfigurationError("--\(option) and --\(other) name the same file (\(path)): give each its own") }
+                written[id] = option
+            } else if !absolute.hasPrefix("/dev/"), !absolute.hasPrefix("/proc/"), let other = writtenPaths[absolute] {
+                throw ConfigurationError("--\(option) and --\(other) name the same file (\(path)): give each its own")
+            }
+            writtenPaths[absolute] = option
         }
     }
 }

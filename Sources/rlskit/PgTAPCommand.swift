@@ -51,6 +51,9 @@ enum PgTAPRun {
         }
         let files = try PgTAPRunner.discover(paths)
         let outputTarget = try OutputTarget(args.value("output"))
+        // Files pulled in with \i are inputs too.
+        let included = Set(files.flatMap { f in PsqlScript.load(path: f.path, display: f.display).steps.map(\.location.file) })
+        try OutputTarget.refuseOverlap([("output", outputTarget.path)], inputs: paths + included.sorted())
 
         let target = try DatabaseTarget.resolve(args) { printNote($0) }
         defer { target.stop() }

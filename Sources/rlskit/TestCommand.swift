@@ -48,6 +48,7 @@ enum TestCommand {
             throw ConfigurationError("no access files (*.rls), scenarios (*.scenario) or pgTAP files under \(paths.joined(separator: ", "))")
         }
         let output = try OutputTarget(args.value("output"))   // fail before the run, not after it
+        try OutputTarget.refuseOverlap([("output", output.path)], inputs: paths + args.all("database-urls"))
 
         if let many = try DatabaseTarget.resolveMany(args) {
             return try runMany(many, input: input, pgtap: pgtapFiles, options: options, format: format, output: output, term: term)

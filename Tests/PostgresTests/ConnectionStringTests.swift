@@ -43,4 +43,38 @@ final class ConnectionStringTests: XCTestCase {
         XCTAssertFalse(ConnectionString.environmentNamesDatabase(["PGUSER": "x", "HOME": "/"]))
         XCTAssertEqual(ConnectionString("").description, "(libpq environment)")
     }
+
+    /// Malformed URLs and keyword strings whose password libpq would split into host, port or
+    /// database name: no piece of the password reaches a description, an error or a message.
+    static var hostileStrings: [String] {
+        var list: [String] = []
+        for sep in ["@", "/", "?", "#", ":", "@@", "/@", "@/", "?@", "/?", "&", "=", ",", "[", "]", "%", " ", "'", "\\"] {
+            let pw = "S3cr" + sep + "t3PWxyzzy"
+            list += ["postgresql://postgres:\(pw)@127.0.0.1:1/postgres", "postgres://postgres:\(pw)@127.0.0.1:1/postgres?sslmode=disable",
+                     "postgresql://postgres:\(pw)@127.0.0.1:1", "postgresql://postgres:\(pw)@127.0.0.1:1/db?application_name=a@b",
+                     "postgresql://po@st:\(pw)@127.0.0.1:1/db", "host=127.0.0.1 port=1 user=u password=\(pw) dbname=x",
+                     "host=127.0.0.1 port=1 password='\(pw)' dbname=x", "host=127.0.0.1 port=1 password='\(pw)"]
+        }
+        return list + ["postgresql://u:S3cr/t3PW?xyzzy@127.0.0.1:1/db", "postgresql://u:S3cr/t3PW?host=xyzzy@127.0.0.1:1/db",
+                       "postgresql://u:S3cr@t3PW@xyzzy@127.0.0.1:1/db", "postgresql://u:S3cr%ZZt3PWxyzzy@127.0.0.1:1/db"]
+    }
+
+    static func leaks(_ text: String) -> Bool { ["S3cr", "t3PW", "xyzzy"].contains { text.contains($0) } }
+
+    func testNoPieceOfAPasswordEverShows() {
+        for raw in Self.hostileStrings {
+            let c = ConnectionString(raw)
+            XCTAssertFalse(Self.leaks(c.description), "\(raw) → \(c.description)")
+            do { _ = try c.options() } catch { XCTAssertFalse(Self.leaks("\(error)"), "\(raw) → \(error)") }
+            do { _ = try PostgresConnection(c); XCTFail("\(raw) connected") } catch { XCTAssertFalse(Self.leaks("\(error)"), "\(raw) → \(error)") }
+        }
+    }
+
+    func testWellFormedURLsStillParse() throws {
+        for raw in ["postgresql://u:S3cr%40t3PW%2Fxyzzy@127.0.0.1:1/db", "postgresql://u:pw@h/db?application_name=me@work",
+                    "postgresql://h:5432/db?user=me@work", "postgresql://u:p?w@h/db", "postgresql://[::1]:5432/db?user=a@b"] {
+            XCTAssertNoThrow(try ConnectionString(raw).options(), raw)
+        }
+        XCTAssertEqual(try ConnectionString("postgresql://u:S3cr%40t3PW@h/db").options()["password"], "S3cr@t3PW")
+    }
 }

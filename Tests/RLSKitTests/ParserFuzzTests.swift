@@ -85,4 +85,37 @@ final class ParserFuzzTests: XCTestCase {
             XCTAssertEqual(file.tables.first?.owner, n, text)
         }
     }
+
+    /// CRLF line ends and a leading byte order mark never change what a file means: the same
+    /// parse, the same mistake on the same line, the same no-transaction marker.
+    func testLineEndingsAndByteOrderMarkNeverChangeTheMeaning() throws {
+        // Test users get fresh ids on every parse: compare everything else.
+        // (and the per-setting locations are a dictionary, printed in any order).
+        let ids = try NSRegularExpression(pattern: "[0-9A-Fa-f]{8}(-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}|-[0-9a-f]{8}@|settings: \\[[^\\]]*\\]")
+        func describe<T>(_ body: () throws -> T) -> String {
+            let text: String
+            do { text = "ok \(try body())" } catch { text = "error \(error)" }
+            return ids.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "ID")
+        }
+        func crlf(_ s: String) -> String { s.replacingOccurrences(of: "\n", with: "\r\n") }
+        var checked = 0
+        for (path, text) in try corpus() {
+            for (n, v) in ([text] + variants(text)).enumerated() where n % 3 == 0 && !v.contains("\r") {
+                for other in [crlf(v), "\u{FEFF}" + v, "\u{FEFF}" + crlf(v)] {
+                    XCTAssertEqual(describe { try AccessFile.parse(other, path: path) }, describe { try AccessFile.parse(v, path: path) }, path)
+                    XCTAssertEqual(describe { try ScenarioFile.parse(other, path: path) }, describe { try ScenarioFile.parse(v, path: path) }, path)
+                    XCTAssertEqual(describe { try Baseline.parse(other, file: path) }, describe { try Baseline.parse(v, file: path) }, path)
+                    XCTAssertEqual(describe { try LockFile.parse(other, file: path) }, describe { try LockFile.parse(v, file: path) }, path)
+                    XCTAssertEqual(SQLFile(path: path, contents: other).runsOutsideTransaction, SQLFile(path: path, contents: v).runsOutsideTransaction, path)
+                    checked += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 100)
+        let marked = "-- rlskit:no-transaction\ncreate index concurrently i on t (x);\n"
+        XCTAssertTrue(SQLFile(path: "a.sql", contents: crlf(marked)).runsOutsideTransaction)
+        XCTAssertTrue(SQLFile(path: "a.sql", contents: "\u{FEFF}" + marked).runsOutsideTransaction)
+        XCTAssertEqual(SQLFile(path: "a.sql", contents: "\u{FEFF}select 1;").contents, "select 1;")
+        XCTAssertEqual(TextFile.decode(Data([0xEF, 0xBB, 0xBF, 0x61, 0x0D, 0x0A, 0x62])).map(TextFile.lines), ["a", "b"])
+    }
 }

@@ -49,6 +49,10 @@ final class BadInputTests: XCTestCase {
         Case(name: "huge duration", args: ["apply", "--ddl-lock-timeout", "1e300"], code: 2, first: "--ddl-lock-timeout '1e300' is out of range"),
         Case(name: "duplicate versions", args: ["apply", "--database-url", "{db}", "--dir", "{dir}"], files: ["0001_a.sql": text("select 1;"), "0001_b.sql": text("select 2;")], code: 2, first: "{dir}/0001_b.sql: version 0001 is also used by {dir}/0001_a.sql"),
         Case(name: "COPY from stdin in a migration", args: ["apply", "--database-url", "{db}", "--dir", "{dir}", "--no-stand-in"], files: ["001_a.sql": text("create table c (x int);\ncopy c from stdin;\n")], code: 3, first: "{dir}/001_a.sql:2:1: COPY FROM STDIN / TO STDOUT is not supported"),
+        Case(name: "password with an unencoded @", args: ["audit", "--database-url", "postgresql://postgres:secret@pw@127.0.0.1:1/postgres"], code: 2, first: "--database-url is not a valid connection string (the user or password holds an unencoded '@' or '/'"),
+        Case(name: "password with an unencoded /", args: ["apply", "--database-url", "postgresql://postgres:secret/pw@127.0.0.1:1/postgres"], code: 2, first: "--database-url is not a valid connection string (the user or password holds an unencoded '@' or '/'"),
+        Case(name: "DATABASE_URL password with an unencoded @", args: ["test"], code: 2, first: "DATABASE_URL is not a valid connection string (the user or password holds", environment: ["DATABASE_URL": "postgresql://u:secret@pw@127.0.0.1:1/x"]),
+        Case(name: "server programs folder that holds none", args: ["apply"], code: 2, first: "cannot start a throwaway PostgreSQL: RLSKIT_PG_BINDIR=/nonexistent holds no initdb and postgres", environment: ["RLSKIT_PG_BINDIR": "/nonexistent"]),
         Case(name: "malformed DATABASE_URL", args: ["apply"], code: 2, first: "DATABASE_URL is not a valid connection string", environment: ["DATABASE_URL": "postgresql://u:secretpw@[::1/x"]),
         Case(name: "storage url without key", args: ["apply", "--storage-url", "https://x.supabase.co"], code: 2, first: "--storage-url and --service-key-env go together"),
         Case(name: "storage url not http", args: ["apply", "--storage-url", "javascript:alert(1)", "--service-key-env", "K"], code: 2, first: "--storage-url must be an http(s) URL", environment: ["K": "x"]),
@@ -73,12 +77,111 @@ final class BadInputTests: XCTestCase {
         Case(name: "diff malformed lock file", args: ["diff", "{dir}/bad.lock", "--database-url", "{db}"], files: ["bad.lock": text("garbage\n")], code: 2, first: "{dir}/bad.lock:1: not an rlskit lock file"),
         Case(name: "check unknown format", args: ["check", "--format", "xml"], code: 2, first: "--format must be text, junit, json or sarif"),
         Case(name: "check unwritable junit", args: ["check", "--junit", "/nonexistent/j.xml"], code: 2, first: "cannot write /nonexistent/j.xml"),
+        Case(name: "report over its own access file", args: ["test", "--database-url", "{db}", "--output", "{dir}/a.rls", "{dir}/a.rls"], files: ["a.rls": text("table public.profiles\n  owner id\n  read anyone\n  write owner\n")], code: 2, first: "--output {dir}/a.rls is one of the inputs"),
+        Case(name: "report over a file in an input folder", args: ["test", "--database-url", "{db}", "--output", "{dir}/t/s.scenario", "{dir}/t"], files: ["t/s.scenario": text("scenario s\n  as anon: select 1\n    expect ok\n")], code: 2, first: "--output {dir}/t/s.scenario is one of the inputs"),
+        Case(name: "junit over a migration", args: ["check", "--database-url", "{db}", "--dir", "{dir}/m", "--junit", "{dir}/m/0001_a.sql"], files: ["m/0001_a.sql": text("select 1;\n")], code: 2, first: "--junit {dir}/m/0001_a.sql is one of the inputs"),
+        Case(name: "pgtap report over its test file", args: ["pgtap", "--database-url", "{db}", "--output", "{dir}/t.sql", "{dir}"], files: ["t.sql": text("select plan(1);\nselect ok(true);\n")], code: 2, first: "--output {dir}/t.sql is one of the inputs"),
+        Case(name: "pgtap report over a file it includes", args: ["pgtap", "--database-url", "{db}", "--output", "{dir}/inc/helpers.psql", "{dir}/t.sql"], files: ["t.sql": text("\\ir inc/helpers.psql\nselect plan(1);\nselect ok(true);\n"), "inc/helpers.psql": text("select 1;\n")], code: 2, first: "--output {dir}/inc/helpers.psql is one of the inputs"),
+        Case(name: "audit report over its baseline", args: ["audit", "--database-url", "{db}", "--baseline", "{dir}/b.txt", "--output", "{dir}/b.txt"], files: ["b.txt": text("# none\n")], code: 2, first: "--output {dir}/b.txt is one of the inputs"),
+        Case(name: "test report over the URL list", args: ["test", "--database-urls", "{dir}/u.txt", "--output", "{dir}/u.txt", "{dir}/a.rls"], files: ["u.txt": text("postgresql://u@127.0.0.1:1/x\n"), "a.rls": text("table public.profiles\n  owner id\n  read anyone\n  write owner\n")], code: 2, first: "--output {dir}/u.txt is one of the inputs"),
+        Case(name: "two reports in one file", args: ["check", "--junit", "{dir}/r.xml", "--json", "{dir}/r.xml"], code: 2, first: "--json and --junit name the same file ({dir}/r.xml)"),
+        Case(name: "report into a file that refuses writes", args: ["audit", "--database-url", "{db}", "--output", "/proc/version"], code: 2, first: "cannot write /proc/version: "),
         Case(name: "pgtap missing path", args: ["pgtap", "--database-url", "{db}", "{dir}/missing.sql"], code: 2, first: "{dir}/missing.sql"),
         Case(name: "pgtap bad jobs", args: ["pgtap", "--database-url", "{db}", "--jobs", "0", "{dir}"], code: 2, first: "--jobs needs a number from 1 to 64, not '0'"),
         Case(name: "pgtap bad format", args: ["pgtap", "--database-url", "{db}", "--format", "xml", "{dir}"], code: 2, first: "unknown format 'xml'"),
         Case(name: "pgtap unwritable output", args: ["pgtap", "--database-url", "{db}", "--output", "/nonexistent-dir/out.xml", "{dir}"], files: ["t.sql": text("select 1;")], code: 2, first: "cannot write /nonexistent-dir/out.xml"),
         Case(name: "pgtap unknown meta-command", args: ["pgtap", "--database-url", "{db}", "{dir}"], files: ["t.sql": text("select plan(1);\n\\gexec\nselect ok(true);")], code: 2, first: "{dir}/t.sql:2"),
     ]
+
+    /// Whatever libpq makes of a malformed URL or keyword string, no piece of the password
+    /// reaches the output of any command that connects.
+    func testPasswordPiecesNeverShow() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "select plan(1);\nselect ok(true);\n".write(toFile: dir + "/t.sql", atomically: true, encoding: .utf8)
+        let pieces = ["S3cr", "t3PW", "xyzzy"]
+        var urls: [String] = []
+        for sep in ["@", "/", "?", "@@", "/@", "?@", ":", "#", " ", "'", "="] {
+            urls += ["postgresql://postgres:S3cr\(sep)t3PWxyzzy@127.0.0.1:1/postgres", "host=127.0.0.1 port=1 password=S3cr\(sep)t3PWxyzzy dbname=x"]
+        }
+        urls += ["postgresql://u:S3cr/t3PW?host=xyzzy@127.0.0.1:1/db", "host=127.0.0.1 port=1 password='S3cr t3PWxyzzy"]
+        let commands: [[String]] = [["audit"], ["apply"], ["test", dir], ["check"], ["pgtap", dir + "/t.sql"], ["snapshot"], ["storage", "drain"]]
+        // Every command meets every kind of string, without running each pair (the leak would
+        // be in the shared connection layer).
+        for (i, url) in urls.enumerated() {
+            for cmd in [commands[i % commands.count], commands[(i + 3) % commands.count]] {
+                let r = try CLI.run(cmd + ["--database-url", url], environment: ["PGCONNECT_TIMEOUT": "2"])
+                XCTAssertTrue(r.code == 2 || r.code == 3, "\(cmd) \(url): \(r.output)")
+                XCTAssertFalse(pieces.contains { r.output.contains($0) }, "\(cmd) \(url): \(r.output)")
+                XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, "\(cmd) \(url): \(r.stderr)")
+            }
+            let viaEnv = try CLI.run(["audit"], environment: ["DATABASE_URL": url, "PGCONNECT_TIMEOUT": "2"])
+            XCTAssertFalse(pieces.contains { viaEnv.output.contains($0) }, "DATABASE_URL \(url): \(viaEnv.output)")
+        }
+    }
+
+    /// An output that is an input through a symlink or a hard link is refused too, and the
+    /// input is left as it was.
+    func testOutputsNeverOverwriteInputs() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let access = "table public.profiles\n  owner id\n  read anyone\n  write owner\n"
+        try FileManager.default.createDirectory(atPath: dir + "/m", withIntermediateDirectories: true)
+        try access.write(toFile: dir + "/a.rls", atomically: true, encoding: .utf8)
+        try "select 1;\n".write(toFile: dir + "/m/0001_a.sql", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: dir + "/link.txt", withDestinationPath: dir + "/a.rls")
+        try FileManager.default.linkItem(atPath: dir + "/m/0001_a.sql", toPath: dir + "/hard.xml")
+        for (args, said) in [(["test", "--output", dir + "/link.txt", dir + "/a.rls"], "--output \(dir)/link.txt is the same file as the input \(dir)/a.rls"),
+                             (["check", "--dir", dir + "/m", "--sarif", dir + "/hard.xml"], "--sarif \(dir)/hard.xml is the same file as the input \(dir)/m/0001_a.sql")] {
+            let r = try CLI.run(args)
+            XCTAssertEqual(r.code, 2, r.output)
+            XCTAssertTrue(r.stderr.hasPrefix("rlskit: " + said), r.stderr)
+        }
+        XCTAssertEqual(try String(contentsOfFile: dir + "/a.rls", encoding: .utf8), access)
+        XCTAssertEqual(try String(contentsOfFile: dir + "/m/0001_a.sql", encoding: .utf8), "select 1;\n")
+    }
+
+    /// A TMPDIR that could rewrite postgresql.conf, the connection string or the watchdog's
+    /// pipe is refused in one line, exit 2, before anything is created in it.
+    func testHostileTemporaryDirectory() throws {
+        let root = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try "table public.profiles\n  owner id\n  read anyone\n  write owner\n".write(toFile: root + "/a.rls", atomically: true, encoding: .utf8)
+        try "select plan(1);\nselect ok(true);\n".write(toFile: root + "/t.sql", atomically: true, encoding: .utf8)
+        let names = ["q'uote", "new\nline", "x'\nlisten_addresses = '127.0.0.1", "sp ace", "back\\slash", "com,ma", "tab\tbed", "del\u{7F}", "dq\"uote", "nbsp\u{A0}x"]
+        for name in names {
+            let dir = root + "/" + name
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            for cmd in [["apply"], ["check"], ["test", "a.rls"], ["pgtap", "t.sql"]] {
+                let r = try CLI.run(cmd, environment: ["TMPDIR": dir], directory: root)
+                XCTAssertEqual(r.code, 2, "\(cmd) \(name.debugDescription): \(r.output)")
+                XCTAssertTrue(r.stderr.hasPrefix("rlskit: cannot start a throwaway PostgreSQL: TMPDIR holds a quote"), "\(name.debugDescription): \(r.stderr)")
+                XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+            }
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), [], name.debugDescription)
+        }
+        for (value, said) in [("relative/tmp", "TMPDIR is a relative path"), ("/" + String(repeating: "x", count: 80), "TMPDIR is longer than 76 bytes")] {
+            let r = try CLI.run(["apply"], environment: ["TMPDIR": value], directory: root)
+            XCTAssertEqual(r.code, 2, r.output)
+            XCTAssertTrue(r.stderr.hasPrefix("rlskit: cannot start a throwaway PostgreSQL: " + said), r.stderr)
+        }
+        // A plain path that needs no quoting still works (the values are written quoted).
+        let plain = root + "/plain-dir.x"
+        try FileManager.default.createDirectory(atPath: plain, withIntermediateDirectories: true)
+        chmod(plain, 0o777)
+        try FileManager.default.createDirectory(atPath: root + "/empty", withIntermediateDirectories: true)
+        let ok = try CLI.run(["apply", "--dir", root + "/empty"], environment: ["TMPDIR": plain], directory: root)
+        XCTAssertEqual(ok.code, 0, ok.output)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: plain), [])
+    }
+
+    /// An unknown server user is the user's configuration (exit 2), not a server failure.
+    func testUnknownServerUser() throws {
+        try XCTSkipIf(geteuid() != 0, "the server user is only used when running as root")
+        let r = try CLI.run(["apply"], environment: ["RLSKIT_SERVER_USER": "no_such_user_here"])
+        XCTAssertEqual(r.code, 2, r.output)
+        XCTAssertTrue(r.stderr.hasPrefix("rlskit: cannot start a throwaway PostgreSQL: PostgreSQL refuses to run as root and there is no user 'no_such_user_here'"), r.stderr)
+    }
 
     /// Schema and data of a database, to prove a failed run changed nothing.
     func fingerprint(_ conn: PostgresConnection) throws -> String {

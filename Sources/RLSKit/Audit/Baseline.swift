@@ -17,7 +17,7 @@ public struct Baseline: Sendable {
         guard !isDir.boolValue, let data = FileManager.default.contents(atPath: path) else {
             throw ConfigurationError("cannot read baseline \(path): \(isDir.boolValue ? "it is a directory" : "permission denied")")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard let text = TextFile.decode(data) else {
             throw ConfigurationError("\(path): baseline is not UTF-8 text")
         }
         return try parse(text, file: path)
@@ -25,7 +25,7 @@ public struct Baseline: Sendable {
 
     public static func parse(_ text: String, file: String) throws -> Baseline {
         var reasons: [String: String] = [:]
-        for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (i, raw) in TextFile.lines(text).enumerated() {
             let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty || line.hasPrefix("#") { continue }
             let at = "\(file):\(i + 1)"

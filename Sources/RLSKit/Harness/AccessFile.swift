@@ -70,7 +70,7 @@ extension AccessFile {
         var file = AccessFile(path: path)
         enum Block { case none, table(Int), bucket(Int) }
         var block = Block.none
-        for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (i, raw) in TextFile.lines(text).enumerated() {
             let at = SourceLocation(file: path, line: i + 1)
             let line = stripComment(String(raw))
             let words = splitWords(line)

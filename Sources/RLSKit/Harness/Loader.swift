@@ -37,7 +37,7 @@ public enum HarnessLoader {
         var texts: [(path: String, text: String)] = []
         for f in try files(paths) {
             guard let data = FileManager.default.contents(atPath: f) else { throw ConfigurationError("\(f): cannot read the file") }
-            guard let text = String(data: data, encoding: .utf8) else { throw InputError(SourceLocation(file: f, line: 1), "not UTF-8 text: save the file as UTF-8") }
+            guard let text = TextFile.decode(data) else { throw InputError(SourceLocation(file: f, line: 1), "not UTF-8 text: save the file as UTF-8") }
             texts.append((f, text))
         }
         return try parse(texts)

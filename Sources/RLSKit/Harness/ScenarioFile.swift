@@ -37,7 +37,7 @@ public enum ScenarioFile {
     public static func parse(_ text: String, path: String) throws(InputError) -> [Scenario] {
         var scenarios: [Scenario] = []
         var stepOpen = false   // an `as` line seen, its SQL may continue until the first `expect`
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = TextFile.lines(text)
         for (i, raw) in lines.enumerated() {
             let at = SourceLocation(file: path, line: i + 1)
             let line = raw.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: ["\r"])

@@ -138,7 +138,7 @@ public struct PsqlScript: Sendable {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else { return .failure(ReadFailure("no such file")) }
         if isDir.boolValue { return .failure(ReadFailure("is a directory")) }
         guard let data = FileManager.default.contents(atPath: path) else { return .failure(ReadFailure("cannot read the file (permissions?)")) }
-        guard let text = String(data: data, encoding: .utf8) else { return .failure(ReadFailure("not UTF-8 text")) }
+        guard let text = TextFile.decode(data) else { return .failure(ReadFailure("not UTF-8 text")) }
         return .success(text)
     }
 

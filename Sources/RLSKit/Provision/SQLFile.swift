@@ -9,7 +9,7 @@ public struct SQLFile: Sendable, Equatable {
     /// The ledger key: the name up to the first underscore (`0001`, `20240101120000`), else the name.
     public var version: String
     public var contents: String
-    /// sha256 of the file's bytes, hex.
+    /// sha256 of the text (without a byte order mark), hex.
     public var checksum: String
 
     public init(path: String, contents: String) {
@@ -17,13 +17,13 @@ public struct SQLFile: Sendable, Equatable {
         let file = (path as NSString).lastPathComponent
         name = file.hasSuffix(".sql") ? String(file.dropLast(4)) : file
         version = name.split(separator: "_", maxSplits: 1).first.map(String.init) ?? name
-        self.contents = contents
-        checksum = SHA256.hex(Array(contents.utf8))
+        self.contents = TextFile.withoutBOM(contents)
+        checksum = SHA256.hex(Array(self.contents.utf8))
     }
 
     /// `-- rlskit:no-transaction` in the leading comment lines.
     public var runsOutsideTransaction: Bool {
-        for line in contents.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in TextFile.lines(contents) {
             let t = line.trimmingCharacters(in: .whitespaces)
             if t.isEmpty { continue }
             guard t.hasPrefix("--") else { return false }
@@ -95,7 +95,8 @@ extension SQLFile {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigurationError("\(path): cannot read the file")
         }
-        guard let text = String(validating: data, as: UTF8.self) else {
+        // psql skips a byte order mark; the server would read it as part of the first word.
+        guard let text = TextFile.decode(data) else {
             let bad = firstInvalidUTF8Line(data)
             throw ConfigurationError("\(path):\(bad): not valid UTF-8; save the file as UTF-8")
         }

@@ -121,7 +121,7 @@ public enum LockFile {
         var sawFormat = false
         var policyLines: [(table: Int, policy: Int, line: Int)] = []
         let tableKinds = ["partitioned table", "materialized view", "foreign table", "table", "view"]
-        for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (i, raw) in TextFile.lines(text).enumerated() {
             let line = String(raw)
             func fail(_ m: String) -> ConfigurationError { ConfigurationError("\(file):\(i + 1): \(m)") }
             if line == formatLine { sawFormat = true; continue }
