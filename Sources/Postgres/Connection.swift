@@ -21,7 +21,7 @@ final class NoticeSink {
 /// A connection is owned by one task at a time: it is not `Sendable`, so Swift 6 refuses to
 /// share it between concurrent tasks. Open one per task (or per worker thread) instead.
 public final class PostgresConnection {
-    let handle: OpaquePointer
+    private(set) var handle: OpaquePointer
     let secret: [String]
     let sink = NoticeSink()
     var savepointDepth = 0
@@ -69,6 +69,19 @@ public final class PostgresConnection {
     }
 
     deinit { PQfinish(handle) }
+
+    /// Ends the session now (a dropped connection also ends it). Any later use throws a
+    /// connection error; closing twice is harmless.
+    public func close() {
+        guard !isClosed else { return }
+        PQfinish(handle)
+        // A handle that never connects (an unknown option fails at once, without the network):
+        // using the connection after close gets libpq's own "no connection" error.
+        handle = PQconnectdb("rlskit_closed=1")
+        isClosed = true
+    }
+
+    public private(set) var isClosed = false
 
     /// Seconds libpq may spend connecting when the user set no limit.
     public static let defaultConnectTimeout = 10

@@ -62,3 +62,24 @@ final class ConnectionTests: XCTestCase {
         XCTAssertEqual(r.notices.map(\.severity), ["NOTICE", "WARNING"])
     }
 }
+
+final class ConnectionCloseTests: XCTestCase {
+    func testCloseEndsTheSessionAndLaterUseIsAConnectionError() throws {
+        let conn = try TestServer.connect()
+        let pid: Int = try conn.query("select pg_backend_pid() as p").rows[0].decode("p")
+        conn.close()
+        XCTAssertTrue(conn.isClosed)
+        XCTAssertThrowsError(try conn.query("select 1")) { e in
+            XCTAssertEqual((e as? PostgresError)?.kind, .connection, "\(e)")
+        }
+        conn.close()
+        // The server saw the session end (it may take a moment to leave pg_stat_activity).
+        let admin = try TestServer.connect()
+        var gone = false
+        for _ in 0..<100 where !gone {
+            gone = try admin.query("select count(*)::int as n from pg_stat_activity where pid = $1", [pid]).rows[0].decode("n") as Int == 0
+            if !gone { usleep(10_000) }
+        }
+        XCTAssertTrue(gone, "backend \(pid) still connected after close()")
+    }
+}
