@@ -265,46 +265,24 @@ extension AccessFile {
     /// quote or comment, unbalanced parentheses, or a `;` (one expression, not statements).
     static func expressionProblem(_ expr: String) -> String? {
         let s = Array(expr.unicodeScalars)
-        var i = 0, depth = 0
-        func closing(_ q: Unicode.Scalar, escapes: Bool) -> Bool {
-            i += 1
-            while i < s.count {
-                if escapes, s[i] == "\\" { i += 2; continue }
-                if s[i] == q { if i + 1 < s.count, s[i + 1] == q { i += 2; continue }; i += 1; return true }
-                i += 1
-            }
-            return false
-        }
-        while i < s.count {
-            let c = s[i]
-            switch c {
-            case "'":
-                let escapes = i > 0 && (s[i - 1] == "E" || s[i - 1] == "e")
-                if !closing("'", escapes: escapes) { return "has an unterminated quoted string" }
-            case "\"":
-                if !closing("\"", escapes: false) { return "has an unterminated quoted name" }
-            case "$" where i == 0 || !SQLScanner.isIdent(s[i - 1]):
-                if let tag = SQLScanner.dollarTag(s, i) {
-                    i += tag.count
-                    var closed = false
-                    while i < s.count {
-                        if s[i] == "$", Array(s[i..<min(s.count, i + tag.count)]) == tag { i += tag.count; closed = true; break }
-                        i += 1
-                    }
-                    if !closed { return "has an unterminated dollar-quoted string" }
-                } else { i += 1 }
-            case "(": depth += 1; i += 1
-            case ")":
-                depth -= 1
-                if depth < 0 { return "has a ')' without its '('" }
-                i += 1
-            case ";": return "contains ';' (write one expression, not statements)"
-            case "-" where i + 1 < s.count && s[i + 1] == "-": return "contains a '--' comment (it would swallow the rest of the row)"
-            case "/" where i + 1 < s.count && s[i + 1] == "*":
-                let n = SQLScanner.blockCommentLength(s, i)
-                if i + n > s.count || !(n >= 4 && s[i + n - 2] == "*" && s[i + n - 1] == "/") { return "has an unterminated /* comment" }
-                i += n
-            default: i += 1
+        var depth = 0
+        for tok in SQLLexer.tokens(s) {
+            switch tok.kind {
+            case .string where !tok.closed: return "has an unterminated quoted string"
+            case .quotedName where !tok.closed: return "has an unterminated quoted name"
+            case .dollarString where !tok.closed: return "has an unterminated dollar-quoted string"
+            case .blockComment where !tok.closed: return "has an unterminated /* comment"
+            case .lineComment: return "contains a '--' comment (it would swallow the rest of the row)"
+            case .punctuation:
+                switch s[tok.start] {
+                case "(": depth += 1
+                case ")":
+                    depth -= 1
+                    if depth < 0 { return "has a ')' without its '('" }
+                case ";": return "contains ';' (write one expression, not statements)"
+                default: break
+                }
+            default: break
             }
         }
         return depth > 0 ? "has a '(' without its ')'" : nil

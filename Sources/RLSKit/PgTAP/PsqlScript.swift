@@ -100,7 +100,7 @@ public struct PsqlScript: Sendable {
     }
 
     static func isCopyThroughClient(_ sql: String) -> Bool {
-        let words = StatementKind.firstWords(sql, 1)
+        let words = SQLScanner.keywords(sql, count: 1)
         guard words.first == "copy" else { return false }
         let lower = sql.lowercased()
         return lower.contains("stdin") || lower.contains("stdout")
