@@ -265,6 +265,7 @@ extension AccessFile {
     /// quote or comment, unbalanced parentheses, or a `;` (one expression, not statements).
     static func expressionProblem(_ expr: String) -> String? {
         let s = Array(expr.unicodeScalars)
+        if s.contains("\u{0}") { return "contains a NUL byte, which PostgreSQL cannot accept" }
         var depth = 0
         for tok in SQLLexer.tokens(s) {
             switch tok.kind {

@@ -112,25 +112,26 @@ public struct Migrator {
         if p.outsideTransaction {
             try conn.query("select set_config('lock_timeout', $1, false), set_config('statement_timeout', $2, false)", timeouts())
             defer { _ = try? conn.query("reset lock_timeout"); _ = try? conn.query("reset statement_timeout") }
+            try Ledger.ensure(conn)
+            let guarded = try MigrationGuard.start(conn, inTransaction: false)
             for st in p.statements {
                 do { _ = try conn.runScript(st.text) } catch {
                     throw MigrationError(file: f, error: error.error, statement: st)
                 }
             }
-            try Ledger.ensure(conn)
+            try guarded.check(conn, f, p.statements)
             try conn.query(record, [f.version, f.name, f.checksum, Int(Date().timeIntervalSince(started) * 1000)])
             return
         }
         try conn.transaction { c in
             try Ledger.ensure(c)
             try c.query("select set_config('lock_timeout', $1, true), set_config('statement_timeout', $2, true)", timeouts())
+            let guarded = try MigrationGuard.start(c, inTransaction: true)
             do { _ = try c.runScript(p.text) } catch let e as ScriptError {
                 throw MigrationError(file: f, script: e, sent: p.statements)
             }
             // Whatever slipped past the checks, the ledger row must share the migration's fate.
-            guard c.transactionState == .active else {
-                throw ConfigurationError("\(f.path): the migration ended rlskit's transaction itself; remove its transaction control, or add '-- rlskit:no-transaction' as the first line")
-            }
+            try guarded.check(c, f, p.statements)
             try c.query(record, [f.version, f.name, f.checksum, Int(Date().timeIntervalSince(started) * 1000)])
         }
     }
