@@ -67,6 +67,25 @@ final class HiddenCommitTests: XCTestCase {
         }
     }
 
+    /// With standard_conforming_strings off, '\'' does not end a string: a scanner that
+    /// assumed it on would see one long string where the server sees a COMMIT.
+    func testMigrationsAreScannedAsTheServerHasStandardConformingStrings() throws {
+        let db = try TestServer.makeDatabase(prefix: "scs")
+        dbs.append(db.name)
+        let admin = try TestServer.connect()
+        try admin.query("alter database \(try admin.escapeIdentifier(db.name)) set standard_conforming_strings = off")
+        let conn = try PostgresConnection(db.connectionString)
+        XCTAssertEqual(conn.parameterStatus("standard_conforming_strings"), "off")
+        let dir = try folder(["001_t.sql": "create table public.scs (x int);\nselect 'a\\'b';\ncommit;\nselect 'x\\'y';\nselect 1/0;\n"])
+        var o = Migrator.Options()
+        o.source = .directory(dir)
+        o.standIn = false
+        XCTAssertThrowsError(try Migrator(conn, options: o).run()) { e in
+            XCTAssertTrue("\(e)".contains("001_t.sql:3: 'commit"), "\(e)")
+        }
+        XCTAssertFalse(try exists(conn, "public.scs"))
+    }
+
     func testAMigrationThatSwitchesRoleOrDropsTheLedgerNamesFileAndLine() throws {
         let (conn, _) = try database()
         for (body, want) in [("create table public.r (x int);\nset role anon;\n", "001_t.sql:2: the migration leaves the role switched to anon"),

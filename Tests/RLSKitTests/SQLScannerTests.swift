@@ -79,3 +79,22 @@ extension SQLScannerTests {
         XCTAssertEqual(SQLScanner.keywords("(select 1)", count: 1), ["select"])
     }
 }
+
+extension SQLScannerTests {
+    /// What the old scanners got wrong: non-ASCII identifier characters, `-` in words,
+    /// and strings under standard_conforming_strings off.
+    func testIdentifiersCommentsAndStringsAsPostgreSQLLexesThem() {
+        XCTAssertEqual(SQLScanner.statements(in: "select 1 as €$a$; commit; begin; select $a$").map(\.text),
+                       ["select 1 as €$a$", "commit", "begin", "select $a$"])
+        XCTAssertEqual(SQLScanner.statements(in: "select 1 as €E'\\'; commit; select '\\'").map(\.text),
+                       ["select 1 as €E'\\'", "commit", "select '\\'"])
+        XCTAssertEqual(SQLScanner.keywords("commit--sneaky", count: 2), ["commit"])
+        XCTAssertEqual(SQLScanner.keywords("'commit' \"begin\" $$end$$ rollback", count: 1), ["rollback"])
+        XCTAssertEqual(SQLScanner.statements(in: "select 'a\\'b'; commit; select 'x\\'y'").count, 1)
+        XCTAssertEqual(SQLScanner.statements(in: "select 'a\\'b'; commit; select 'x\\'y'", standardConformingStrings: false).count, 3)
+        XCTAssertEqual(SQLScanner.statements(in: "select\u{00A0}1; commit").map(\.text), ["select\u{00A0}1", "commit"],
+                       "a no-break space is an identifier character to PostgreSQL, not a space")
+        XCTAssertEqual(SQLScanner.statements(in: "create function begin() returns int language sql as $$ select 1 $$; commit").count, 2,
+                       "only BEGIN ATOMIC opens a block")
+    }
+}

@@ -20,9 +20,11 @@ public struct SQLStatement: Sendable, Equatable {
 /// CREATE FUNCTION or PROCEDURE. A backslash starting a statement begins a psql
 /// meta-command, which runs to the end of its line.
 public enum SQLScanner {
-    public static func statements(in text: String) -> [SQLStatement] {
+    /// `standardConformingStrings` as the server that receives the text has it: when off,
+    /// a backslash escapes a quote in '…' too.
+    public static func statements(in text: String, standardConformingStrings: Bool = true) -> [SQLStatement] {
         let s = Array(text.unicodeScalars)
-        let tokens = SQLLexer.tokens(s)
+        let tokens = SQLLexer.tokens(s, standardConformingStrings: standardConformingStrings)
         var out: [SQLStatement] = []
         var line = 1, col = 1, seen = 0
         // Line and column of scalar offset k; offsets only grow.
