@@ -1,5 +1,5 @@
 import Postgres
-import RLSKit
+@testable import RLSKit
 import TestSupport
 import XCTest
 
@@ -96,5 +96,12 @@ extension SQLScannerTests {
                        "a no-break space is an identifier character to PostgreSQL, not a space")
         XCTAssertEqual(SQLScanner.statements(in: "create function begin() returns int language sql as $$ select 1 $$; commit").count, 2,
                        "only BEGIN ATOMIC opens a block")
+    }
+
+    func testAccessFileCommentsStartOutsideEverySQLQuote() {
+        XCTAssertEqual(AccessFile.stripComment("  seed body = $$a # b$$  # note"), "seed body = $$a # b$$")
+        XCTAssertEqual(AccessFile.stripComment("seed x = E'\\'' # it's"), "seed x = E'\\''")
+        XCTAssertEqual(AccessFile.stripComment("table public.\"we#ird\" # c"), "table public.\"we#ird\"")
+        XCTAssertEqual(AccessFile.stripComment("read anyone # the user's"), "read anyone")
     }
 }

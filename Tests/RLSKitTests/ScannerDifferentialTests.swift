@@ -19,6 +19,11 @@ final class ScannerDifferentialTests: XCTestCase {
         var tokenCases = 0, splitCases = 0, mismatches: [String] = []
         for (sql, expected) in zip(inputs, oracle) {
             let s = Array(sql.unicodeScalars)
+            // Tokens cover the text with no gap or overlap, whatever PostgreSQL made of it.
+            let all = SQLLexer.tokens(s)
+            if zip(all, all.dropFirst()).contains(where: { $0.end != $1.start }) || all.first.map({ $0.start != 0 }) == true || (all.last?.end ?? 0) != s.count {
+                mismatches.append("tokens of \(sql.debugDescription) do not cover it: \(all.map { [$0.start, $0.end] })")
+            }
             if let want = expected.tokens {
                 tokenCases += 1
                 let got = SQLLexer.tokens(s).filter { $0.kind != .space }.map { [$0.start, $0.end] }

@@ -289,16 +289,13 @@ extension AccessFile {
         return depth > 0 ? "has a '(' without its ')'" : nil
     }
 
-    /// `#` starts a comment outside 'single' and "double" quotes.
+    /// `#` starts a comment outside quoted strings, names and dollar quotes, as SQLLexer finds them.
     static func stripComment(_ line: String) -> String {
-        var single = false, double = false
-        var out = ""
-        for c in line {
-            if c == "'" && !double { single.toggle() }
-            if c == "\"" && !single { double.toggle() }
-            if c == "#" && !single && !double { break }
-            out.append(c)
+        let s = Array(line.unicodeScalars)
+        var cut = s.count
+        for tok in SQLLexer.tokens(s) where tok.kind == .op || tok.kind == .other {
+            if let k = s[tok.start..<tok.end].firstIndex(of: "#") { cut = k; break }
         }
-        return out.trimmingCharacters(in: .whitespaces)
+        return String(String.UnicodeScalarView(s[..<cut])).trimmingCharacters(in: .whitespaces)
     }
 }
