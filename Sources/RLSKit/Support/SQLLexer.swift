@@ -40,6 +40,12 @@ public enum SQLLexer {
 
     public static func tokens(_ s: [Unicode.Scalar], standardConformingStrings: Bool = true) -> [SQLToken] {
         var out: [SQLToken] = []
+        scan(s, standardConformingStrings: standardConformingStrings) { out.append($0); return true }
+        return out
+    }
+
+    /// Hands each token to `body` in order until it returns false.
+    public static func scan(_ s: [Unicode.Scalar], standardConformingStrings: Bool = true, _ body: (SQLToken) -> Bool) {
         var i = 0
         func at(_ k: Int) -> Unicode.Scalar? { k < s.count ? s[k] : nil }
         while i < s.count {
@@ -64,14 +70,15 @@ public enum SQLLexer {
             } else if isIdentStart(c) {
                 // N'…' is the word n then a plain string, as in scan.l.
                 let next = at(i + 1)
-                let lower = c.value < 0x80 ? Character(c).lowercased() : ""
-                if next == "'", lower == "e" || lower == "b" || lower == "x" {
-                    (i, closed) = string(s, i + 2, backslashes: lower == "e", doubling: lower == "e")
+                let lower = c.value < 0x80 ? c.value | 0x20 : 0
+                let (e, b, x, u): (UInt32, UInt32, UInt32, UInt32) = (0x65, 0x62, 0x78, 0x75)
+                if next == "'", lower == e || lower == b || lower == x {
+                    (i, closed) = string(s, i + 2, backslashes: lower == e, doubling: lower == e)
                     kind = .string
-                } else if lower == "u", next == "&", at(i + 2) == "'" {
+                } else if lower == u, next == "&", at(i + 2) == "'" {
                     (i, closed) = string(s, i + 3, backslashes: false, doubling: true)
                     kind = .string
-                } else if lower == "u", next == "&", at(i + 2) == "\"" {
+                } else if lower == u, next == "&", at(i + 2) == "\"" {
                     (i, closed) = quoted(s, i + 3)
                     kind = .quotedName
                 } else {
@@ -80,7 +87,8 @@ public enum SQLLexer {
                 }
             } else if c == "$" {
                 if let d = at(i + 1), isDigit(d) {
-                    i = digitsEnd(s, i + 1)
+                    i += 1
+                    while i < s.count, isDigit(s[i]) { i += 1 }
                     kind = .parameter
                 } else if let tag = dollarTag(s, i) {
                     (i, closed) = dollarBody(s, i + tag.count, tag)
@@ -98,15 +106,14 @@ public enum SQLLexer {
                 let n = at(i + 1)
                 i += (c == ":" && (n == ":" || n == "=")) || (c == "." && n == ".") ? 2 : 1
                 kind = .punctuation
-            } else if "()[],;".unicodeScalars.contains(c) {
+            } else if c == "(" || c == ")" || c == "[" || c == "]" || c == "," || c == ";" {
                 i += 1
                 kind = .punctuation
             } else {
                 i += 1
             }
-            out.append(SQLToken(kind: kind, start: start, end: i, closed: closed))
+            if !body(SQLToken(kind: kind, start: start, end: i, closed: closed)) { return }
         }
-        return out
     }
 
     /// scan.l's `space`; non-ASCII spaces are identifier characters to PostgreSQL.
@@ -120,7 +127,12 @@ public enum SQLLexer {
         isIdentStart(c) || isDigit(c) || c == "$"
     }
     static func isDigit(_ c: Unicode.Scalar) -> Bool { ("0"..."9").contains(c) }
-    static func isOpChar(_ c: Unicode.Scalar) -> Bool { "~!@#^&|`?+-*/%<>=".unicodeScalars.contains(c) }
+    static func isOpChar(_ c: Unicode.Scalar) -> Bool {
+        switch c {
+        case "~", "!", "@", "#", "^", "&", "|", "`", "?", "+", "-", "*", "/", "%", "<", ">", "=": true
+        default: false
+        }
+    }
 
     static func identifierEnd(_ s: [Unicode.Scalar], _ i: Int) -> Int {
         guard i < s.count, isIdentStart(s[i]) else { return i }

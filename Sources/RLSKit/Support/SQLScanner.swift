@@ -52,7 +52,7 @@ public enum SQLScanner {
             while t < tokens.count {
                 let tok = tokens[t]
                 t += 1
-                if split.ends(tok, s, next: nextWord(tokens, t, s)) { break }
+                if split.ends(tok, s, next: { nextWord(tokens, t, s) }) { break }
                 if tok.kind != .space { end = tok.end }
             }
             // A comment running to the end of the text ends before its trailing spaces.
@@ -68,7 +68,7 @@ public enum SQLScanner {
         var parens = 0, blocks = 0
         var words: [String] = []
 
-        mutating func ends(_ tok: SQLToken, _ s: [Unicode.Scalar], next: String?) -> Bool {
+        mutating func ends(_ tok: SQLToken, _ s: [Unicode.Scalar], next: () -> String?) -> Bool {
             switch tok.kind {
             case .punctuation:
                 switch s[tok.start] {
@@ -78,10 +78,12 @@ public enum SQLScanner {
                 default: break
                 }
             case .word:
-                let w = String(String.UnicodeScalarView(s[tok.start..<tok.end])).lowercased()
+                guard words.count < 5 || (parens == 0 && isRoutine) else { break }
+                // Every word that matters here is short; longer ones need no string.
+                let w = tok.end - tok.start <= 9 ? String(String.UnicodeScalarView(s[tok.start..<tok.end])).lowercased() : ""
                 if words.count < 5 { words.append(w) }
                 guard parens == 0, isRoutine else { break }
-                if w == "begin", next == "atomic" { blocks += 1 }
+                if w == "begin", next() == "atomic" { blocks += 1 }
                 else if w == "case", blocks > 0 { blocks += 1 }
                 else if w == "end", blocks > 0 { blocks -= 1 }
             default: break
@@ -111,9 +113,11 @@ public enum SQLScanner {
     public static func keywords(_ text: String, count: Int, names: Bool = false) -> [String] {
         let s = Array(text.unicodeScalars)
         var out: [String] = []
-        for tok in SQLLexer.tokens(s) where tok.kind == .word || (names && tok.kind == .quotedName) {
-            if out.count >= count { break }
-            out.append(String(String.UnicodeScalarView(s[tok.start..<tok.end])).lowercased())
+        SQLLexer.scan(s) { tok in
+            if tok.kind == .word || (names && tok.kind == .quotedName) {
+                out.append(String(String.UnicodeScalarView(s[tok.start..<tok.end])).lowercased())
+            }
+            return out.count < count
         }
         return out
     }
