@@ -96,6 +96,8 @@ extension SQLScannerTests {
                        "a no-break space is an identifier character to PostgreSQL, not a space")
         XCTAssertEqual(SQLScanner.statements(in: "create function begin() returns int language sql as $$ select 1 $$; commit").count, 2,
                        "only BEGIN ATOMIC opens a block")
+        XCTAssertEqual(SQLScanner.statements(in: "\\echo it's\ncommit;\nselect 'x").map(\.text), ["\\echo it's", "commit", "select 'x"],
+                       "a meta-command ends at its line, quotes and all")
     }
 
     func testAccessFileCommentsStartOutsideEverySQLQuote() {

@@ -24,7 +24,16 @@ public enum SQLScanner {
     /// a backslash escapes a quote in '…' too.
     public static func statements(in text: String, standardConformingStrings: Bool = true) -> [SQLStatement] {
         let s = Array(text.unicodeScalars)
-        let tokens = SQLLexer.tokens(s, standardConformingStrings: standardConformingStrings)
+        // After a meta-command the text is lexed afresh from the next line, as psql does.
+        func lex(from base: Int) -> [SQLToken] {
+            SQLLexer.tokens(Array(s[base...]), standardConformingStrings: standardConformingStrings).map {
+                var tok = $0
+                tok.start += base
+                tok.end += base
+                return tok
+            }
+        }
+        var tokens = lex(from: 0)
         var out: [SQLStatement] = []
         var line = 1, col = 1, seen = 0
         // Line and column of scalar offset k; offsets only grow.
@@ -43,7 +52,8 @@ public enum SQLScanner {
             if tokens[t].kind == .other, s[start] == "\\" {
                 var end = start
                 while end < s.count, s[end] != "\n" { end += 1 }
-                while t < tokens.count, tokens[t].start < end { t += 1 }
+                tokens = lex(from: end)
+                t = 0
                 out.append(SQLStatement(kind: .meta, text: String(String.UnicodeScalarView(s[start..<end])), offset: start, line: l, column: c))
                 continue
             }
