@@ -160,5 +160,8 @@ final class HiddenCommitTests: XCTestCase {
             XCTAssertEqual("\(e)", "t/x.scenario:4: the step contains a NUL byte, which PostgreSQL cannot accept: remove it")
         }
         XCTAssertEqual(AccessFile.expressionProblem("'a\u{0}'"), "contains a NUL byte, which PostgreSQL cannot accept")
+        // Under standard_conforming_strings off the server would run the COMMIT between these strings.
+        XCTAssertEqual(AccessFile.expressionProblem("'a\\'b'; commit; select 'x\\'y'")?.hasPrefix("contains ';'"), true)
+        XCTAssertNil(AccessFile.expressionProblem("'C:\\dir' || E'\\'' || $$\\$$"))
     }
 }

@@ -263,11 +263,20 @@ extension AccessFile {
 
     /// What is wrong with a seed expression that can be told without a database: an unclosed
     /// quote or comment, unbalanced parentheses, or a `;` (one expression, not statements).
+    /// Read both ways a server may lex it: with standard_conforming_strings off, `'a\'b'` is
+    /// one string, and what one reading keeps inside quotes the other might run.
     static func expressionProblem(_ expr: String) -> String? {
         let s = Array(expr.unicodeScalars)
         if s.contains("\u{0}") { return "contains a NUL byte, which PostgreSQL cannot accept" }
+        if let p = expressionProblem(s, standardConformingStrings: true) { return p }
+        return expressionProblem(s, standardConformingStrings: false).map {
+            $0 + " when read with standard_conforming_strings off: write a string holding a backslash as E'…' with the backslash doubled"
+        }
+    }
+
+    static func expressionProblem(_ s: [Unicode.Scalar], standardConformingStrings: Bool) -> String? {
         var depth = 0
-        for tok in SQLLexer.tokens(s) {
+        for tok in SQLLexer.tokens(s, standardConformingStrings: standardConformingStrings) {
             switch tok.kind {
             case .string where !tok.closed: return "has an unterminated quoted string"
             case .quotedName where !tok.closed: return "has an unterminated quoted name"
