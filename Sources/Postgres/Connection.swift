@@ -120,6 +120,11 @@ public final class PostgresConnection {
         }
     }
 
+    /// A setting the server reports as it changes (ParameterStatus), e.g. `standard_conforming_strings`.
+    public func parameterStatus(_ name: String) -> String? {
+        PQparameterStatus(handle, name).map { String(cString: $0) }
+    }
+
     /// True when the connection is still usable.
     public var isAlive: Bool { PQstatus(handle) == CONNECTION_OK }
 

@@ -35,7 +35,7 @@ final class ParserFuzzTests: XCTestCase {
             var s = scalars
             for _ in 0..<3 {
                 let i = Int.random(in: 0..<s.count, using: &rng)
-                s[i] = ["\n", "'", "$", "\"", ";", "{", "\\", "#", ":", " ", "é", "\u{0}"].randomElement(using: &rng)!
+                s[i] = ["\n", "'", "$", "\"", ";", "{", "\\", "#", ":", " ", "é", "\u{0}", "€", "\u{00A0}", "-", "*", "/", "E", "&", "\r"].randomElement(using: &rng)!
             }
             out.append(String(String.UnicodeScalarView(s)))
         }

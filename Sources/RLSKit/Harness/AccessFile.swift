@@ -263,63 +263,48 @@ extension AccessFile {
 
     /// What is wrong with a seed expression that can be told without a database: an unclosed
     /// quote or comment, unbalanced parentheses, or a `;` (one expression, not statements).
+    /// Read both ways a server may lex it: with standard_conforming_strings off, `'a\'b'` is
+    /// one string, and what one reading keeps inside quotes the other might run.
     static func expressionProblem(_ expr: String) -> String? {
         let s = Array(expr.unicodeScalars)
-        var i = 0, depth = 0
-        func closing(_ q: Unicode.Scalar, escapes: Bool) -> Bool {
-            i += 1
-            while i < s.count {
-                if escapes, s[i] == "\\" { i += 2; continue }
-                if s[i] == q { if i + 1 < s.count, s[i + 1] == q { i += 2; continue }; i += 1; return true }
-                i += 1
-            }
-            return false
+        if s.contains("\u{0}") { return "contains a NUL byte, which PostgreSQL cannot accept" }
+        if let p = expressionProblem(s, standardConformingStrings: true) { return p }
+        return expressionProblem(s, standardConformingStrings: false).map {
+            $0 + " when read with standard_conforming_strings off: write a string holding a backslash as E'…' with the backslash doubled"
         }
-        while i < s.count {
-            let c = s[i]
-            switch c {
-            case "'":
-                let escapes = i > 0 && (s[i - 1] == "E" || s[i - 1] == "e")
-                if !closing("'", escapes: escapes) { return "has an unterminated quoted string" }
-            case "\"":
-                if !closing("\"", escapes: false) { return "has an unterminated quoted name" }
-            case "$" where i == 0 || !SQLScanner.isIdent(s[i - 1]):
-                if let tag = SQLScanner.dollarTag(s, i) {
-                    i += tag.count
-                    var closed = false
-                    while i < s.count {
-                        if s[i] == "$", Array(s[i..<min(s.count, i + tag.count)]) == tag { i += tag.count; closed = true; break }
-                        i += 1
-                    }
-                    if !closed { return "has an unterminated dollar-quoted string" }
-                } else { i += 1 }
-            case "(": depth += 1; i += 1
-            case ")":
-                depth -= 1
-                if depth < 0 { return "has a ')' without its '('" }
-                i += 1
-            case ";": return "contains ';' (write one expression, not statements)"
-            case "-" where i + 1 < s.count && s[i + 1] == "-": return "contains a '--' comment (it would swallow the rest of the row)"
-            case "/" where i + 1 < s.count && s[i + 1] == "*":
-                let n = SQLScanner.blockCommentLength(s, i)
-                if i + n > s.count || !(n >= 4 && s[i + n - 2] == "*" && s[i + n - 1] == "/") { return "has an unterminated /* comment" }
-                i += n
-            default: i += 1
+    }
+
+    static func expressionProblem(_ s: [Unicode.Scalar], standardConformingStrings: Bool) -> String? {
+        var depth = 0
+        for tok in SQLLexer.tokens(s, standardConformingStrings: standardConformingStrings) {
+            switch tok.kind {
+            case .string where !tok.closed: return "has an unterminated quoted string"
+            case .quotedName where !tok.closed: return "has an unterminated quoted name"
+            case .dollarString where !tok.closed: return "has an unterminated dollar-quoted string"
+            case .blockComment where !tok.closed: return "has an unterminated /* comment"
+            case .lineComment: return "contains a '--' comment (it would swallow the rest of the row)"
+            case .punctuation:
+                switch s[tok.start] {
+                case "(": depth += 1
+                case ")":
+                    depth -= 1
+                    if depth < 0 { return "has a ')' without its '('" }
+                case ";": return "contains ';' (write one expression, not statements)"
+                default: break
+                }
+            default: break
             }
         }
         return depth > 0 ? "has a '(' without its ')'" : nil
     }
 
-    /// `#` starts a comment outside 'single' and "double" quotes.
+    /// `#` starts a comment outside quoted strings, names and dollar quotes, as SQLLexer finds them.
     static func stripComment(_ line: String) -> String {
-        var single = false, double = false
-        var out = ""
-        for c in line {
-            if c == "'" && !double { single.toggle() }
-            if c == "\"" && !single { double.toggle() }
-            if c == "#" && !single && !double { break }
-            out.append(c)
+        let s = Array(line.unicodeScalars)
+        var cut = s.count
+        for tok in SQLLexer.tokens(s) where tok.kind == .op || tok.kind == .other {
+            if let k = s[tok.start..<tok.end].firstIndex(of: "#") { cut = k; break }
         }
-        return out.trimmingCharacters(in: .whitespaces)
+        return String(String.UnicodeScalarView(s[..<cut])).trimmingCharacters(in: .whitespaces)
     }
 }

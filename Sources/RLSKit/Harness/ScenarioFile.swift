@@ -195,11 +195,15 @@ public enum ScenarioFile {
     /// A SQL step is one statement, and never transaction control: each step runs in its own
     /// savepoint of a transaction rlskit rolls back.
     static func oneStatement(_ st: Scenario.Step) throws(InputError) {
-        let (verb, _) = split(st.text)
-        if verb == "upload" || verb == "remove" { return }
         func at(_ line: Int) -> SourceLocation {
             SourceLocation(file: st.location.file, line: line >= 1 && line <= st.lines.count ? st.lines[line - 1] : st.location.line)
         }
+        if let nul = st.text.unicodeScalars.firstIndex(of: "\u{0}") {
+            let line = 1 + st.text.unicodeScalars[..<nul].count { $0 == "\n" }
+            throw InputError(at(line), "the step contains a NUL byte, which PostgreSQL cannot accept: remove it")
+        }
+        let (verb, _) = split(st.text)
+        if verb == "upload" || verb == "remove" { return }
         let statements = SQLScanner.statements(in: st.text)
         guard let first = statements.first else { throw InputError(st.location, "step has no SQL after 'as \(st.actor):'") }
         if statements.count > 1 {

@@ -29,11 +29,17 @@ struct UnitRunner {
         let results: [[StatementOutcome]]
         do { results = try conn.pipeline(groups: groups, isolation: unit.isolation) } catch let e as PostgresError {
             if e.isConnectionFailure { throw e }
-            return [TestOutcome(suite: unit.suite, name: "run the checks", status: .error, message: e.message, location: unit.location)]
+            return [TestOutcome(suite: unit.suite, name: "run the checks", status: .error, message: conn.inTransaction ? e.message : Self.ended, location: unit.location)]
+        }
+        // Whatever the step parser thought of the SQL, the checks must not end our transaction.
+        if !conn.inTransaction {
+            return [TestOutcome(suite: unit.suite, name: "run the checks", status: .error, message: Self.ended, location: unit.location)]
         }
         let each = Date().timeIntervalSince(start) / Double(max(1, unit.checks.count))
         return zip(unit.checks, results).map { judge($0, $1, duration: each) }
     }
+
+    static let ended = "a step ended rlskit's transaction (transaction control rlskit did not recognise), so what ran before it may have been committed: check the database and remove that statement"
 
     func notCovered(_ unit: HarnessUnit, _ reason: String) -> TestOutcome {
         TestOutcome(suite: unit.suite, name: "not covered", status: skipUntested ? .skipped : .error,

@@ -32,13 +32,13 @@ struct HelperRewrite {
     /// The helper name's length when `tests.<helper>` followed by `(` starts at i.
     static func call(_ s: [Unicode.Scalar], _ i: Int) -> Int? {
         guard i + 6 < s.count, s[i] == "t" || s[i] == "T" else { return nil }
-        if i > 0, SQLScanner.isIdent(s[i - 1]) || s[i - 1] == "." || s[i - 1] == "\"" { return nil }
+        if i > 0, SQLLexer.isIdentContinue(s[i - 1]) || s[i - 1] == "." || s[i - 1] == "\"" { return nil }
         guard String(String.UnicodeScalarView(s[i..<(i + 6)])).lowercased() == from else { return nil }
         for name in names where i + 6 + name.count <= s.count {
             let candidate = String(String.UnicodeScalarView(s[(i + 6)..<(i + 6 + name.count)])).lowercased()
             guard candidate == String(String.UnicodeScalarView(name)) else { continue }
             var j = i + 6 + name.count
-            if j < s.count, SQLScanner.isIdent(s[j]) { continue }
+            if j < s.count, SQLLexer.isIdentContinue(s[j]) { continue }
             while j < s.count, s[j].properties.isWhitespace { j += 1 }
             if j < s.count, s[j] == "(" { return name.count }
         }

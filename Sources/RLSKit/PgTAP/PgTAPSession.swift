@@ -94,6 +94,8 @@ public final class PgTAPSession {
     /// Runs the steps until the end, `\q` or the first error; false when stopped by an error.
     func runSteps(_ steps: [PsqlStep], createdPgTAP: Bool, helpers: Bool, into lines: inout [TAPLine],
                   result: inout PgTAPFileResult) throws -> Bool {
+        // The last statement of the file's own that released or rolled back to a savepoint.
+        var released: SourceLocation?
         for step in steps {
             switch step.kind {
             case .quit:
@@ -107,17 +109,28 @@ public final class PgTAPSession {
             case .sql(let written):
                 let rewrite = helpers ? HelperRewrite(written) : nil
                 let sql = rewrite?.text ?? written
-                switch StatementKind.of(sql) {
-                case .begin, .commit:
-                    // What psql would have committed by now becomes the point ROLLBACK returns to.
-                    _ = try conn.runScript("RELEASE SAVEPOINT \(Self.savepoint); SAVEPOINT \(Self.savepoint)")
+                let kind = StatementKind.of(sql)
+                if kind == .other, Self.touchesSavepoints(sql) { released = step.location }
+                switch kind {
+                case .begin, .commit, .rollback:
+                    // BEGIN/COMMIT: what psql would have committed by now becomes the point
+                    // ROLLBACK returns to. The file may have released that savepoint itself.
+                    do {
+                        if kind == .rollback { try conn.query("ROLLBACK TO SAVEPOINT \(Self.savepoint)") } else {
+                            _ = try conn.runScript("RELEASE SAVEPOINT \(Self.savepoint); SAVEPOINT \(Self.savepoint)")
+                        }
+                    } catch {
+                        let e = (error as? ScriptError)?.error ?? error as? PostgresError
+                        if e?.kind != .server || !conn.isAlive { throw e ?? error }
+                        let by = released.map { " (the file's statement at line \($0.line) released or rolled back past it)" } ?? ""
+                        result.malformed.append(ScriptProblem(step.location, "'\(SQLScanner.keywords(sql, count: 1).first ?? "")' needs rlskit's savepoint \(Self.savepoint), "
+                            + "which no longer exists\(by): leave that savepoint to rlskit; the file was rolled back"))
+                        return false
+                    }
                     continue
                 case .installHelpers:
                     continue
                 case .createPgTAP where createdPgTAP:
-                    continue
-                case .rollback:
-                    try conn.query("ROLLBACK TO SAVEPOINT \(Self.savepoint)")
                     continue
                 case .twoPhase:
                     result.sqlError = PgTAPSQLError(message: "two-phase commit statements are not allowed: they would outlive the test run",
@@ -139,13 +152,25 @@ public final class PgTAPSession {
                     lines.append(TAPLine("# \(n.severity): \(n.message)", location: step.location))
                 }
                 append(output, at: step.location, duration: elapsed, to: &lines)
-                // Nothing above can end our transaction; this guards the promise anyway.
-                guard conn.inTransaction else {
-                    throw PostgresError(kind: .client, message: "\(step.location): the statement ended the test transaction; stopping")
+                // Whatever the scanner thought of the statement, it must not end our transaction.
+                if let problem = Self.transactionProblem(conn, at: step.location) {
+                    result.malformed.append(problem)
+                    return false
                 }
             }
         }
         return true
+    }
+
+    /// A problem naming the statement when rlskit's transaction is no longer open after it.
+    static func transactionProblem(_ conn: PostgresConnection, at location: SourceLocation) -> ScriptProblem? {
+        conn.inTransaction ? nil : ScriptProblem(location, "this statement ended rlskit's transaction (transaction control rlskit did not recognise), "
+            + "so what the file did before it may have been committed: check the database and remove the statement")
+    }
+
+    static func touchesSavepoints(_ sql: String) -> Bool {
+        let w = SQLScanner.keywords(sql, count: 3)
+        return w.first == "release" || (w.first == "rollback" && w.contains("to"))
     }
 
     /// Rows as psql prints them with --no-align --tuples-only: fields joined by '|'.

@@ -46,6 +46,11 @@ public struct PsqlScript: Sendable {
             problems.append(from.map { ScriptProblem($0, "cannot include \(display): \(reason)") } ?? ScriptProblem(SourceLocation(file: display, line: 1), "\(reason)"))
             return
         }
+        if let nul = text.unicodeScalars.firstIndex(of: "\u{0}") {
+            let (line, column) = SQLScanner.lineAndColumn(ofPosition: text.unicodeScalars.distance(from: text.unicodeScalars.startIndex, to: nul) + 1, in: text)
+            problems.append(ScriptProblem(SourceLocation(file: display, line: line, column: column), "contains a NUL byte, which PostgreSQL cannot accept: remove it"))
+            return
+        }
         if text.range(of: "tests.", options: .caseInsensitive) != nil { usesHelpers = true }
         if text.range(of: "freeze_time", options: .caseInsensitive) != nil { usesFreezeTime = true }
         for st in SQLScanner.statements(in: text) {
@@ -100,7 +105,7 @@ public struct PsqlScript: Sendable {
     }
 
     static func isCopyThroughClient(_ sql: String) -> Bool {
-        let words = StatementKind.firstWords(sql, 1)
+        let words = SQLScanner.keywords(sql, count: 1)
         guard words.first == "copy" else { return false }
         let lower = sql.lowercased()
         return lower.contains("stdin") || lower.contains("stdout")

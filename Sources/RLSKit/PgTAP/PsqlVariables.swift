@@ -42,50 +42,20 @@ enum PsqlVariables {
     }
 
     /// SQL text with defined variables replaced; undefined ones are left as written (psql does too).
+    /// Only a lone `:` token outside quotes and comments starts a reference (`::` is a cast).
     static func substitute(_ sql: String, _ vars: [String: String]) -> String {
         guard !vars.isEmpty, sql.contains(":") else { return sql }
         let s = Array(sql.unicodeScalars)
         var out = String.UnicodeScalarView()
         var i = 0
-        func copy(until end: Int) { out.append(contentsOf: s[i..<min(end, s.count)]); i = min(end, s.count) }
-        while i < s.count {
-            let c = s[i]
-            switch c {
-            case "'", "\"":
-                var j = i + 1
-                let escapes = c == "'" && i > 0 && (s[i - 1] == "E" || s[i - 1] == "e")
-                while j < s.count {
-                    if escapes, s[j] == "\\" { j += 2; continue }
-                    if s[j] == c { if j + 1 < s.count, s[j + 1] == c { j += 2; continue }; j += 1; break }
-                    j += 1
-                }
-                copy(until: j)
-            case "-" where i + 1 < s.count && s[i + 1] == "-":
-                var j = i
-                while j < s.count, s[j] != "\n" { j += 1 }
-                copy(until: j)
-            case "/" where i + 1 < s.count && s[i + 1] == "*":
-                copy(until: i + SQLScanner.blockCommentLength(s, i))
-            case "$" where i == 0 || !SQLScanner.isIdent(s[i - 1]):
-                guard let tag = SQLScanner.dollarTag(s, i) else { copy(until: i + 1); continue }
-                var j = i + tag.count
-                while j < s.count {
-                    if s[j] == "$", Array(s[j..<min(s.count, j + tag.count)]) == tag { j += tag.count; break }
-                    j += 1
-                }
-                copy(until: j)
-            case ":":
-                if i + 1 < s.count, s[i + 1] == ":" { copy(until: i + 2); continue }
-                if let (value, length) = reference(s, i + 1, vars) {
-                    out.append(contentsOf: value.unicodeScalars)
-                    i += 1 + length
-                } else {
-                    copy(until: i + 1)
-                }
-            default:
-                copy(until: i + 1)
-            }
+        for tok in SQLLexer.tokens(s) where tok.start >= i {
+            guard tok.kind == .punctuation, tok.end == tok.start + 1, s[tok.start] == ":",
+                  let (value, length) = reference(s, tok.start + 1, vars) else { continue }
+            out.append(contentsOf: s[i..<tok.start])
+            out.append(contentsOf: value.unicodeScalars)
+            i = tok.start + 1 + length
         }
+        out.append(contentsOf: s[i...])
         return String(out)
     }
 

@@ -17,7 +17,7 @@ enum StatementKind: Equatable {
     case other
 
     static func of(_ sql: String) -> StatementKind {
-        let words = firstWords(sql, 6)
+        let words = SQLScanner.keywords(sql, count: 6, names: true)
         guard let first = words.first else { return .other }
         switch first {
         case "begin", "start":
@@ -44,21 +44,5 @@ enum StatementKind: Equatable {
         default:
             return .other
         }
-    }
-
-    /// Lower-cased leading words (letters, digits, _, - and quotes), comments already stripped by the scanner.
-    static func firstWords(_ sql: String, _ n: Int) -> [String] {
-        var words: [String] = []
-        var current = ""
-        for c in sql.unicodeScalars {
-            if c.properties.isAlphabetic || ("0"..."9").contains(c) || c == "_" || c == "\"" || c == "-" {
-                current.unicodeScalars.append(c)
-            } else {
-                if !current.isEmpty { words.append(current.lowercased()); current = "" }
-                if words.count >= n || c == "(" || c == "'" || c == "$" { break }
-            }
-        }
-        if !current.isEmpty, words.count < n { words.append(current.lowercased()) }
-        return words
     }
 }

@@ -50,7 +50,9 @@ public struct Migrator {
 
     public func run() throws -> Result {
         let files = try options.source.load()
-        let prepared = try files.map(Prepared.init)
+        // The server lexes each file with its standard_conforming_strings; so do we.
+        var strings = conn.parameterStatus("standard_conforming_strings") != "off"
+        var prepared = try files.map { try Prepared($0, standardConformingStrings: strings) }
         try Ledger.lock(conn, timeout: options.lockTimeout)
         defer { Ledger.unlock(conn) }
         var standIn: StandIn.Report?
@@ -88,9 +90,14 @@ public struct Migrator {
         }
         if options.dryRun { return result }
         for e in changed { log("warning: \(e.file.name) changed since it was applied; not re-applied (--allow-changed)") }
-        for (entry, prep) in zip(plan, prepared) where entry.status == .pending {
+        for (k, entry) in plan.enumerated() where entry.status == .pending {
+            // An earlier migration may have changed the setting for the rest of the session.
+            if (conn.parameterStatus("standard_conforming_strings") != "off") != strings {
+                strings.toggle()
+                prepared = try files.map { try Prepared($0, standardConformingStrings: strings) }
+            }
             let started = Date()
-            try apply(prep)
+            try apply(prepared[k])
             let ms = Int(Date().timeIntervalSince(started) * 1000)
             result.applied.append((entry.file.name, ms))
             log("applied \(entry.file.name) (\(ms) ms)")
@@ -112,25 +119,26 @@ public struct Migrator {
         if p.outsideTransaction {
             try conn.query("select set_config('lock_timeout', $1, false), set_config('statement_timeout', $2, false)", timeouts())
             defer { _ = try? conn.query("reset lock_timeout"); _ = try? conn.query("reset statement_timeout") }
+            try Ledger.ensure(conn)
+            let guarded = try MigrationGuard.start(conn, inTransaction: false)
             for st in p.statements {
                 do { _ = try conn.runScript(st.text) } catch {
                     throw MigrationError(file: f, error: error.error, statement: st)
                 }
             }
-            try Ledger.ensure(conn)
+            try guarded.check(conn, f, p.statements)
             try conn.query(record, [f.version, f.name, f.checksum, Int(Date().timeIntervalSince(started) * 1000)])
             return
         }
         try conn.transaction { c in
             try Ledger.ensure(c)
             try c.query("select set_config('lock_timeout', $1, true), set_config('statement_timeout', $2, true)", timeouts())
+            let guarded = try MigrationGuard.start(c, inTransaction: true)
             do { _ = try c.runScript(p.text) } catch let e as ScriptError {
                 throw MigrationError(file: f, script: e, sent: p.statements)
             }
             // Whatever slipped past the checks, the ledger row must share the migration's fate.
-            guard c.transactionState == .active else {
-                throw ConfigurationError("\(f.path): the migration ended rlskit's transaction itself; remove its transaction control, or add '-- rlskit:no-transaction' as the first line")
-            }
+            try guarded.check(c, f, p.statements)
             try c.query(record, [f.version, f.name, f.checksum, Int(Date().timeIntervalSince(started) * 1000)])
         }
     }
@@ -145,10 +153,10 @@ public struct Migrator {
         let statements: [SQLStatement]
         let outsideTransaction: Bool
 
-        init(_ file: SQLFile) throws {
+        init(_ file: SQLFile, standardConformingStrings: Bool = true) throws {
             self.file = file
             outsideTransaction = file.runsOutsideTransaction
-            var all = SQLScanner.statements(in: file.contents)
+            var all = SQLScanner.statements(in: file.contents, standardConformingStrings: standardConformingStrings)
             if let meta = all.first(where: { $0.kind == .meta }) {
                 throw ConfigurationError("\(file.path):\(meta.line): psql meta-command '\(meta.text.prefix(20))' is not SQL; rlskit apply runs plain SQL")
             }

@@ -15,119 +15,120 @@ public struct SQLStatement: Sendable, Equatable {
     public var column: Int
 }
 
-/// Splits SQL text into statements the way psql does: semicolons end statements except
-/// inside quotes ('…', E'…', "…"), dollar quotes ($tag$…$tag$), comments (-- and nested /* */)
-/// and parentheses. Lines starting with a backslash are psql meta-commands.
+/// Splits SQL text into statements where PostgreSQL's grammar ends them, on the tokens of
+/// `SQLLexer`: at a `;` outside parentheses and outside the BEGIN ATOMIC … END body of a
+/// CREATE FUNCTION or PROCEDURE. A backslash starting a statement begins a psql
+/// meta-command, which runs to the end of its line.
 public enum SQLScanner {
-    public static func statements(in text: String) -> [SQLStatement] {
+    /// `standardConformingStrings` as the server that receives the text has it: when off,
+    /// a backslash escapes a quote in '…' too.
+    public static func statements(in text: String, standardConformingStrings: Bool = true) -> [SQLStatement] {
         let s = Array(text.unicodeScalars)
-        var out: [SQLStatement] = []
-        var i = 0
-        var line = 1, col = 1
-        func advance(_ n: Int = 1) {
-            for _ in 0..<n where i < s.count {
-                if s[i] == "\n" { line += 1; col = 1 } else { col += 1 }
-                i += 1
+        // After a meta-command the text is lexed afresh from the next line, as psql does.
+        func lex(from base: Int) -> [SQLToken] {
+            SQLLexer.tokens(Array(s[base...]), standardConformingStrings: standardConformingStrings).map {
+                var tok = $0
+                tok.start += base
+                tok.end += base
+                return tok
             }
         }
-        func at(_ k: Int) -> Unicode.Scalar? { k < s.count ? s[k] : nil }
-        while i < s.count {
-            // Skip whitespace and comments between statements.
-            if s[i].properties.isWhitespace { advance(); continue }
-            if s[i] == "-", at(i + 1) == "-" { while i < s.count, s[i] != "\n" { advance() }; continue }
-            if s[i] == "/", at(i + 1) == "*" { advance(blockCommentLength(s, i)); continue }
-            let start = i, startLine = line, startCol = col
-            if s[i] == "\\" {
-                while i < s.count, s[i] != "\n" { advance() }
-                out.append(SQLStatement(kind: .meta, text: String(String.UnicodeScalarView(s[start..<i])), offset: start, line: startLine, column: startCol))
+        var tokens = lex(from: 0)
+        var out: [SQLStatement] = []
+        var line = 1, col = 1, seen = 0
+        // Line and column of scalar offset k; offsets only grow.
+        func position(_ k: Int) -> (Int, Int) {
+            while seen < k {
+                if s[seen] == "\n" { line += 1; col = 1 } else { col += 1 }
+                seen += 1
+            }
+            return (line, col)
+        }
+        var t = 0
+        while t < tokens.count {
+            if tokens[t].isTrivia || (tokens[t].kind == .punctuation && s[tokens[t].start] == ";") { t += 1; continue }
+            let start = tokens[t].start
+            let (l, c) = position(start)
+            if tokens[t].kind == .other, s[start] == "\\" {
+                var end = start
+                while end < s.count, s[end] != "\n" { end += 1 }
+                tokens = lex(from: end)
+                t = 0
+                out.append(SQLStatement(kind: .meta, text: String(String.UnicodeScalarView(s[start..<end])), offset: start, line: l, column: c))
                 continue
             }
-            var depth = 0
-            // Like psql: inside CREATE …, BEGIN/CASE open and END closes a block, so the
-            // semicolons of a BEGIN ATOMIC … END body do not end the statement.
-            var blockDepth = 0
-            var firstWord: String?
-            var end = s.count
-            scan: while i < s.count {
-                let c = s[i]
-                switch c {
-                case ";" where depth == 0 && blockDepth == 0:
-                    end = i
-                    advance()
-                    break scan
-                case "(": depth += 1; advance()
-                case ")": depth = max(0, depth - 1); advance()
-                case "'":
-                    let escapes = i > start && (s[i - 1] == "E" || s[i - 1] == "e") && (i - 1 == start || !isIdent(s[i - 2]))
-                    advance()
-                    while i < s.count {
-                        if escapes, s[i] == "\\" { advance(2); continue }
-                        if s[i] == "'" { if at(i + 1) == "'" { advance(2); continue }; advance(); break }
-                        advance()
-                    }
-                case "\"":
-                    advance()
-                    while i < s.count {
-                        if s[i] == "\"" { if at(i + 1) == "\"" { advance(2); continue }; advance(); break }
-                        advance()
-                    }
-                case "-" where at(i + 1) == "-":
-                    while i < s.count, s[i] != "\n" { advance() }
-                case "/" where at(i + 1) == "*":
-                    advance(blockCommentLength(s, i))
-                case "$" where i == start || !isIdent(s[i - 1]):
-                    if let tag = dollarTag(s, i) {
-                        advance(tag.count)
-                        while i < s.count {
-                            if s[i] == "$", Array(s[i..<min(s.count, i + tag.count)]) == tag { advance(tag.count); break }
-                            advance()
-                        }
-                    } else { advance() }
-                default:
-                    if isIdent(c), i == start || !isIdent(s[i - 1]) {
-                        var j = i
-                        while j < s.count, isIdent(s[j]) || s[j] == "$" { j += 1 }
-                        let word = String(String.UnicodeScalarView(s[i..<j])).lowercased()
-                        if firstWord == nil { firstWord = word }
-                        if firstWord == "create" {
-                            if word == "begin" || word == "case" { blockDepth += 1 } else if word == "end", blockDepth > 0 { blockDepth -= 1 }
-                        }
-                        advance(j - i)
-                    } else {
-                        advance()
-                    }
-                }
+            var split = Splitter()
+            var end = start
+            while t < tokens.count {
+                let tok = tokens[t]
+                t += 1
+                if split.ends(tok, s, next: { nextWord(tokens, t, s) }) { break }
+                if tok.kind != .space { end = tok.end }
             }
-            var text = String(String.UnicodeScalarView(s[start..<end]))
-            while let last = text.unicodeScalars.last, last.properties.isWhitespace { text.unicodeScalars.removeLast() }
-            if !text.isEmpty {
-                out.append(SQLStatement(kind: .sql, text: text, offset: start, line: startLine, column: startCol))
-            }
+            // A comment running to the end of the text ends before its trailing spaces.
+            while end > start, SQLLexer.isSpace(s[end - 1]) { end -= 1 }
+            let body = String(String.UnicodeScalarView(s[start..<end]))
+            out.append(SQLStatement(kind: .sql, text: body, offset: start, line: l, column: c))
         }
         return out
     }
 
-    /// The first `count` words of a statement, lowercased, skipping comments and punctuation.
-    public static func keywords(_ text: String, count: Int) -> [String] {
+    /// The `;` that ends a statement, tracking parentheses and BEGIN ATOMIC bodies.
+    struct Splitter {
+        var parens = 0, blocks = 0
+        var words: [String] = []
+
+        mutating func ends(_ tok: SQLToken, _ s: [Unicode.Scalar], next: () -> String?) -> Bool {
+            switch tok.kind {
+            case .punctuation:
+                switch s[tok.start] {
+                case "(": parens += 1
+                case ")": parens = max(0, parens - 1)
+                case ";": return parens == 0 && blocks == 0
+                default: break
+                }
+            case .word:
+                guard words.count < 5 || (parens == 0 && isRoutine) else { break }
+                // Every word that matters here is short; longer ones need no string.
+                let w = tok.end - tok.start <= 9 ? String(String.UnicodeScalarView(s[tok.start..<tok.end])).lowercased() : ""
+                if words.count < 5 { words.append(w) }
+                guard parens == 0, isRoutine else { break }
+                if w == "begin", next() == "atomic" { blocks += 1 }
+                else if w == "case", blocks > 0 { blocks += 1 }
+                else if w == "end", blocks > 0 { blocks -= 1 }
+            default: break
+            }
+            return false
+        }
+
+        /// CREATE [OR REPLACE] FUNCTION|PROCEDURE: only these have BEGIN ATOMIC bodies.
+        var isRoutine: Bool {
+            guard words.first == "create" else { return false }
+            let rest = words.count > 2 && words[1] == "or" && words[2] == "replace" ? words.dropFirst(3) : words.dropFirst()
+            return rest.first == "function" || rest.first == "procedure"
+        }
+    }
+
+    /// The next word after token index t, lowercased, trivia skipped.
+    static func nextWord(_ tokens: [SQLToken], _ t: Int, _ s: [Unicode.Scalar]) -> String? {
+        var k = t
+        while k < tokens.count, tokens[k].isTrivia { k += 1 }
+        guard k < tokens.count, tokens[k].kind == .word else { return nil }
+        return String(String.UnicodeScalarView(s[tokens[k].start..<tokens[k].end])).lowercased()
+    }
+
+    /// The first `count` unquoted words of a statement, lowercased; comments, quotes and
+    /// punctuation skipped (`commit--x` is `commit`; `'commit'` is no word). With `names`,
+    /// quoted names count too, as written (`"pgtap"`).
+    public static func keywords(_ text: String, count: Int, names: Bool = false) -> [String] {
         let s = Array(text.unicodeScalars)
         var out: [String] = []
-        var i = 0
-        var word = ""
-        while i < s.count, out.count < count {
-            if s[i] == "-", i + 1 < s.count, s[i + 1] == "-" {
-                while i < s.count, s[i] != "\n" { i += 1 }
-            } else if s[i] == "/", i + 1 < s.count, s[i + 1] == "*" {
-                i += blockCommentLength(s, i)
-            } else if isIdent(s[i]) {
-                word.unicodeScalars.append(s[i])
-                i += 1
-                continue
-            } else {
-                i += 1
+        SQLLexer.scan(s) { tok in
+            if tok.kind == .word || (names && tok.kind == .quotedName) {
+                out.append(String(String.UnicodeScalarView(s[tok.start..<tok.end])).lowercased())
             }
-            if !word.isEmpty { out.append(word.lowercased()); word = "" }
+            return out.count < count
         }
-        if !word.isEmpty, out.count < count { out.append(word.lowercased()) }
         return out
     }
 
@@ -140,32 +141,5 @@ public enum SQLScanner {
             k += 1
         }
         return (line, col)
-    }
-
-    static func isIdent(_ c: Unicode.Scalar) -> Bool {
-        c == "_" || c.properties.isAlphabetic || ("0"..."9").contains(c)
-    }
-
-    /// `$$` or `$tag$` starting at i, as scalars; nil when `$` starts a parameter like `$1`.
-    static func dollarTag(_ s: [Unicode.Scalar], _ i: Int) -> [Unicode.Scalar]? {
-        var j = i + 1
-        while j < s.count, s[j] != "$" {
-            guard isIdent(s[j]), !(j == i + 1 && ("0"..."9").contains(s[j])) else { return nil }
-            j += 1
-        }
-        guard j < s.count else { return nil }
-        return Array(s[i...j])
-    }
-
-    /// Length of the (nestable) block comment starting at i, to the end of text if unclosed.
-    static func blockCommentLength(_ s: [Unicode.Scalar], _ start: Int) -> Int {
-        var depth = 0
-        var i = start
-        while i < s.count {
-            if s[i] == "/", i + 1 < s.count, s[i + 1] == "*" { depth += 1; i += 2; continue }
-            if s[i] == "*", i + 1 < s.count, s[i + 1] == "/" { depth -= 1; i += 2; if depth == 0 { break }; continue }
-            i += 1
-        }
-        return i - start
     }
 }

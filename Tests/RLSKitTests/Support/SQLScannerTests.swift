@@ -1,5 +1,5 @@
 import Postgres
-import RLSKit
+@testable import RLSKit
 import TestSupport
 import XCTest
 
@@ -77,5 +77,33 @@ extension SQLScannerTests {
         XCTAssertEqual(SQLScanner.keywords("commit/* done */", count: 2), ["commit"])
         XCTAssertEqual(SQLScanner.keywords("  -- x\n ROLLBACK WORK TO SAVEPOINT a", count: 3), ["rollback", "work", "to"])
         XCTAssertEqual(SQLScanner.keywords("(select 1)", count: 1), ["select"])
+    }
+}
+
+extension SQLScannerTests {
+    /// What the old scanners got wrong: non-ASCII identifier characters, `-` in words,
+    /// and strings under standard_conforming_strings off.
+    func testIdentifiersCommentsAndStringsAsPostgreSQLLexesThem() {
+        XCTAssertEqual(SQLScanner.statements(in: "select 1 as €$a$; commit; begin; select $a$").map(\.text),
+                       ["select 1 as €$a$", "commit", "begin", "select $a$"])
+        XCTAssertEqual(SQLScanner.statements(in: "select 1 as €E'\\'; commit; select '\\'").map(\.text),
+                       ["select 1 as €E'\\'", "commit", "select '\\'"])
+        XCTAssertEqual(SQLScanner.keywords("commit--sneaky", count: 2), ["commit"])
+        XCTAssertEqual(SQLScanner.keywords("'commit' \"begin\" $$end$$ rollback", count: 1), ["rollback"])
+        XCTAssertEqual(SQLScanner.statements(in: "select 'a\\'b'; commit; select 'x\\'y'").count, 1)
+        XCTAssertEqual(SQLScanner.statements(in: "select 'a\\'b'; commit; select 'x\\'y'", standardConformingStrings: false).count, 3)
+        XCTAssertEqual(SQLScanner.statements(in: "select\u{00A0}1; commit").map(\.text), ["select\u{00A0}1", "commit"],
+                       "a no-break space is an identifier character to PostgreSQL, not a space")
+        XCTAssertEqual(SQLScanner.statements(in: "create function begin() returns int language sql as $$ select 1 $$; commit").count, 2,
+                       "only BEGIN ATOMIC opens a block")
+        XCTAssertEqual(SQLScanner.statements(in: "\\echo it's\ncommit;\nselect 'x").map(\.text), ["\\echo it's", "commit", "select 'x"],
+                       "a meta-command ends at its line, quotes and all")
+    }
+
+    func testAccessFileCommentsStartOutsideEverySQLQuote() {
+        XCTAssertEqual(AccessFile.stripComment("  seed body = $$a # b$$  # note"), "seed body = $$a # b$$")
+        XCTAssertEqual(AccessFile.stripComment("seed x = E'\\'' # it's"), "seed x = E'\\''")
+        XCTAssertEqual(AccessFile.stripComment("table public.\"we#ird\" # c"), "table public.\"we#ird\"")
+        XCTAssertEqual(AccessFile.stripComment("read anyone # the user's"), "read anyone")
     }
 }

@@ -1,0 +1,153 @@
+import Foundation
+import Postgres
+@testable import RLSKit
+import TestSupport
+import XCTest
+
+/// Our lexer and statement splitter against PostgreSQL's own (libpg_query, through pglast),
+/// on thousands of generated and mutated inputs from a fixed seed.
+final class ScannerDifferentialTests: XCTestCase {
+    /// Fixed, so a failure reproduces; RLSKIT_SCANNER_SEED (hex) explores other inputs.
+    static let seed: UInt64 = ProcessInfo.processInfo.environment["RLSKIT_SCANNER_SEED"].flatMap { UInt64($0, radix: 16) } ?? 0x5EED_2026
+
+    func testTokensAndStatementsMatchPostgreSQL() throws {
+        let started = Date()
+        var rng = SplitMix(seed: Self.seed)
+        var inputs: [String] = []
+        for _ in 0..<3000 { inputs.append(SQLGrammar.random(&rng)) }
+        for _ in 0..<2000 { inputs.append(SQLGrammar.mutated(&rng)) }
+        for _ in 0..<2000 { inputs.append(SQLGrammar.validScript(&rng)) }
+        var tokenCases = 0, splitCases = 0, mismatches: [String] = []
+        let oracle: [PgLastOracle.Answer]
+        do { oracle = try PgLastOracle.run(inputs) } catch {
+            // Without pglast, only the server's check below runs; say so.
+            print("scanner differential: pglast unavailable (\(error)); comparing through the server only")
+            oracle = []
+        }
+        let server = try Self.serverMismatches(inputs.suffix(2000))
+        mismatches += server.mismatches
+        for (sql, expected) in zip(inputs, oracle) {
+            let s = Array(sql.unicodeScalars)
+            // Tokens cover the text with no gap or overlap, whatever PostgreSQL made of it.
+            let all = SQLLexer.tokens(s)
+            if zip(all, all.dropFirst()).contains(where: { $0.end != $1.start }) || all.first.map({ $0.start != 0 }) == true || (all.last?.end ?? 0) != s.count {
+                mismatches.append("tokens of \(sql.debugDescription) do not cover it: \(all.map { [$0.start, $0.end] })")
+            }
+            if let want = expected.tokens {
+                tokenCases += 1
+                let got = SQLLexer.tokens(s).filter { $0.kind != .space }.map { [$0.start, $0.end] }
+                if got != want { mismatches.append("tokens of \(sql.debugDescription): ours \(got), PostgreSQL's \(want)") }
+            }
+            let statements = SQLScanner.statements(in: sql)
+            if let want = expected.statements, !statements.contains(where: { $0.kind == .meta }) {
+                splitCases += 1
+                let got = statements.map { [$0.offset, $0.offset + $0.text.unicodeScalars.count] }
+                if got != want { mismatches.append("statements of \(sql.debugDescription): ours \(got), PostgreSQL's \(want)") }
+            }
+        }
+        let seconds = Date().timeIntervalSince(started)
+        print("scanner differential: seed \(String(Self.seed, radix: 16)), \(inputs.count) inputs, \(tokenCases) token cases, \(splitCases) statement cases, \(server.statements) statements through the server, \(mismatches.count) mismatches, \(String(format: "%.1f", seconds)) s")
+        if !oracle.isEmpty {
+            XCTAssertGreaterThan(tokenCases, 4000)
+            XCTAssertGreaterThan(splitCases, 1500)
+        }
+        XCTAssertGreaterThan(server.statements, 4000)
+        XCTAssertTrue(mismatches.isEmpty, mismatches.prefix(8).joined(separator: "\n"))
+    }
+}
+
+extension ScannerDifferentialTests {
+    /// The server in use as the judge: each statement we split off, sent alone over the
+    /// extended protocol, must be at most one statement to it (else it refuses "multiple
+    /// commands"), so no statement ever hides behind another. Runs in a scratch database.
+    static func serverMismatches(_ scripts: ArraySlice<String>) throws -> (statements: Int, mismatches: [String]) {
+        let db = try TestServer.makeDatabase(prefix: "lex")
+        defer { TestServer.drop(db.name) }
+        let conn = try PostgresConnection(db.connectionString)
+        var count = 0, mismatches: [String] = []
+        for sql in scripts {
+            for st in SQLScanner.statements(in: sql) where st.kind == .sql {
+                count += 1
+                do { try conn.query(st.text) } catch let e as PostgresError where e.message.contains("cannot insert multiple commands") {
+                    mismatches.append("the server found more than one statement in \(st.text.debugDescription) (from \(sql.debugDescription))")
+                } catch {}
+            }
+            if conn.inTransaction { try conn.query("rollback") }
+        }
+        return (count, mismatches)
+    }
+}
+
+/// A small, fixed-seed generator (SplitMix64), so a failure can be reproduced.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Runs Tests/Scripts/pglast_oracle.py, installing pglast into .build when it is missing.
+enum PgLastOracle {
+    struct Answer: Decodable {
+        var t: [[Int]]?
+        var p: [[Int]]?
+        var tokens: [[Int]]? { t }
+        var statements: [[Int]]? { p }
+    }
+
+    static var root: String { Provisioned.repositoryRoot }
+    static var packages: String { root + "/.build/test-python" }
+
+    static func run(_ inputs: [String]) throws -> [Answer] {
+        try ensurePglast()
+        let out = try python(["Tests/Scripts/pglast_oracle.py"], input: try JSONEncoder().encode(inputs))
+        let answers = try JSONDecoder().decode([Answer].self, from: out)
+        guard answers.count == inputs.count else { throw Failure("pglast answered \(answers.count) of \(inputs.count) inputs") }
+        return answers
+    }
+
+    static func ensurePglast() throws {
+        if (try? python(["-c", "import pglast"], input: Data())) != nil { return }
+        // Into a folder of the build, not the system: Debian's Python refuses system-wide pip installs.
+        let base = ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target", packages, "pglast"]
+        if (try? python(base, input: Data())) == nil { _ = try python(base + ["--break-system-packages"], input: Data()) }
+    }
+
+    @discardableResult
+    static func python(_ args: [String], input: Data) throws -> Data {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3"] + args
+        p.currentDirectoryURL = URL(fileURLWithPath: root)
+        var env = ProcessInfo.processInfo.environment
+        env["PYTHONPATH"] = packages + (env["PYTHONPATH"].map { ":" + $0 } ?? "")
+        p.environment = env
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        p.standardInput = stdin
+        p.standardOutput = stdout
+        p.standardError = stderr
+        try p.run()
+        let group = DispatchGroup()
+        nonisolated(unsafe) var out = Data(), err = Data()
+        DispatchQueue.global().async(group: group) { out = stdout.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: group) { err = stderr.fileHandleForReading.readDataToEndOfFile() }
+        stdin.fileHandleForWriting.write(input)
+        try stdin.fileHandleForWriting.close()
+        group.wait()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else {
+            throw Failure("python3 \(args.joined(separator: " ")) failed: \(String(decoding: err, as: UTF8.self).suffix(400))")
+        }
+        return out
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+        init(_ d: String) { description = d }
+    }
+}
