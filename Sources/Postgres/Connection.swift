@@ -55,7 +55,9 @@ public final class PostgresConnection {
             if message.hasSuffix("timeout expired"), let seconds = parsed["connect_timeout"].flatMap({ $0.isEmpty ? nil : $0 }) ?? env["PGCONNECT_TIMEOUT"].flatMap({ $0.isEmpty ? nil : $0 }) ?? timeout {
                 message += " (no answer within \(seconds) s; raise connect_timeout or PGCONNECT_TIMEOUT if the server is only slow)"
             }
-            throw PostgresError(kind: .connection, message: message, sqlState: "08001")
+            var e = PostgresError(kind: .connection, message: message, sqlState: "08001")
+            e.connectTarget = target
+            throw e
         }
         handle = conn
         PQsetClientEncoding(conn, "UTF8")

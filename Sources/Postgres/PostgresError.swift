@@ -35,6 +35,8 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
     public var sourceFile: String?
     public var sourceLine: String?
     public var sourceFunction: String?
+    /// Set when the connection itself could not be made: where to, password redacted.
+    public var connectTarget: String?
 
     public init(kind: Kind, message: String, sqlState: String? = nil) {
         self.kind = kind
@@ -42,10 +44,13 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
         self.sqlState = sqlState
     }
 
+    /// The message, naming the database when the connection could not be made.
+    public var line: String { connectTarget.map { "cannot connect to \($0): " + message } ?? message }
+
     public var description: String {
         var text = ""
         if let severity { text += severity + ": " } else if kind != .server { text += "error: " }
-        text += message
+        text += line
         if let sqlState { text += " (SQLSTATE \(sqlState))" }
         if let detail { text += " — " + detail }
         if let hint { text += " Hint: " + hint }

@@ -29,7 +29,6 @@ enum ApplyCommand {
 
     static func options(_ args: ParsedArguments) throws -> Migrator.Options {
         var o = Migrator.Options()
-        o.source = args.value("dir").map { .directory($0) } ?? .defaultSource()
         o.dryRun = args.flag("dry-run")
         o.allowChanged = args.flag("allow-changed")
         o.standIn = !args.flag("no-stand-in")
@@ -52,15 +51,15 @@ enum ApplyCommand {
     }
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
+        let source: MigrationSource = args.value("dir").map { .directory($0) } ?? .defaultSource()
         let opts = try options(args)
         let storage = try storageSettings(args)
         let target = try DatabaseTarget.resolve(args) { print(term.dim($0)) }
         defer { target.stop() }
-        let conn = try target.connect()
-        print("applying \(opts.source) to \(target.connection.description)")
-        _ = try Migrator(conn, options: opts) { print($0) }.run()
+        print("applying \(source) to \(target.connection.description)")
+        _ = try Migrator.run(source, options: opts, on: target.connection) { print($0) }
         if let storage, !opts.dryRun {
-            let store = try StorageSettings.write(conn, url: storage.url, serviceKey: storage.key)
+            let store = try StorageSettings.write(try target.connect(), url: storage.url, serviceKey: storage.key)
             print("storage API settings written to \(store.rawValue) (key from $\(storage.env))")
         }
         if target.isThrowaway { print(term.dim("(that was a throwaway database; give --database-url to provision a real one)")) }

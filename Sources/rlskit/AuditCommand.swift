@@ -1,7 +1,6 @@
 import Foundation
 import Postgres
 import RLSKit
-import Synchronization
 
 enum AuditCommand {
     static let spec = CommandSpec(
@@ -65,8 +64,7 @@ enum AuditCommand {
 
         let target = try DatabaseTarget.resolve(args) { _ in }
         defer { target.stop() }
-        let conn = try target.connect()
-        let report = AuditReport(result: try Auditor.run(conn, exposedSchemas: exposed, helper: target.connection), baseline: baseline)
+        let report = AuditReport(result: try Auditor.run(options: AuditOptions(exposedSchemas: exposed), on: target.connection), baseline: baseline)
         switch format {
         case "json": try output.write(report.json())
         case "sarif": try output.write(report.sarif())
@@ -89,23 +87,20 @@ enum AuditCommand {
     /// Several databases in parallel: a summary line each, the reports one after another.
     static func runMany(_ targets: [DatabaseTarget], exposed: [String]?, baseline: Baseline, failOn: Level,
                         format: String, output: OutputTarget, term: Terminal) throws -> ExitCode {
-        let results = Mutex<[Int: Result<AuditReport, Error>]>([:])
-        DispatchQueue.concurrentPerform(iterations: targets.count) { i in
-            let r = Result { AuditReport(result: try Auditor.run(try targets[i].connect(), exposedSchemas: exposed, helper: targets[i].connection), baseline: baseline) }
-            results.withLock { $0[i] = r }
+        let results = ManyDatabases.run(targets) { t in
+            AuditReport(result: try Auditor.run(options: AuditOptions(exposedSchemas: exposed), on: t.connection), baseline: baseline)
         }
-        var code = ExitCode.success
+        var codes: [ExitCode] = []
         var documents: [String] = []
         // With a machine format on stdout, the per-database lines go to stderr.
         let print: (String) -> Void = format != "text" && !output.isFile ? { printNote($0) } : { Swift.print($0) }
-        func worse(_ c: ExitCode) { if c.rawValue > code.rawValue { code = c } }
-        for (i, t) in targets.enumerated() {
+        for (t, result) in zip(targets, results) {
             let name = t.connection.description
-            switch results.withLock({ $0[i] })! {
+            switch result {
             case .success(let report):
                 let failed = report.fails(at: failOn) || !report.result.failedLints.isEmpty
                 print((failed ? term.red("✗") : term.green("✓")) + " \(name): " + report.summaryLine)
-                worse(!report.result.failedLints.isEmpty ? .server : failed ? .checksFailed : .success)
+                codes.append(!report.result.failedLints.isEmpty ? .server : failed ? .checksFailed : .success)
                 switch format {
                 case "json": documents.append(report.json())
                 case "sarif": documents.append(report.sarif())
@@ -113,9 +108,9 @@ enum AuditCommand {
                 default: documents.append("== \(name)\n" + report.text(color: !output.isFile && term.color))
                 }
             case .failure(let e):
-                let message = ((e as? PostgresError)?.message ?? "\(e)").replacingOccurrences(of: "cannot connect to \(name): ", with: "cannot connect: ")
-                print(term.red("✗") + " \(name): " + message)
-                worse(e is ConfigurationError ? .usage : .server)
+                let (code, line) = ManyDatabases.failure(e, database: name)
+                print(term.red("✗") + " " + line)
+                codes.append(code)
             }
         }
         // JSON and SARIF stay one document: an array of reports, or one SARIF log with a run per database.
@@ -124,21 +119,16 @@ enum AuditCommand {
         case "sarif": try output.write(mergeSARIF(documents))
         default: try output.write(documents.joined())
         }
-        return code
+        return ExitCode.worst(codes)
     }
 
     /// One SARIF log whose runs are every database's run.
     static func mergeSARIF(_ logs: [String]) -> String {
-        var merged: [String: Any] = [:]
-        var runs: [Any] = []
-        for log in logs {
-            guard let obj = try? JSONSerialization.jsonObject(with: Data(log.utf8)) as? [String: Any] else { continue }
-            if merged.isEmpty { merged = obj }
-            runs += (obj["runs"] as? [Any]) ?? []
-        }
-        merged["runs"] = runs
-        let data = (try? JSONSerialization.data(withJSONObject: merged, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self) + "\n"
+        let parsed = logs.compactMap { try? JSON(parsing: $0) }
+        guard case .object(var pairs)? = parsed.first else { return "{}\n" }
+        let runs = parsed.flatMap { log -> [JSON] in if case .array(let r)? = log["runs"] { r } else { [] } }
+        pairs = pairs.map { $0.0 == "runs" ? ("runs", .array(runs)) : $0 }
+        return JSON.object(pairs).rendered() + "\n"
     }
 
     static func level(_ text: String) throws -> Level {

@@ -35,19 +35,13 @@ enum CheckCommand {
             .flag("keep", "Leave the throwaway database running afterwards and print how to connect."),
         ])
 
-    struct Phase {
-        var name: String
-        var ok: Bool
-        var summary: String
-        var milliseconds: Int
-    }
-
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
         let format = try args.value("format").map { f -> String in
             guard ["text", "junit", "json", "sarif"].contains(f) else { throw ConfigurationError("--format must be text, junit, json or sarif (got '\(f)')") }
             return f
         } ?? "text"
-        let harness = try TestCommand.harnessOptions(args)
+        var options = ProjectCheck.Options()
+        options.harness = try TestCommand.harnessOptions(args)
         let output = try OutputTarget(args.value("output"))
         let extraOutputs = try ["junit", "sarif", "json"].compactMap { f in try args.value(f).map { (format: f, target: try OutputTarget($0, option: f)) } }
         // A machine format on standard output keeps it clean: the human summary goes to stderr.
@@ -56,90 +50,49 @@ enum CheckCommand {
         if args.flag("keep"), args.value("database-url") != nil || ConnectionString.environmentNamesDatabase() {
             printNote("note: --keep only applies to the throwaway database; the given database is left as it is anyway")
         }
-        let failOn = try AuditCommand.level(args.value("fail-on") ?? "error")
-        let baseline = try args.value("baseline").map(Baseline.load) ?? Baseline()
-        let exposed = try args.value("exposed-schemas").map { text -> [String] in
+        options.failOn = try AuditCommand.level(args.value("fail-on") ?? "error")
+        options.baseline = try args.value("baseline").map(Baseline.load) ?? Baseline()
+        options.audit.exposedSchemas = try args.value("exposed-schemas").map { text -> [String] in
             let names = ExposedSchemas.parseList(text)
             if names.isEmpty { throw ConfigurationError("--exposed-schemas is empty: give a comma-separated list such as public,api") }
             return names
         }
-        var migrations = Migrator.Options()
-        migrations.source = args.value("dir").map { .directory($0) } ?? .defaultSource()
-        let tests = try testInput(args.all("tests"), migrations: migrations.source)
+        let source: MigrationSource = args.value("dir").map { .directory($0) } ?? .defaultSource()
+        let input = ProjectCheck.Input(migrations: source, tests: try tests(args.all("tests"), migrations: source))
         var inputs = args.all("tests").isEmpty ? ["sql/tests", "supabase/tests"] : args.all("tests")
-        if case .directory(let dir) = migrations.source { inputs.append(dir) }
+        if case .directory(let dir) = source { inputs.append(dir) }
         try OutputTarget.refuseOverlap([("output", output.path)] + extraOutputs.map { ($0.format, $0.target.path) }, inputs: inputs + args.all("baseline"))
         let progress = Progress(term: term)
 
-        var phases: [Phase] = []
-        var clock = Date()
-        func lap() -> Int {
-            defer { clock = Date() }
-            return Int(Date().timeIntervalSince(clock) * 1000)
-        }
-
         progress.show("starting the database")
+        let started = Date()
         let target = try DatabaseTarget.resolve(args) { _ in }
         defer { target.stop() }
-        // Closed before the tests: they open their own connections.
-        var conn: PostgresConnection? = try target.connect()
-        let version: String = try conn!.query("select current_setting('server_version') as v").rows[0].decode("v")
-        phases.append(Phase(name: "database", ok: true,
-                            summary: (target.isThrowaway ? "throwaway PostgreSQL " : "PostgreSQL ") + version + (target.isThrowaway ? "" : " at \(target.connection.description)"),
-                            milliseconds: lap()))
-
-        progress.show("applying \(migrations.source)")
-        let applied = try Migrator(conn!, options: migrations).run()
-        conn = nil
-        let count = applied.applied.count
-        var applySummary = applied.plan.isEmpty ? "no migrations in \(migrations.source)"
-            : count == 0 ? "nothing to apply (\(applied.plan.count) already applied)"
-            : "\(count) migration\(count == 1 ? "" : "s") applied from \(migrations.source)"
-        if let s = applied.standIn {
-            if s.detection.isSupabase { applySummary = "Supabase schemas found; " + applySummary }
-            else if !s.installed.isEmpty { applySummary = "stand-in installed; " + applySummary }
-        }
-        phases.append(Phase(name: "apply", ok: true, summary: applySummary, milliseconds: lap()))
-
-        var report = TestReport()
-        var malformed = false
-        if tests.harness.isEmpty, tests.pgtap.isEmpty {
-            phases.append(Phase(name: "test", ok: true, summary: "no tests found (give --tests, or add sql/tests)", milliseconds: lap()))
-        } else {
-            progress.show("testing policies")
-            (report, malformed) = try TestCommand.execute(on: target, input: tests.harness, pgtap: tests.pgtap, options: harness)
-            let summary = "\(report.count(.passed)) passed, \(report.failed) failed" + (report.count(.skipped) > 0 ? ", \(report.count(.skipped)) skipped" : "")
-            phases.append(Phase(name: "test", ok: report.passed && !malformed, summary: summary, milliseconds: lap()))
-        }
-        progress.show("auditing")
-        let audit = AuditReport(result: try Auditor.run(try target.connect(), exposedSchemas: exposed, helper: target.connection), baseline: baseline)
-        let auditFailed = audit.fails(at: failOn) || !audit.result.failedLints.isEmpty
-        func n(_ count: Int, _ word: String) -> String { "\(count) \(word)\(count == 1 || word == "info" ? "" : "s")" }
-        let levels = "\(n(audit.count(.error), "error")), \(n(audit.count(.warn), "warning")), \(n(audit.count(.info), "info"))"
-        phases.append(Phase(name: "audit", ok: !auditFailed,
-                            summary: audit.result.failedLints.isEmpty ? levels : "\(audit.result.failedLints.count) lint(s) could not run; " + levels,
-                            milliseconds: lap()))
+        let database = ProjectCheck.Database(connection: target.connection, isThrowaway: target.isThrowaway,
+                                      startMilliseconds: Int(Date().timeIntervalSince(started) * 1000))
+        let report = try ProjectCheck.run(input, options: options, on: database) { progress.show($0) }
         progress.clear()
 
         // Details first (failures, coverage), the summary last where the eye lands.
-        if !report.outcomes.isEmpty {
-            let detail = TestReportWriter.render(report, format: .text, color: term.color && !machineOnStdout)
-            if !report.passed { say(String(detail.dropLast())) } else { for n in report.notes { say(n) } }
+        let tests = report.tests, audit = report.audit
+        if !tests.outcomes.isEmpty {
+            let detail = TestReportWriter.render(tests, format: .text, color: term.color && !machineOnStdout)
+            if !tests.passed { say(String(detail.dropLast())) } else { for n in tests.notes { say(n) } }
         }
+        for p in report.problems { printError(p.description) }
         if !audit.findings.isEmpty { say(String(audit.text(color: term.color && !machineOnStdout).dropLast())) }
-        let passed = phases.allSatisfy(\.ok)
-        for p in phases {
+        for p in report.phases {
             let mark = p.ok ? term.green("✓") : term.red("✗")
             say("  \(mark) \(p.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(p.summary)  " + term.dim("\(p.milliseconds) ms"))
         }
-        let total = phases.reduce(0) { $0 + $1.milliseconds }
-        say((passed ? term.green("passed") : term.red("failed")) + " in " + String(format: "%.1f s", Double(total) / 1000))
+        let total = report.phases.reduce(0) { $0 + $1.milliseconds }
+        say((report.passed ? term.green("passed") : term.red("failed")) + " in " + String(format: "%.1f s", Double(total) / 1000))
 
         func rendered(_ format: String) -> String {
             switch format {
-            case "junit": return TestReportWriter.render(withAudit(report, audit, failOn), format: .junit)
+            case "junit": return TestReportWriter.render(report.testsWithAudit, format: .junit)
             case "sarif": return audit.sarif()
-            default: return json(phases, report, audit, passed)
+            default: return report.json.rendered() + "\n"
             }
         }
         for extra in extraOutputs { try extra.target.write(rendered(extra.format)) }
@@ -153,50 +106,19 @@ enum CheckCommand {
         if let hold = ProcessInfo.processInfo.environment["RLSKIT_TEST_HOLD_SECONDS"].flatMap(Double.init) {
             Thread.sleep(forTimeInterval: hold)
         }
-        if malformed { return .usage }
-        return passed ? .success : .checksFailed
+        if !report.problems.isEmpty { return .usage }
+        return report.passed ? .success : .checksFailed
     }
 
     /// What to test: --tests, else sql/tests, else supabase/tests, else the built-in tests
     /// when the built-in schema is what was applied.
-    static func testInput(_ given: [String], migrations: MigrationSource) throws -> (harness: HarnessInput, pgtap: [(path: String, display: String)]) {
+    static func tests(_ given: [String], migrations: MigrationSource) throws -> TestSuite {
         var paths = given
         if paths.isEmpty {
             paths = ["sql/tests", "supabase/tests"].filter { FileManager.default.fileExists(atPath: $0) }
-            if paths.isEmpty, migrations == .builtIn {
-                do { return (try HarnessLoader.builtIn(), []) } catch let e as InputError { throw ConfigurationError(e.description) }
-            }
+            if paths.isEmpty, migrations == .builtIn { return try TestSuite.builtIn() }
         }
-        if paths.isEmpty { return (HarnessInput(), []) }
-        let (ours, pgtap) = try TestCommand.route(paths)
-        do {
-            return (try HarnessLoader.load(ours), pgtap.isEmpty ? [] : try PgTAPRunner.discover(pgtap))
-        } catch let e as InputError {
-            throw ConfigurationError(e.description)
-        }
-    }
-
-    /// The audit's findings as JUnit cases next to the tests: those at or above the threshold fail.
-    static func withAudit(_ report: TestReport, _ audit: AuditReport, _ failOn: Level) -> TestReport {
-        var r = report
-        r.outcomes += audit.findings.map { f in
-            TestOutcome(suite: "audit", name: "\(f.lint) \(f.object.schema).\(f.object.name)" + (f.object.member.map { " (\($0))" } ?? ""),
-                        status: f.level >= failOn ? .failed : .passed, message: f.detail + " " + f.remediation)
-        }
-        return r
-    }
-
-    static func json(_ phases: [Phase], _ report: TestReport, _ audit: AuditReport, _ passed: Bool) -> String {
-        let tests = (try? JSONSerialization.jsonObject(with: Data(TestReportWriter.render(report, format: .json).utf8))) ?? [:]
-        let findings = (try? JSONSerialization.jsonObject(with: Data(audit.json().utf8))) ?? [:]
-        let doc: [String: Any] = [
-            "passed": passed,
-            "phases": phases.map { ["name": $0.name, "ok": $0.ok, "summary": $0.summary, "milliseconds": $0.milliseconds] as [String: Any] },
-            "tests": tests,
-            "audit": findings,
-        ]
-        let data = (try? JSONSerialization.data(withJSONObject: doc, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self) + "\n"
+        return paths.isEmpty ? TestSuite() : try TestSuite.load(paths)
     }
 }
 

@@ -85,40 +85,16 @@ struct DatabaseTarget: Sendable {
         return DatabaseTarget(connection: cluster.connectionString, cluster: cluster)
     }
 
-    func connect() throws -> PostgresConnection {
-        do { return try PostgresConnection(connection) } catch var e as PostgresError {
-            // libpq refusing a setting ("invalid sslmode value") is the user's configuration.
-            if e.kind == .connection, e.message.hasPrefix("invalid ") {
-                throw ConfigurationError("the database URL has an invalid setting: \(e.message)")
-            }
-            e.message = "cannot connect to \(connection.description): \(e.message)"
-            throw e
-        }
-    }
+    func connect() throws -> PostgresConnection { try PostgresConnection(connection) }
 
     func stop() { cluster?.stop() }
-
-    /// Runs a test run and afterwards reads how far it advanced each sequence. Only the
-    /// throwaway server is rlskit's alone, so only there are they put back (see SequenceGuard).
-    func leavingNoTrace<T>(_ body: () throws -> T) throws -> (value: T, sequences: [SequenceAdvance]) {
-        let conn = try connect()
-        let guardian = try SequenceGuard.capture(conn)
-        let value: T
-        do { value = try body() } catch {
-            if isThrowaway { _ = try? guardian.finish(conn, owned: true) }
-            throw error
-        }
-        return (value, try guardian.finish(conn, owned: isThrowaway))
-    }
 
     /// A throwaway database starts empty: give it the stand-in and the schema (the default
     /// migration source) so tests have something to run against.
     func provisionIfThrowaway(log: (String) -> Void) throws {
         guard isThrowaway else { return }
-        let conn = try connect()
-        var options = Migrator.Options()
-        options.source = .defaultSource()
-        let r = try Migrator(conn, options: options).run()
-        log("provisioned the throwaway database: stand-in and \(r.applied.count) migration(s) from \(options.source)")
+        let source = MigrationSource.defaultSource()
+        let r = try Migrator.run(source, on: connection)
+        log("provisioned the throwaway database: stand-in and \(r.applied.count) migration(s) from \(source)")
     }
 }

@@ -46,12 +46,7 @@ enum DiffCommand {
                 let target = try DatabaseTarget.resolve(args) { _ in }
                 old = try SurfaceReader.read(try target.connect(), exposedSchemas: exposed, helper: target.connection)
             }
-            let conn: PostgresConnection
-            do { conn = try PostgresConnection(c) } catch var e as PostgresError {
-                e.message = "cannot connect to \(c.description): \(e.message)"
-                throw e
-            }
-            new = try SurfaceReader.read(conn, exposedSchemas: exposed, helper: c)
+            new = try SurfaceReader.read(try PostgresConnection(c), exposedSchemas: exposed, helper: c)
         } else {
             try DatabaseTarget.requireGiven(args, command: "diff")
             let target = try DatabaseTarget.resolve(args) { _ in }

@@ -58,29 +58,19 @@ enum PgTAPRun {
         let target = try DatabaseTarget.resolve(args) { printNote($0) }
         defer { target.stop() }
         try target.provisionIfThrowaway { printNote($0) }
-        let result: PgTAPRunResult
-        var report: TestReport
-        do {
-            let run = try target.leavingNoTrace { try PgTAPRunner(connection: target.connection, jobs: jobs).run(files) }
-            result = run.value
-            report = result.report
-            report.sequences = run.sequences
-            if let note = SequenceGuard.note(run.sequences) { report.notes.append(note) }
-        } catch var e as PostgresError where e.kind == .connection && e.sqlState == "08001" {
-            e.message = "cannot connect to \(target.connection.description): \(e.message)"
-            throw e
-        }
+        var options = HarnessOptions()
+        options.jobs = jobs
+        let result = try PolicyTests.run(TestSuite(pgtap: files), options: options, on: target.connection, ownsDatabase: target.isThrowaway)
+        let report = result.report
         if outputTarget.isFile {
             try outputTarget.write(TestReportWriter.render(report, format: format))
             print(TestReportWriter.render(report, format: .text, color: term.color), terminator: "")
         } else {
             print(TestReportWriter.render(report, format: format, color: term.color && format == .text), terminator: "")
         }
-        if result.hasMalformed {
-            for f in result.files { for p in f.malformed { printError(p.description) } }
-            return .usage
-        }
-        return result.passed ? .success : .checksFailed
+        for p in result.problems { printError(p.description) }
+        if !result.problems.isEmpty { return .usage }
+        return report.passed ? .success : .checksFailed
     }
 
     static func reportFormat(_ args: ParsedArguments) throws -> TestReportFormat {

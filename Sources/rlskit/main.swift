@@ -22,33 +22,12 @@ exit codes: 0 passed, 1 checks failed or findings, 2 usage or configuration erro
 
 /// Maps any error to one line and its documented exit code.
 @MainActor func report(_ error: Error, command: String?) -> ExitCode {
-    switch error {
-    case let e as UsageError:
-        printError(e.message)
+    let (code, line) = ExitCode.of(error)
+    printError(line)
+    if let e = error as? UsageError {
         printNote(e.usage + "\n" + "run 'rlskit \(command.map { $0 + " " } ?? "")--help' for more")
-        return .usage
-    case let e as InputError:
-        printError(e.description)
-        return .usage
-    case let e as ConfigurationError:
-        printError(e.message)
-        return .usage
-    case let e as LocalClusterError:
-        printError("cannot start a throwaway PostgreSQL: \(e.message)")
-        return e.isConfiguration ? .usage : .server
-    case let e as PostgresError where e.kind != .server:
-        printError(e.message)
-        return .server
-    case let e as PostgresError:
-        printError(e.description)
-        return .server
-    case let e as ScriptError:
-        printError(e.error.description)
-        return .server
-    default:
-        printError("\(error)")
-        return .server
     }
+    return code
 }
 
 @MainActor func main() -> ExitCode {

@@ -55,9 +55,8 @@ final class HiddenCommitTests: XCTestCase {
         for (n, trick) in tricks.enumerated() {
             let dir = try folder(["001_t.sql": "create table public.half_\(n) (x int);\n" + trick])
             var o = Migrator.Options()
-            o.source = .directory(dir)
             o.standIn = false
-            XCTAssertThrowsError(try Migrator(conn, options: o).run(), trick) { e in
+            XCTAssertThrowsError(try Migrator(conn, source: .directory(dir), options: o).run(), trick) { e in
                 XCTAssertTrue("\(e)".contains("001_t.sql:3: 'commit"), "\(e)")
                 XCTAssertTrue("\(e)".contains("controls the transaction"), "\(e)")
             }
@@ -78,9 +77,8 @@ final class HiddenCommitTests: XCTestCase {
         XCTAssertEqual(conn.parameterStatus("standard_conforming_strings"), "off")
         let dir = try folder(["001_t.sql": "create table public.scs (x int);\nselect 'a\\'b';\ncommit;\nselect 'x\\'y';\nselect 1/0;\n"])
         var o = Migrator.Options()
-        o.source = .directory(dir)
         o.standIn = false
-        XCTAssertThrowsError(try Migrator(conn, options: o).run()) { e in
+        XCTAssertThrowsError(try Migrator(conn, source: .directory(dir), options: o).run()) { e in
             XCTAssertTrue("\(e)".contains("001_t.sql:3: 'commit"), "\(e)")
         }
         XCTAssertFalse(try exists(conn, "public.scs"))
@@ -92,9 +90,8 @@ final class HiddenCommitTests: XCTestCase {
                              ("create table public.r (x int);\n\ndrop schema rlskit cascade;\n", "001_t.sql:3: the migration drops schema rlskit")] {
             let dir = try folder(["001_t.sql": body])
             var o = Migrator.Options()
-            o.source = .directory(dir)
             o.standIn = false
-            XCTAssertThrowsError(try Migrator(conn, options: o).run()) { e in
+            XCTAssertThrowsError(try Migrator(conn, source: .directory(dir), options: o).run()) { e in
                 XCTAssertTrue(e is ConfigurationError, "\(type(of: e)): \(e)")
                 XCTAssertTrue("\(e)".contains(want), "\(e)")
             }
@@ -127,7 +124,7 @@ final class HiddenCommitTests: XCTestCase {
         let (conn, _) = try database()
         let at = SourceLocation(file: "t/s.scenario", line: 3)
         let steps = ["create table public.stepped (x int)", "commit", "select 1"].map {
-            Check(suite: "s", actor: "admin", operation: "select", name: $0, statements: [$0], expectations: [.succeeds], location: at)
+            PolicyCheck(suite: "s", actor: "admin", operation: "select", name: $0, statements: [$0], expectations: [.succeeds], location: at)
         }
         for isolation in [PipelineIsolation.keepSuccesses, .rollbackEach] {
             let unit = HarnessUnit(suite: "s", checks: steps, isolation: isolation, location: at)

@@ -1,5 +1,5 @@
 import Postgres
-import RLSKit
+@testable import RLSKit
 import TestSupport
 import XCTest
 
@@ -11,8 +11,7 @@ final class LibraryUsageTests: XCTestCase {
             let conn = try PostgresConnection(cluster.connectionString)
 
             var options = Migrator.Options()
-            options.source = .directory(sqlDir + "/migrations")
-            _ = try Migrator(conn, options: options).run()          // stand-in + migrations
+            _ = try Migrator(conn, source: .directory(sqlDir + "/migrations"), options: options).run()          // stand-in + migrations
 
             let tests = try HarnessLoader.load([sqlDir + "/tests"])
             let report = try Harness.run(tests, on: cluster.connectionString)

@@ -7,10 +7,7 @@ public enum Provisioned {
     /// A fresh database with the stand-in and `source` applied; drop it with `TestServer.drop`.
     public static func database(source: MigrationSource = .builtIn, prefix: String = "p") throws -> (name: String, connectionString: ConnectionString) {
         let db = try TestServer.makeDatabase(prefix: prefix)
-        let conn = try PostgresConnection(db.connectionString)
-        var options = Migrator.Options()
-        options.source = source
-        _ = try Migrator(conn, options: options).run()
+        _ = try Migrator.run(source, on: db.connectionString)
         return db
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import RLSKit
+@testable import RLSKit
 import TestSupport
 import XCTest
 
@@ -56,7 +56,7 @@ extension CrashTests {
         let cluster = try LocalCluster()
         defer { cluster.stop() }
         let conn = try PostgresConnection(cluster.connectionString)
-        _ = try Migrator(conn, options: Migrator.Options()).run()
+        _ = try Migrator(conn, source: .builtIn, options: Migrator.Options()).run()
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try "scenario a slow step\n  as admin: select pg_sleep(3)\n    expect ok\n".write(toFile: dir + "/slow.scenario", atomically: true, encoding: .utf8)

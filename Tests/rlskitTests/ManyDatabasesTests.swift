@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import RLSKit
+@testable import RLSKit
 import TestSupport
 import XCTest
 
@@ -36,8 +36,7 @@ final class ManyDatabasesTests: XCTestCase {
         defer { TestServer.drop(good.name); TestServer.drop(seed.name) }
         let c = try PostgresConnection(seed.connectionString)
         var o = Migrator.Options()
-        o.source = .directory(Provisioned.repositoryRoot + "/Tests/Fixtures/empty-migrations")
-        _ = try Migrator(c, options: o).run()
+        _ = try Migrator(c, source: .directory(Provisioned.repositoryRoot + "/Tests/Fixtures/empty-migrations"), options: o).run()
         _ = try c.runScript(try String(contentsOfFile: Provisioned.repositoryRoot + "/Tests/Fixtures/seed000-as-written.sql", encoding: .utf8))
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -14,7 +14,22 @@ public struct AuditResult: Sendable {
     public var seconds: Double
 }
 
+/// What an audit looks at beyond the catalog itself.
+public struct AuditOptions: Sendable {
+    /// The schemas the Data API serves; nil reads PostgREST's `pgrst.db_schemas`, else `public`.
+    public var exposedSchemas: [String]?
+    public init(exposedSchemas: [String]? = nil) { self.exposedSchemas = exposedSchemas }
+}
+
 public enum Auditor {
+    /// Audits the database at `target` with `lints`, in one read-only snapshot.
+    public static func run(_ lints: [Lint] = LintRegistry.all, options: AuditOptions = AuditOptions(),
+                           on target: ConnectionString) throws -> AuditResult {
+        let conn = try PostgresConnection(target)
+        defer { conn.close() }
+        return try run(conn, lints: lints, exposedSchemas: options.exposedSchemas, helper: target)
+    }
+
     /// Runs `lints` on one connection: one read-only snapshot, every query in one pipeline.
     /// When `conn` is already in a transaction (tests), that transaction is used as it is.
     ///
@@ -23,7 +38,7 @@ public enum Auditor {
     /// second connection that imports the same snapshot, and are parsed on a second thread
     /// while the main connection runs everything else. Below `helperThreshold` policies one
     /// connection is faster.
-    public static func run(_ conn: PostgresConnection, lints: [Lint] = LintRegistry.all,
+    static func run(_ conn: PostgresConnection, lints: [Lint] = LintRegistry.all,
                            exposedSchemas: [String]? = nil, helper: ConnectionString? = nil,
                            helperThreshold: Int = 1000) throws -> AuditResult {
         let started = Date()

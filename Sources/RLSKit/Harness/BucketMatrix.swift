@@ -41,9 +41,9 @@ struct BucketMatrix {
 
     func unit() -> HarnessUnit {
         let suite = "bucket \(intent.id)"
-        var checks: [Check] = []
+        var checks: [PolicyCheck] = []
         func add(_ actor: Actor, _ op: String, _ storageOp: String, _ name: String, _ sql: String, _ e: Expectation) {
-            checks.append(Check(suite: suite, actor: actor.label, operation: op, name: name,
+            checks.append(PolicyCheck(suite: suite, actor: actor.label, operation: op, name: name,
                                 statements: [actor.impersonation(storage: storageOp), sql], expectations: [e], location: intent.location))
         }
         let read = intent.read!, write = intent.write!
@@ -51,7 +51,7 @@ struct BucketMatrix {
         let list = "select count(*) from storage.objects where "
         if read != .anyone {
             let publicWanted = read == .public
-            checks.append(Check(suite: suite, actor: "admin", operation: "select",
+            checks.append(PolicyCheck(suite: suite, actor: "admin", operation: "select",
                                 name: publicWanted ? "bucket is public (files served by URL)" : "bucket is private (no public URLs)",
                                 statements: ["select \(publicWanted ? "" : "not ")coalesce(public, false) from storage.buckets where id = \(bucket)"],
                                 expectations: [.isTrue], location: intent.location))

@@ -18,8 +18,9 @@ public struct HarnessOptions: Sendable {
 /// The policy test harness: plans every unit from the access files, scenarios and the live
 /// catalog, runs them over `jobs` connections (all rolled back) and reports.
 public enum Harness {
-    public static func run(_ input: HarnessInput, on target: ConnectionString, options: HarnessOptions = HarnessOptions()) throws -> TestReport {
+    public static func run(_ input: HarnessInput, options: HarnessOptions = HarnessOptions(), on target: ConnectionString) throws -> TestReport {
         let conn = try PostgresConnection(target)
+        defer { conn.close() }
         let plan = try Planner.plan(input, conn: conn, options: options)
         let outcomes = try execute(plan.units, on: target, reuse: conn, jobs: options.jobs, skipUntested: options.allowUntested && !options.strict)
         return TestReport(outcomes: plan.extra + order(outcomes), notes: Coverage.notes(outcomes, plan: plan))

@@ -13,7 +13,7 @@ extension Scenario {
             }
             return out
         }
-        let checks = steps.map { st -> Check in
+        let checks = steps.map { st -> PolicyCheck in
             let actor = users.first { $0.name == st.actor } ?? Scenario.builtIn(st.actor)
             let text = fill(st.text)
             let (sql, op) = Scenario.storageSQL(text, actor: actor) ?? (text, nil)
@@ -26,7 +26,7 @@ extension Scenario {
                 }
             }
             let firstWord = sql.split(whereSeparator: { $0 == " " || $0 == "\n" }).first.map { $0.lowercased() } ?? ""
-            return Check(suite: suite, actor: actor.name, operation: op.map { _ in "storage" } ?? firstWord,
+            return PolicyCheck(suite: suite, actor: actor.name, operation: op.map { _ in "storage" } ?? firstWord,
                          name: title + ": " + oneLine(st.text), statements: [actor.impersonation(storage: op), sql],
                          expectations: expectations, location: st.location)
         }

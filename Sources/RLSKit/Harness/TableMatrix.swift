@@ -49,12 +49,12 @@ struct TableMatrix {
     func unit() -> HarnessUnit {
         let suite = info.qualifiedName
         if let p = seeder.problem { return HarnessUnit(suite: suite, notCovered: p, location: intent.location) }
-        var checks: [Check] = []
+        var checks: [PolicyCheck] = []
         var impersonations: [String: String] = [:]   // built once per actor: claims JSON is not free
         func add(_ actor: Actor, _ op: String, _ name: String, _ setup: [String], _ sql: String, _ e: Expectation) {
             let imp = impersonations[actor.name] ?? actor.impersonation()
             impersonations[actor.name] = imp
-            checks.append(Check(suite: suite, actor: actor.label, operation: op, name: name,
+            checks.append(PolicyCheck(suite: suite, actor: actor.label, operation: op, name: name,
                                 statements: setup + [imp, sql], expectations: [e], location: intent.location))
         }
         func clear(_ u: Actor) -> [String] { ownerUnique ? ["delete from \(t) where \(whereOwner(u))"] : [] }
@@ -63,7 +63,7 @@ struct TableMatrix {
 
         let read = intent.read!
         let othersVisible = read == .anyone || read == .signedIn
-        checks.append(Check(suite: suite, actor: "admin", operation: "rls", name: "row level security is enabled",
+        checks.append(PolicyCheck(suite: suite, actor: "admin", operation: "rls", name: "row level security is enabled",
                             statements: ["select relrowsecurity from pg_class where oid = \(SQL.literal(t))::regclass"],
                             expectations: [.isTrue], location: intent.location))
         add(a, "select", "A reads own row", [], "select count(*) from \(t) where \(whereOwner(a))", read == .nobody ? .hidden : .visible)

@@ -9,14 +9,14 @@ public struct HarnessUnit: Sendable {
     public var signUp: String = ""
     /// Seeding, as one script after sign-up. If it fails the unit is not covered, with the reason.
     public var setup: String
-    public var checks: [Check]
+    public var checks: [PolicyCheck]
     /// Set when the unit cannot run at all: reported as "not covered: reason".
     public var notCovered: String?
     /// Matrix checks each start from the seeded state; scenario steps build on each other.
     public var isolation: PipelineIsolation
     public var location: SourceLocation?
 
-    public init(suite: String, users: [Actor] = [], setup: String = "", checks: [Check] = [], notCovered: String? = nil,
+    public init(suite: String, users: [Actor] = [], setup: String = "", checks: [PolicyCheck] = [], notCovered: String? = nil,
                 isolation: PipelineIsolation = .rollbackEach, location: SourceLocation? = nil) {
         self.suite = suite
         self.users = users

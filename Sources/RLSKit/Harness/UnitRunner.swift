@@ -46,7 +46,7 @@ struct UnitRunner {
                     message: "not covered: \(reason)" + (skipUntested ? "" : " (or --allow-untested to skip it)"), location: unit.location)
     }
 
-    func judge(_ check: Check, _ results: [StatementOutcome], duration: Double) -> TestOutcome {
+    func judge(_ check: PolicyCheck, _ results: [StatementOutcome], duration: Double) -> TestOutcome {
         var observed = Observed(results.last ?? .skipped)
         var failedSetup: String?
         for (i, r) in results.dropLast().enumerated() {

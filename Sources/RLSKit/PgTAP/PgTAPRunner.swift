@@ -18,12 +18,25 @@ public struct PgTAPRunResult: Sendable {
     }
 }
 
+/// How pgTAP files are run.
+public struct PgTAPOptions: Sendable {
+    /// Connections to spread the files over.
+    public var jobs = 1
+    public init(jobs: Int = 1) { self.jobs = max(1, jobs) }
+}
+
 /// Finds pgTAP files and runs them, one connection per job.
 public struct PgTAPRunner: Sendable {
-    public var connection: ConnectionString
-    public var jobs: Int
+    var connection: ConnectionString
+    var jobs: Int
 
-    public init(connection: ConnectionString, jobs: Int = 1) {
+    /// Runs `files` (from `discover`) on the database at `target`.
+    public static func run(_ files: [(path: String, display: String)], options: PgTAPOptions = PgTAPOptions(),
+                           on target: ConnectionString) throws -> PgTAPRunResult {
+        try PgTAPRunner(connection: target, jobs: options.jobs).run(files)
+    }
+
+    init(connection: ConnectionString, jobs: Int = 1) {
         self.connection = connection
         self.jobs = max(1, jobs)
     }
@@ -67,7 +80,7 @@ public struct PgTAPRunner: Sendable {
 
     /// Runs the files. Throws a `ConfigurationError` when pgTAP cannot be had, and a
     /// `PostgresError` when the server cannot be reached or goes away.
-    public func run(_ files: [(path: String, display: String)]) throws -> PgTAPRunResult {
+    func run(_ files: [(path: String, display: String)]) throws -> PgTAPRunResult {
         let scripts = files.map { PsqlScript.load(path: $0.path, display: $0.display) }
         let first = try PostgresConnection(connection)
         let info = try PgTAPServerInfo.probe(first)

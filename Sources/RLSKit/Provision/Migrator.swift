@@ -5,7 +5,6 @@ import Postgres
 /// advisory lock, one transaction per migration (ledger row included), the stand-in first.
 public struct Migrator {
     public struct Options: Sendable {
-        public var source: MigrationSource = .builtIn
         /// Install the Supabase stand-in where auth/storage are missing.
         public var standIn = true
         public var dryRun = false
@@ -38,18 +37,28 @@ public struct Migrator {
         public var unknownVersions: [String]
     }
 
+    /// Applies `source` to the database at `target` (stand-in first, unless `options` say not).
+    public static func run(_ source: MigrationSource, options: Options = Options(), on target: ConnectionString,
+                           log: @escaping (String) -> Void = { _ in }) throws -> Result {
+        let conn = try PostgresConnection(target)
+        defer { conn.close() }
+        return try Migrator(conn, source: source, options: options, log: log).run()
+    }
+
     let conn: PostgresConnection
+    let source: MigrationSource
     let options: Options
     let log: (String) -> Void
 
-    public init(_ conn: PostgresConnection, options: Options, log: @escaping (String) -> Void = { _ in }) {
+    init(_ conn: PostgresConnection, source: MigrationSource, options: Options = Options(), log: @escaping (String) -> Void = { _ in }) {
         self.conn = conn
+        self.source = source
         self.options = options
         self.log = log
     }
 
-    public func run() throws -> Result {
-        let files = try options.source.load()
+    func run() throws -> Result {
+        let files = try source.load()
         // The server lexes each file with its standard_conforming_strings; so do we.
         var strings = conn.parameterStatus("standard_conforming_strings") != "off"
         var prepared = try files.map { try Prepared($0, standardConformingStrings: strings) }
@@ -79,11 +88,11 @@ public struct Migrator {
         var result = Result(standIn: standIn, plan: plan, applied: [], unknownVersions: unknown)
         let changed = plan.filter { $0.status == .changed }
         if options.dryRun {
-            log("plan (\(options.source)):")
+            log("plan (\(source)):")
             for e in plan { log("  \(e.status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(e.file.name)") }
             for v in unknown { log("  unknown  \(v) (in the ledger, no file)") }
         }
-        if files.isEmpty { log("no *.sql files in \(options.source)") }
+        if files.isEmpty { log("no *.sql files in \(source)") }
         if let first = changed.first, !options.allowChanged {
             let more = changed.count > 1 ? "; \(changed.count - 1) more changed" : ""
             throw ConfigurationError("\(first.file.path): changed since it was applied (checksum \(first.file.checksum.prefix(12)) ≠ \(byVersion[first.file.version]!.checksum.prefix(12))); restore it, or pass --allow-changed to go on without re-applying it\(more)")

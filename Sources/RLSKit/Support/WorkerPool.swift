@@ -5,9 +5,9 @@ import Synchronization
 /// connection is not Sendable, so it is opened on the thread that uses it), each taking the
 /// next item in order. The first error stops the others, and so does a body that asks to stop
 /// (a bail-out). Results come back in item order; items never started are nil.
-enum WorkerPool {
+@_spi(CLI) public enum WorkerPool {
     /// Work running in the background; `wait()` returns its results or rethrows its first error.
-    final class Pending<R: Sendable>: Sendable {
+    public final class Pending<R: Sendable>: Sendable {
         fileprivate let group = DispatchGroup()
         fileprivate let results: Mutex<[R?]>
         fileprivate let next = Mutex(0)
@@ -16,7 +16,7 @@ enum WorkerPool {
 
         fileprivate init(count: Int) { results = Mutex(Array(repeating: nil, count: count)) }
 
-        func wait() throws -> [R?] {
+        public func wait() throws -> [R?] {
             group.wait()
             if let error = failure.withLock({ $0 }) { throw error }
             return results.withLock { $0 }
@@ -38,7 +38,7 @@ enum WorkerPool {
     }
 
     /// Starts `workers` threads over `count` items and returns at once.
-    static func start<State, R: Sendable>(
+    public static func start<State, R: Sendable>(
         _ count: Int, workers: Int, open: @escaping @Sendable () throws -> State,
         _ body: @escaping @Sendable (State, Int) throws -> (result: R, stop: Bool)
     ) -> Pending<R> {
@@ -63,7 +63,7 @@ enum WorkerPool {
     }
 
     /// `start`, then `wait`.
-    static func run<State, R: Sendable>(
+    public static func run<State, R: Sendable>(
         _ count: Int, workers: Int, open: @escaping @Sendable () throws -> State,
         _ body: @escaping @Sendable (State, Int) throws -> (result: R, stop: Bool)
     ) throws -> [R?] {
@@ -71,7 +71,7 @@ enum WorkerPool {
     }
 
     /// The same contract on the calling thread, with state the caller already holds.
-    static func serial<State, R>(_ count: Int, on state: State, _ body: (State, Int) throws -> (result: R, stop: Bool)) throws -> [R?] {
+    public static func serial<State, R>(_ count: Int, on state: State, _ body: (State, Int) throws -> (result: R, stop: Bool)) throws -> [R?] {
         var out = [R?](repeating: nil, count: count)
         for i in 0..<count {
             let (r, stop) = try body(state, i)

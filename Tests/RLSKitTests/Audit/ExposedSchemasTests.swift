@@ -1,5 +1,5 @@
 import Postgres
-import RLSKit
+@testable import RLSKit
 import TestSupport
 import XCTest
 

@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import RLSKit
+@testable import RLSKit
 import Synchronization
 import TestSupport
 import XCTest

@@ -54,6 +54,6 @@ enum Fixture {
     static func run(breakage: String = "", input: HarnessInput? = nil, options: HarnessOptions = HarnessOptions()) throws -> TestReport {
         let db = try OurSchema.makeDatabase(extra: notesSQL + "\n" + breakage)
         defer { TestServer.drop(db.name) }
-        return try Harness.run(input ?? Fixture.input(), on: db.connectionString, options: options)
+        return try Harness.run(input ?? Fixture.input(), options: options, on: db.connectionString)
     }
 }

@@ -39,7 +39,7 @@ final class HarnessSchemaTests: XCTestCase {
         var three = HarnessOptions()
         three.jobs = 3
         let one = try Harness.run(input, on: db.connectionString)
-        let many = try Harness.run(input, on: db.connectionString, options: three)
+        let many = try Harness.run(input, options: three, on: db.connectionString)
         func key(_ r: TestReport) -> [String] { r.outcomes.map { "\($0.suite)|\($0.actor ?? "")|\($0.name)|\($0.status)" } }
         XCTAssertEqual(key(one), key(many))
         XCTAssertEqual(one.failed, 1)
@@ -54,7 +54,7 @@ final class HarnessSchemaTests: XCTestCase {
         XCTAssertTrue(relaxed.notes.contains { $0.hasPrefix("uncovered") && $0.contains("public.secrets") })
         var strict = HarnessOptions()
         strict.strict = true
-        let failed = try Harness.run(try Fixture.input(), on: db.connectionString, options: strict)
+        let failed = try Harness.run(try Fixture.input(), options: strict, on: db.connectionString)
         XCTAssertEqual(failed.outcomes.filter(\.isFailure).map(\.suite), ["coverage"])
     }
 
@@ -86,12 +86,12 @@ final class HarnessSchemaTests: XCTestCase {
 
         var allow = HarnessOptions()
         allow.allowUntested = true
-        let allowed = try Harness.run(try Fixture.input(access), on: db.connectionString, options: allow)
+        let allowed = try Harness.run(try Fixture.input(access), options: allow, on: db.connectionString)
         XCTAssertTrue(allowed.passed)
         XCTAssertEqual(allowed.outcomes.filter { $0.status == .skipped }.map(\.suite).sorted(), ["public.checked", "public.children"])
         // --strict wins over --allow-untested.
         allow.strict = true
-        let s = try Harness.run(try Fixture.input(access), on: db.connectionString, options: allow)
+        let s = try Harness.run(try Fixture.input(access), options: allow, on: db.connectionString)
         XCTAssertEqual(Set(s.outcomes.filter(\.isFailure).map(\.suite)), ["public.children", "public.checked"])
     }
 
@@ -132,7 +132,7 @@ final class HarnessSchemaTests: XCTestCase {
         }
         var allow = HarnessOptions()
         allow.allowSideEffects = true
-        XCTAssertTrue(try Harness.run(try Fixture.input(), on: db.connectionString, options: allow).passed)
+        XCTAssertTrue(try Harness.run(try Fixture.input(), options: allow, on: db.connectionString).passed)
     }
 
     func testMissingTableOrBucketIsAnInputErrorWithLocation() throws {

@@ -27,7 +27,7 @@ final class KeywordColumnTests: XCTestCase {
         defer { TestServer.drop(db.name) }
         var input = HarnessInput()
         input.access = [try AccessFile.parse(access, path: "kw.rls")]
-        let report = try Harness.run(input, on: db.connectionString, options: HarnessOptions())
+        let report = try Harness.run(input, options: HarnessOptions(), on: db.connectionString)
         for i in Self.columns.indices {
             let items = report.outcomes.filter { $0.suite == "public.kw\(i)" }
             XCTAssertGreaterThan(items.count, 5, "owner \(Self.columns[i]): \(report.notes)")

@@ -42,7 +42,7 @@ final class UserFileMistakeTests: XCTestCase {
         do {
             var options = HarnessOptions()
             options.strict = strict
-            _ = try Harness.run(try HarnessLoader.parse(files), on: try target, options: options)
+            _ = try Harness.run(try HarnessLoader.parse(files), options: options, on: try target)
             return nil
         } catch let e as InputError {
             XCTAssertFalse(e.description.contains("\n"), e.description)
@@ -140,7 +140,7 @@ final class UserFileMistakeTests: XCTestCase {
     func testStrictSuggestionParses() throws {
         var options = HarnessOptions()
         options.strict = true
-        let report = try Harness.run(try HarnessLoader.parse([("a.rls", Self.posts)]), on: try target, options: options)
+        let report = try Harness.run(try HarnessLoader.parse([("a.rls", Self.posts)]), options: options, on: try target)
         let messages = report.outcomes.filter { $0.suite == "coverage" }.compactMap(\.message)
         let suggestion = try XCTUnwrap(messages.first { $0.contains("a#b c") }, "\(messages)")
         let range = try XCTUnwrap(suggestion.range(of: #"add '([^']*)'"#, options: .regularExpression))

@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import RLSKit
+@testable import RLSKit
 import TestSupport
 import Synchronization
 import XCTest
@@ -29,9 +29,8 @@ final class MigratorTests: XCTestCase {
 
     func migrate(_ conn: PostgresConnection, _ dir: String, _ configure: (inout Migrator.Options) -> Void = { _ in }) throws -> Migrator.Result {
         var o = Migrator.Options()
-        o.source = .directory(dir)
         configure(&o)
-        return try Migrator(conn, options: o).run()
+        return try Migrator(conn, source: .directory(dir), options: o).run()
     }
 
     func count(_ conn: PostgresConnection, _ sql: String) throws -> Int { try conn.query(sql).rows[0].decode(0) }
@@ -39,11 +38,10 @@ final class MigratorTests: XCTestCase {
     func testOurSchemaAppliesAndSecondRunIsANoOp() throws {
         let conn = try database()
         var o = Migrator.Options()
-        let first = try Migrator(conn, options: o).run()
+        let first = try Migrator(conn, source: .builtIn, options: o).run()
         XCTAssertEqual(first.applied.count, BuiltInSQL.files(in: "migrations").count)
         XCTAssertEqual(first.standIn?.installed.count, 4)
-        o.source = .builtIn
-        let second = try Migrator(conn, options: o).run()
+        let second = try Migrator(conn, source: .builtIn, options: o).run()
         XCTAssertEqual(second.applied.count, 0)
         XCTAssertEqual(second.standIn?.installed, [])
         XCTAssertTrue(second.plan.allSatisfy { $0.status == .applied })
@@ -174,8 +172,7 @@ final class MigratorTests: XCTestCase {
             do {
                 let conn = try PostgresConnection(db.connectionString)
                 var o = Migrator.Options()
-                o.source = .directory(dir)
-                let r = try Migrator(conn, options: o).run()
+                let r = try Migrator(conn, source: .directory(dir), options: o).run()
                 applied.withLock { $0 += r.applied.count }
             } catch {
                 errors.withLock { $0.append("\(error)") }

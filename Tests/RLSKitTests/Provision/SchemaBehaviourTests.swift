@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import RLSKit
+@testable import RLSKit
 import TestSupport
 import XCTest
 
@@ -17,11 +17,10 @@ final class SchemaBehaviourTests: XCTestCase {
         if let before {
             // Stand-in first (empty migration set), then the extra objects, then our schema.
             var o = Migrator.Options()
-            o.source = .directory(Provisioned.repositoryRoot + "/Tests/Fixtures/empty-migrations")
-            _ = try Migrator(conn, options: o).run()
+            _ = try Migrator(conn, source: .directory(Provisioned.repositoryRoot + "/Tests/Fixtures/empty-migrations"), options: o).run()
             _ = try conn.runScript(before)
         }
-        _ = try Migrator(conn, options: Migrator.Options()).run()
+        _ = try Migrator(conn, source: .builtIn, options: Migrator.Options()).run()
         return conn
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import RLSKit
+@testable import RLSKit
 import TestSupport
 import XCTest
 
@@ -130,9 +130,8 @@ final class StandInTests: XCTestCase {
             comment on schema auth is 'Supabase auth';
             """)
         var o = Migrator.Options()
-        o.source = .directory(Provisioned.repositoryRoot + "/Tests/Fixtures/empty-migrations")
         var lines: [String] = []
-        let result = try Migrator(c, options: o) { lines.append($0) }.run()
+        let result = try Migrator(c, source: .directory(Provisioned.repositoryRoot + "/Tests/Fixtures/empty-migrations"), options: o) { lines.append($0) }.run()
         XCTAssertEqual(result.standIn?.installed, [])
         XCTAssertTrue(result.standIn?.detection.isSupabase ?? false)
         XCTAssertTrue(lines.contains { $0.contains("Supabase schemas found") }, "\(lines)")

@@ -150,7 +150,7 @@ public enum Expectation: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// One check: statements run in order in one rolled-back group; the last one is judged.
-public struct Check: Sendable {
+public struct PolicyCheck: Sendable {
     public var suite: String
     public var actor: String
     /// "select" | "insert" | "update" | "delete": for the coverage summary.

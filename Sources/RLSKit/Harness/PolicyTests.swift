@@ -1,0 +1,96 @@
+import Foundation
+import Postgres
+
+/// What `rlskit test` runs: access files and scenarios for the harness, pgTAP files for the
+/// pgTAP runner.
+public struct TestSuite: Sendable {
+    public var harness: HarnessInput
+    public var pgtap: [(path: String, display: String)]
+
+    public init(harness: HarnessInput = HarnessInput(), pgtap: [(path: String, display: String)] = []) {
+        self.harness = harness
+        self.pgtap = pgtap
+    }
+
+    public var isEmpty: Bool { harness.isEmpty && pgtap.isEmpty }
+
+    /// Reads PATHs: `*.rls` and `*.scenario` for the harness, `*.sql` and `*.pg` for pgTAP;
+    /// folders are searched for both. A mistake in a file is a `ConfigurationError` with its line.
+    public static func load(_ paths: [String]) throws -> TestSuite {
+        let (ours, pgtap) = try route(paths)
+        do {
+            return TestSuite(harness: try HarnessLoader.load(ours), pgtap: pgtap.isEmpty ? [] : try PgTAPRunner.discover(pgtap))
+        } catch let e as InputError {
+            throw ConfigurationError(e.description)
+        }
+    }
+
+    /// The built-in schema's own tests (`sql/tests`, compiled in).
+    public static func builtIn() throws -> TestSuite {
+        do { return TestSuite(harness: try HarnessLoader.builtIn()) } catch let e as InputError { throw ConfigurationError(e.description) }
+    }
+
+    /// Splits PATHs between the harness and the pgTAP runner.
+    static func route(_ paths: [String]) throws -> (ours: [String], pgtap: [String]) {
+        var ours: [String] = [], pgtap: [String] = []
+        let fm = FileManager.default
+        for p in paths {
+            var isDir: ObjCBool = false
+            guard fm.fileExists(atPath: p, isDirectory: &isDir) else { throw ConfigurationError("\(p): no such file or folder") }
+            let ext = (p as NSString).pathExtension.lowercased()
+            if !isDir.boolValue {
+                if HarnessLoader.extensions.contains(ext) { ours.append(p) }
+                else if PgTAPRunner.extensions.contains(ext) { pgtap.append(p) }
+                else { throw ConfigurationError("\(p): not a test file: use *.rls, *.scenario, or pgTAP *.sql / *.pg") }
+                continue
+            }
+            let exts = Set((fm.enumerator(atPath: p)?.allObjects as? [String] ?? []).map { ($0 as NSString).pathExtension.lowercased() })
+            if !exts.isDisjoint(with: HarnessLoader.extensions) { ours.append(p) }
+            if !exts.isDisjoint(with: PgTAPRunner.extensions) { pgtap.append(p) }
+        }
+        return (ours, pgtap)
+    }
+}
+
+/// A test run's report and the mistakes found in files while they ran (a pgTAP file whose
+/// statements break rlskit's transaction, say): those make the run a usage error (exit 2).
+public struct PolicyTestResult: Sendable {
+    public var report: TestReport
+    public var problems: [InputError]
+}
+
+/// The harness and the pgTAP runner on one database, leaving no trace: everything is rolled
+/// back, and sequences are put back only where rlskit owns the database (see SequenceGuard).
+public enum PolicyTests {
+    public static func run(_ suite: TestSuite, options: HarnessOptions = HarnessOptions(), on target: ConnectionString,
+                           ownsDatabase: Bool) throws -> PolicyTestResult {
+        let conn = try PostgresConnection(target)
+        defer { conn.close() }
+        let guardian = try SequenceGuard.capture(conn)
+        var report = TestReport()
+        var problems: [InputError] = []
+        do {
+            if !suite.harness.isEmpty {
+                do { report = try Harness.run(suite.harness, options: options, on: target) } catch let e as InputError {
+                    throw ConfigurationError(e.description)
+                }
+            }
+            if !suite.pgtap.isEmpty {
+                let r = try PgTAPRunner.run(suite.pgtap, options: PgTAPOptions(jobs: options.jobs), on: target)
+                report.outcomes += r.report.outcomes
+                report.notes += r.report.notes
+                problems = r.files.flatMap(\.malformed)
+            }
+        } catch var e as PostgresError where e.isConnectionFailure {
+            if ownsDatabase { _ = try? guardian.finish(conn, owned: true) }
+            e.message = "lost the connection to \(target.description) while running the tests: " + e.message
+            throw e
+        } catch {
+            if ownsDatabase { _ = try? guardian.finish(conn, owned: true) }
+            throw error
+        }
+        report.sequences = try guardian.finish(conn, owned: ownsDatabase)
+        if let note = SequenceGuard.note(report.sequences) { report.notes.append(note) }
+        return PolicyTestResult(report: report, problems: problems)
+    }
+}
