@@ -1,24 +1,53 @@
+import Foundation
 import Postgres
-@testable import RLSKit
+import RLSKit  // not @testable: only what a library user can reach
 import TestSupport
 import XCTest
 
 /// The README's "rlskit as a Swift library" example, kept compiling and passing.
 final class LibraryUsageTests: XCTestCase {
-    func testREADMEExample() throws {
-        let sqlDir = Provisioned.repositoryRoot + "/sql"
-        try withLocalCluster { cluster in
-            let conn = try PostgresConnection(cluster.connectionString)
+    /// The README's paths are relative to the project: run from the repository root.
+    func inRepository<T>(_ body: () throws -> T) throws -> T {
+        let old = FileManager.default.currentDirectoryPath
+        FileManager.default.changeCurrentDirectoryPath(Provisioned.repositoryRoot)
+        defer { FileManager.default.changeCurrentDirectoryPath(old) }
+        return try body()
+    }
 
-            var options = Migrator.Options()
-            _ = try Migrator(conn, source: .directory(sqlDir + "/migrations"), options: options).run()          // stand-in + migrations
+    func testPolicies() throws {
+        try inRepository {
+            try withLocalCluster { cluster in                      // throwaway server, always removed
+                let db = cluster.connectionString
+                _ = try Migrator.run(.directory("sql/migrations"), on: db)      // stand-in + migrations
 
-            let tests = try HarnessLoader.load([sqlDir + "/tests"])
-            let report = try Harness.run(tests, on: cluster.connectionString)
-            XCTAssertTrue(report.passed, TestReportWriter.render(report, format: .text))
+                let report = try Harness.run(try HarnessLoader.load(["sql/tests"]), on: db)
+                XCTAssertTrue(report.passed, TestReportWriter.render(report, format: .text))
 
-            let audit = AuditReport(result: try Auditor.run(conn, exposedSchemas: nil, helper: cluster.connectionString))
-            XCTAssertFalse(audit.fails(at: .warn), audit.text(color: false))
+                let audit = AuditReport(result: try Auditor.run(on: db))
+                XCTAssertFalse(audit.fails(at: .warn), audit.text(color: false))
+            }
+        }
+    }
+
+    func testWhatCheckRuns() throws {
+        try inRepository {
+            try withLocalCluster { cluster in
+                let input = ProjectCheck.Input(migrations: .directory("sql/migrations"), tests: try TestSuite.load(["sql/tests"]))
+                let check = try ProjectCheck.run(input, on: .init(connection: cluster.connectionString, isThrowaway: true))
+                XCTAssertTrue(check.passed, check.json.rendered())
+                XCTAssertEqual(check.phases.map(\.name), ["database", "apply", "test", "audit"])
+                XCTAssertGreaterThan(check.tests.count(.passed), 50)
+            }
+        }
+    }
+
+    /// The README shows the same code as this file.
+    func testREADMEShowsThisCode() throws {
+        let readme = try String(contentsOfFile: Provisioned.repositoryRoot + "/README.md", encoding: .utf8)
+        for line in ["_ = try Migrator.run(.directory(\"sql/migrations\"), on: db)",
+                     "let audit = AuditReport(result: try Auditor.run(on: db))",
+                     "let check = try ProjectCheck.run(input, on: .init(connection: cluster.connectionString, isThrowaway: true))"] {
+            XCTAssertTrue(readme.contains(line), line)
         }
     }
 }
