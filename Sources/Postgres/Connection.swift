@@ -267,14 +267,14 @@ public final class PostgresConnection {
         let tag = String(cString: PQcmdStatus(result))
         let affected = Int(String(cString: PQcmdTuples(result)))
         if nfields == 0 { return QueryResult(columns: [], rows: [], commandTag: tag, affectedRows: affected) }
-        var columns: [Column] = []
+        var columns: [PostgresColumn] = []
         columns.reserveCapacity(Int(nfields))
         for c in 0..<nfields {
-            columns.append(Column(name: PQfname(result, c).map { String(cString: $0) } ?? "", type: PostgresType(rawValue: PQftype(result, c))))
+            columns.append(PostgresColumn(name: PQfname(result, c).map { String(cString: $0) } ?? "", type: PostgresType(rawValue: PQftype(result, c))))
         }
         let index = ColumnIndex(columns)
         let ntuples = PQntuples(result)
-        var rows: [Row] = []
+        var rows: [PostgresRow] = []
         rows.reserveCapacity(Int(ntuples))
         for r in 0..<ntuples {
             var values: [String?] = []
@@ -288,7 +288,7 @@ public final class PostgresConnection {
                     })
                 }
             }
-            rows.append(Row(index: index, values: values))
+            rows.append(PostgresRow(index: index, values: values))
         }
         return QueryResult(columns: columns, rows: rows, commandTag: tag, affectedRows: affected)
     }

@@ -2,7 +2,7 @@ import CLibPQ
 import Foundation
 
 /// One statement with its parameters, to send through a pipeline.
-public struct Statement: Sendable {
+public struct PostgresStatement: Sendable {
     public var sql: String
     public var parameters: [any PostgresEncodable]
     public init(_ sql: String, _ parameters: [any PostgresEncodable] = []) {
@@ -36,14 +36,14 @@ public enum PipelineIsolation: Sendable {
 extension PostgresConnection {
     /// Sends every statement without waiting for replies (libpq pipeline mode) and returns
     /// the outcomes in order. Each statement is its own group.
-    public func pipeline(_ statements: [Statement], isolation: PipelineIsolation = .none) throws -> [StatementOutcome] {
+    public func pipeline(_ statements: [PostgresStatement], isolation: PipelineIsolation = .none) throws -> [StatementOutcome] {
         try run(PipelinePlan(statements: statements, groups: statements.indices.map { $0..<($0 + 1) }), isolation: isolation)
     }
 
     /// Sends groups of statements in pipeline mode. Within a group, a failure skips the rest
     /// of the group; between groups, `isolation` decides what a failure undoes.
-    public func pipeline(groups: [[Statement]], isolation: PipelineIsolation) throws -> [[StatementOutcome]] {
-        var flat: [Statement] = []
+    public func pipeline(groups: [[PostgresStatement]], isolation: PipelineIsolation) throws -> [[StatementOutcome]] {
+        var flat: [PostgresStatement] = []
         var ranges: [Range<Int>] = []
         flat.reserveCapacity(groups.reduce(0) { $0 + $1.count })
         for g in groups {
@@ -267,10 +267,10 @@ enum PipelineItem {
 }
 
 struct PipelinePlan {
-    let statements: [Statement]
+    let statements: [PostgresStatement]
     let groups: [Range<Int>]
     var items: [PipelineItem] = []
-    init(statements: [Statement], groups: [Range<Int>]) {
+    init(statements: [PostgresStatement], groups: [Range<Int>]) {
         self.statements = statements
         self.groups = groups
         items.reserveCapacity(statements.count + groups.count * 3)

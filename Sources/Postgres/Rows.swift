@@ -157,14 +157,14 @@ enum PostgresArrayParser {
 }
 
 /// Column metadata shared by all rows of a result.
-public struct Column: Sendable, Equatable {
+public struct PostgresColumn: Sendable, Equatable {
     public var name: String
     public var type: PostgresType
 }
 
 final class ColumnIndex: Sendable {
-    let columns: [Column]
-    init(_ columns: [Column]) { self.columns = columns }
+    let columns: [PostgresColumn]
+    init(_ columns: [PostgresColumn]) { self.columns = columns }
 
     /// First column of that name. A scan: results are narrow, and building a dictionary for
     /// every result costs more than it saves.
@@ -172,12 +172,12 @@ final class ColumnIndex: Sendable {
 }
 
 /// One row, copied out of libpq: safe to keep and to send across tasks.
-public struct Row: Sendable {
+public struct PostgresRow: Sendable {
     let index: ColumnIndex
     /// Each column's text form; nil is SQL NULL.
     public let values: [String?]
 
-    public var columns: [Column] { index.columns }
+    public var columns: [PostgresColumn] { index.columns }
     public var count: Int { values.count }
 
     /// True when the column holds SQL NULL.
@@ -225,19 +225,19 @@ public struct Row: Sendable {
 
 /// What one statement produced.
 public struct QueryResult: Sendable {
-    public let columns: [Column]
-    public let rows: [Row]
+    public let columns: [PostgresColumn]
+    public let rows: [PostgresRow]
     /// The command tag, e.g. `INSERT 0 1`.
     public let commandTag: String
     /// Rows affected by INSERT/UPDATE/DELETE/MERGE/SELECT/COPY, when the server reports it.
     public let affectedRows: Int?
 
-    public init(columns: [Column], rows: [Row], commandTag: String, affectedRows: Int?) {
+    public init(columns: [PostgresColumn], rows: [PostgresRow], commandTag: String, affectedRows: Int?) {
         self.columns = columns
         self.rows = rows
         self.commandTag = commandTag
         self.affectedRows = affectedRows
     }
 
-    public var first: Row? { rows.first }
+    public var first: PostgresRow? { rows.first }
 }

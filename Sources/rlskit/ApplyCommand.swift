@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import RLSKit
+@_spi(CLI) import RLSKit
 
 enum ApplyCommand {
     static let spec = CommandSpec(

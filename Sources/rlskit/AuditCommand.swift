@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import RLSKit
+@_spi(CLI) import RLSKit
 
 enum AuditCommand {
     static let spec = CommandSpec(
@@ -85,7 +85,7 @@ enum AuditCommand {
     }
 
     /// Several databases in parallel: a summary line each, the reports one after another.
-    static func runMany(_ targets: [DatabaseTarget], exposed: [String]?, baseline: Baseline, failOn: Level,
+    static func runMany(_ targets: [DatabaseTarget], exposed: [String]?, baseline: Baseline, failOn: FindingLevel,
                         format: String, output: OutputTarget, term: Terminal) throws -> ExitCode {
         let results = ManyDatabases.run(targets) { t in
             AuditReport(result: try Auditor.run(options: AuditOptions(exposedSchemas: exposed), on: t.connection), baseline: baseline)
@@ -131,7 +131,7 @@ enum AuditCommand {
         return JSON.object(pairs).rendered() + "\n"
     }
 
-    static func level(_ text: String) throws -> Level {
+    static func level(_ text: String) throws -> FindingLevel {
         switch text.lowercased() {
         case "error": return .error
         case "warn", "warning": return .warn

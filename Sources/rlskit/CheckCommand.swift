@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import RLSKit
+@_spi(CLI) import RLSKit
 
 /// `rlskit check`: database → stand-in + apply → policy tests → one summary.
 enum CheckCommand {
@@ -92,7 +92,7 @@ enum CheckCommand {
             switch format {
             case "junit": return TestReportWriter.render(report.testsWithAudit, format: .junit)
             case "sarif": return audit.sarif()
-            default: return report.json.rendered() + "\n"
+            default: return report.json()
             }
         }
         for extra in extraOutputs { try extra.target.write(rendered(extra.format)) }

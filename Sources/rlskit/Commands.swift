@@ -1,4 +1,4 @@
-import RLSKit
+@_spi(CLI) import RLSKit
 
 /// A subcommand: its interface and what runs it.
 struct Subcommand: Sendable {

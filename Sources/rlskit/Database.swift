@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import RLSKit
+@_spi(CLI) import RLSKit
 
 /// The database a command works on: `--database-url`, else the environment, else a
 /// throwaway local cluster that lives as long as the command.

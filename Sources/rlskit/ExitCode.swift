@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import RLSKit
+@_spi(CLI) import RLSKit
 
 /// The exit codes of the `rlskit` command. They are part of its interface: never renumber.
 enum ExitCode: Int32, Sendable {

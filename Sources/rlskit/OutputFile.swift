@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import RLSKit
+@_spi(CLI) import RLSKit
 
 /// Where a report goes: standard output, or a file (checked before any work is done). A new
 /// file is written atomically; an existing path (file, symlink, device, pipe) is written

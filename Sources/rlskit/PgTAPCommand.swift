@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import RLSKit
+@_spi(CLI) import RLSKit
 
 /// Runs pgTAP files (e.g. supabase/tests) natively. `rlskit test` hands pgTAP paths here;
 /// until then it is also the `pgtap` subcommand.
@@ -52,7 +52,7 @@ enum PgTAPRun {
         let files = try PgTAPRunner.discover(paths)
         let outputTarget = try OutputTarget(args.value("output"))
         // Files pulled in with \i are inputs too.
-        let included = Set(files.flatMap { f in PsqlScript.load(path: f.path, display: f.display).steps.map(\.location.file) })
+        let included = Set(files.flatMap { f in PsqlScript.load(path: f.path, display: f.display).files })
         try OutputTarget.refuseOverlap([("output", outputTarget.path)], inputs: paths + included.sorted())
 
         let target = try DatabaseTarget.resolve(args) { printNote($0) }

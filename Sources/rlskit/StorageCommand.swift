@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import RLSKit
+@_spi(CLI) import RLSKit
 
 /// `rlskit storage drain`: send queued avatar deletions to the Storage API.
 enum StorageCommand {

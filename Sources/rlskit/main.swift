@@ -1,11 +1,11 @@
 import Foundation
 import Postgres
-import RLSKit
+@_spi(CLI) import RLSKit
 
 let subcommands = Commands.all
 
 let topHelp = """
-rlskit \(RLSKitVersion.current) — provision, prove and audit Row Level Security on PostgreSQL / Supabase
+rlskit \(RLSKitVersion.current) — provision, prove and audit PostgresRow FindingLevel Security on PostgreSQL / Supabase
 
 usage: rlskit <command> [options]
 

@@ -5,7 +5,7 @@ import XCTest
 final class PipelineTests: XCTestCase {
     func testKeepsOrderForManyStatements() throws {
         let conn = try TestServer.connect()
-        let statements = (0..<5000).map { Statement("select $1::int * 2 as v, repeat('x', 100) as pad", [$0]) }
+        let statements = (0..<5000).map { PostgresStatement("select $1::int * 2 as v, repeat('x', 100) as pad", [$0]) }
         let out = try conn.pipeline(statements)
         XCTAssertEqual(out.count, 5000)
         for (i, o) in out.enumerated() {
@@ -18,9 +18,9 @@ final class PipelineTests: XCTestCase {
         let conn = try TestServer.connect()
         try conn.query("create temp table p0 (x int)")
         let out = try conn.pipeline([
-            Statement("insert into p0 values (1)"),
-            Statement("select 1/0"),
-            Statement("insert into p0 values (3)"),
+            PostgresStatement("insert into p0 values (1)"),
+            PostgresStatement("select 1/0"),
+            PostgresStatement("insert into p0 values (3)"),
         ])
         XCTAssertNotNil(out[0].result)
         XCTAssertEqual(out[1].error?.sqlState, "22012")
@@ -34,11 +34,11 @@ final class PipelineTests: XCTestCase {
         try conn.query("create temp table p1 (x int primary key)")
         try conn.transaction { c in
             let out = try c.pipeline([
-                Statement("insert into p1 values (1)"),
-                Statement("insert into p1 values (1)"),
-                Statement("insert into p1 values (2)"),
-                Statement("select 1/0"),
-                Statement("insert into p1 values (3)"),
+                PostgresStatement("insert into p1 values (1)"),
+                PostgresStatement("insert into p1 values (1)"),
+                PostgresStatement("insert into p1 values (2)"),
+                PostgresStatement("select 1/0"),
+                PostgresStatement("insert into p1 values (3)"),
             ], isolation: .keepSuccesses)
             XCTAssertEqual(out.map { $0.error?.sqlState }, [nil, "23505", nil, "22012", nil])
         }
@@ -49,9 +49,9 @@ final class PipelineTests: XCTestCase {
         let conn = try TestServer.connect()
         try conn.query("create temp table p2 (x int primary key)")
         let out = try conn.pipeline(groups: [
-            [Statement("insert into p2 values (1)"), Statement("insert into p2 values (2)")],
-            [Statement("insert into p2 values (3)"), Statement("insert into p2 values (1)"), Statement("insert into p2 values (9)")],
-            [Statement("insert into p2 values (4)")],
+            [PostgresStatement("insert into p2 values (1)"), PostgresStatement("insert into p2 values (2)")],
+            [PostgresStatement("insert into p2 values (3)"), PostgresStatement("insert into p2 values (1)"), PostgresStatement("insert into p2 values (9)")],
+            [PostgresStatement("insert into p2 values (4)")],
         ], isolation: .keepSuccesses)
         XCTAssertEqual(out[1][1].error?.sqlState, "23505")
         guard case .skipped = out[1][2] else { return XCTFail("rest of a failed group is skipped") }
@@ -62,9 +62,9 @@ final class PipelineTests: XCTestCase {
         let conn = try TestServer.connect()
         try conn.query("create temp table p3 (x int primary key)")
         try conn.query("insert into p3 values (0)")
-        let groups = (1...300).map { i -> [Statement] in
-            [Statement("insert into p3 values ($1)", [i % 3 == 0 ? 0 : i]),
-             Statement("select count(*)::int as n from p3")]
+        let groups = (1...300).map { i -> [PostgresStatement] in
+            [PostgresStatement("insert into p3 values ($1)", [i % 3 == 0 ? 0 : i]),
+             PostgresStatement("select count(*)::int as n from p3")]
         }
         let out = try conn.pipeline(groups: groups, isolation: .rollbackEach)
         for (i, g) in out.enumerated() {
@@ -81,8 +81,8 @@ final class PipelineTests: XCTestCase {
     func testSetLocalIsUndoneBetweenGroups() throws {
         let conn = try TestServer.connect()
         let out = try conn.pipeline(groups: [
-            [Statement("select set_config('request.jwt.claims', '{\"sub\":\"a\"}', true)"), Statement("select current_setting('request.jwt.claims', true) as c")],
-            [Statement("select coalesce(current_setting('request.jwt.claims', true), '') as c")],
+            [PostgresStatement("select set_config('request.jwt.claims', '{\"sub\":\"a\"}', true)"), PostgresStatement("select current_setting('request.jwt.claims', true) as c")],
+            [PostgresStatement("select coalesce(current_setting('request.jwt.claims', true), '') as c")],
         ], isolation: .rollbackEach)
         XCTAssertEqual(try out[0][1].result?.rows[0].decode("c") as String?, "{\"sub\":\"a\"}")
         XCTAssertEqual(try out[1][0].result?.rows[0].decode("c") as String?, "")
@@ -92,8 +92,8 @@ final class PipelineTests: XCTestCase {
     func testRepeatedStatementsArePreparedAndBadOnesReportTheirError() throws {
         let conn = try TestServer.connect()
         try conn.query("create temp table p4 (x int)")
-        let good = (0..<50).map { Statement("insert into p4 values ($1)", [$0]) }
-        let bad = [Statement("selec $1", [1]), Statement("selec $1", [2])]
+        let good = (0..<50).map { PostgresStatement("insert into p4 values ($1)", [$0]) }
+        let bad = [PostgresStatement("selec $1", [1]), PostgresStatement("selec $1", [2])]
         let out = try conn.pipeline(good + bad + good, isolation: .keepSuccesses)
         XCTAssertEqual(out.compactMap(\.error).map(\.sqlState), ["42601", "42601"])
         XCTAssertEqual(try conn.query("select count(*)::int as n from p4").rows[0].decode("n") as Int, 100)
@@ -105,7 +105,7 @@ final class PipelineTests: XCTestCase {
     func testNoticesInPipeline() throws {
         let conn = try TestServer.connect()
         _ = conn.takeNotices()
-        _ = try conn.pipeline([Statement("do $$ begin raise notice 'one'; end $$"), Statement("do $$ begin raise notice 'two'; end $$")])
+        _ = try conn.pipeline([PostgresStatement("do $$ begin raise notice 'one'; end $$"), PostgresStatement("do $$ begin raise notice 'two'; end $$")])
         XCTAssertEqual(conn.takeNotices().map(\.message), ["one", "two"])
     }
 }

@@ -16,7 +16,7 @@ final class RobustnessTests: XCTestCase {
     func testNULIsRefusedNotTruncated() throws {
         let conn = try TestServer.connect()
         XCTAssertThrowsError(try conn.query("select $1::text", ["ab\u{0}cd"])) { XCTAssertTrue("\($0)".contains("NUL")) }
-        XCTAssertThrowsError(try conn.pipeline([Statement("select $1::text", ["a\u{0}"])]))
+        XCTAssertThrowsError(try conn.pipeline([PostgresStatement("select $1::text", ["a\u{0}"])]))
         XCTAssertEqual(try conn.query("select 2 as two").rows[0].decode("two") as Int, 2)
     }
 
@@ -38,8 +38,8 @@ final class RobustnessTests: XCTestCase {
 
     func testPreparedStatementsFollowParameterTypesAndSurviveDiscard() throws {
         let conn = try TestServer.connect()
-        let ints = (0..<3).map { Statement("select $1 as v", [$0]) }
-        let strings = (0..<3).map { Statement("select $1 as v", ["s\($0)"]) }
+        let ints = (0..<3).map { PostgresStatement("select $1 as v", [$0]) }
+        let strings = (0..<3).map { PostgresStatement("select $1 as v", ["s\($0)"]) }
         XCTAssertEqual(try conn.pipeline(ints).compactMap { try $0.result?.rows[0].decode("v") as String? }, ["0", "1", "2"])
         XCTAssertEqual(try conn.pipeline(strings).compactMap { try $0.result?.rows[0].decode("v") as String? }, ["s0", "s1", "s2"])
         try conn.query("discard all")
@@ -56,7 +56,7 @@ final class RobustnessTests: XCTestCase {
         try conn.query("create temp table fp (x int)")
         try conn.transaction { c in
             try c.query("insert into fp values (1)")
-            let out = try c.pipeline([Statement("selec 1"), Statement("selec 1"), Statement("insert into fp values (2)")], isolation: .keepSuccesses)
+            let out = try c.pipeline([PostgresStatement("selec 1"), PostgresStatement("selec 1"), PostgresStatement("insert into fp values (2)")], isolation: .keepSuccesses)
             XCTAssertEqual(out.map { $0.error?.sqlState }, ["42601", "42601", nil])
         }
         XCTAssertEqual(try conn.query("select count(*)::int as n from fp").rows[0].decode("n") as Int, 2)
@@ -65,7 +65,7 @@ final class RobustnessTests: XCTestCase {
     func testClientSideFailureLeavesPipelineModeCleanly() throws {
         let conn = try TestServer.connect()
         let many = (0..<70_000).map { $0 as any PostgresEncodable }
-        XCTAssertThrowsError(try conn.pipeline([Statement("select 1"), Statement("select $1", many)]))
+        XCTAssertThrowsError(try conn.pipeline([PostgresStatement("select 1"), PostgresStatement("select $1", many)]))
         XCTAssertEqual(try conn.query("select 3 as three").rows[0].decode("three") as Int, 3)
     }
 }

@@ -34,7 +34,7 @@ final class LibraryUsageTests: XCTestCase {
             try withLocalCluster { cluster in
                 let input = ProjectCheck.Input(migrations: .directory("sql/migrations"), tests: try TestSuite.load(["sql/tests"]))
                 let check = try ProjectCheck.run(input, on: .init(connection: cluster.connectionString, isThrowaway: true))
-                XCTAssertTrue(check.passed, check.json.rendered())
+                XCTAssertTrue(check.passed, check.json())
                 XCTAssertEqual(check.phases.map(\.name), ["database", "apply", "test", "audit"])
                 XCTAssertGreaterThan(check.tests.count(.passed), 50)
             }

@@ -1,5 +1,5 @@
 import Foundation
-@testable import RLSKit
+@_spi(CLI) @testable import RLSKit
 import TestSupport
 import XCTest
 

@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 
 /// Catalog rows fetched once and shared by the Swift lints.
-public enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
+enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
     case policies, buckets, indexColumns, secretCandidates
 
     /// `$1` is the exposed schemas (text[]). Every query must be cheap on 10,000 tables.
@@ -83,7 +83,7 @@ public enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
 }
 
 /// One row of pg_policy, deparsed. A class: the lints pass tens of thousands around.
-public final class PolicyRow: Sendable {
+final class PolicyRow: Sendable {
     public let schema: String
     public let table: String
     public let name: String
@@ -150,13 +150,13 @@ public final class PolicyRow: Sendable {
     }
 }
 
-public struct BucketRow: Sendable {
+struct BucketRow: Sendable {
     public var id: String
     public var name: String
     public var isPublic: Bool
 }
 
-public struct SecretCandidate: Sendable {
+struct SecretCandidate: Sendable {
     public var kind: String
     public var schema: String
     public var name: String
@@ -166,7 +166,7 @@ public struct SecretCandidate: Sendable {
 }
 
 /// Everything the Swift lints read.
-public struct AuditCatalog: Sendable {
+struct AuditCatalog: Sendable {
     public var exposedSchemas: [String]
     public var policies: [PolicyRow] = []
     public var buckets: [BucketRow] = []
@@ -176,7 +176,7 @@ public struct AuditCatalog: Sendable {
 
     public init(exposedSchemas: [String]) { self.exposedSchemas = exposedSchemas }
 
-    static func policies(_ rows: [Row]) throws -> [PolicyRow] {
+    static func policies(_ rows: [PostgresRow]) throws -> [PolicyRow] {
         var cache: [String: PolicyExpression] = [:]
         return try rows.map { r in
             PolicyRow(schema: try r.decode("schema"), table: try r.decode("table_name"), name: try r.decode("name"),
@@ -186,7 +186,7 @@ public struct AuditCatalog: Sendable {
         }
     }
 
-    mutating func load(_ dataset: CatalogDataset, _ rows: [Row]) throws {
+    mutating func load(_ dataset: CatalogDataset, _ rows: [PostgresRow]) throws {
         switch dataset {
         case .policies:
             policies = try Self.policies(rows)

@@ -56,8 +56,8 @@ public enum Auditor {
         } else if helper != nil, plan.hasRemovedPolicies {
             plan.restorePolicies()
         }
-        var groups: [[Statement]] = [[Statement("select nspname from pg_catalog.pg_namespace where nspname = any($1::text[])", [param])]]
-        groups += plan.queries.map { [Statement($0.sql, $0.sql.contains("$1") ? [param] : [])] }
+        var groups: [[PostgresStatement]] = [[PostgresStatement("select nspname from pg_catalog.pg_namespace where nspname = any($1::text[])", [param])]]
+        groups += plan.queries.map { [PostgresStatement($0.sql, $0.sql.contains("$1") ? [param] : [])] }
         let outcomes = try conn.pipeline(groups: groups, isolation: .keepSuccesses).map { $0[0] }
         trace("pipeline done", started)
 
@@ -140,7 +140,7 @@ public enum Auditor {
             .joined(separator: ",") + "}"
     }
 
-    static func standardDraft(_ row: Row) throws -> FindingDraft {
+    static func standardDraft(_ row: PostgresRow) throws -> FindingDraft {
         var metadata: [String: String] = [:]
         if let json: String = try row.decode("metadata"),
            let obj = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] {

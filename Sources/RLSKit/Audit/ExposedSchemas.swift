@@ -44,7 +44,7 @@ public struct ExposedSchemas: Sendable, Equatable {
     }
 
     /// From a row of `query`.
-    static func detect(from row: Row) -> ExposedSchemas {
+    static func detect(from row: PostgresRow) -> ExposedSchemas {
         let sources: [(String, String)] = [
             ("role_db", "pgrst.db_schemas of role authenticator in this database"),
             ("role_all", "pgrst.db_schemas of role authenticator"),

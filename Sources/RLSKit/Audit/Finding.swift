@@ -65,7 +65,7 @@ enum AuditNames {
 }
 
 /// What a lint reports before the runner adds the lint's own fields.
-public struct FindingDraft: Sendable {
+struct FindingDraft: Sendable {
     public var object: AuditObject
     /// One sentence that names the object.
     public var detail: String
@@ -89,7 +89,7 @@ public struct Finding: Sendable, Codable, Equatable {
     public var lint: String
     public var lintId: String
     public var title: String
-    public var level: Level
+    public var level: FindingLevel
     public var categories: [LintCategory]
     public var object: AuditObject
     public var detail: String
@@ -99,7 +99,7 @@ public struct Finding: Sendable, Codable, Equatable {
     /// identity only. Baselines store it.
     public var fingerprint: String
 
-    public init(lint: Lint, draft: FindingDraft) {
+    init(lint: Lint, draft: FindingDraft) {
         self.lint = lint.name
         lintId = lint.id
         title = lint.title

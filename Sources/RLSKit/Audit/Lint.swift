@@ -1,10 +1,10 @@
 import Foundation
 
 /// How serious a finding is. Ordered: info < warn < error.
-public enum Level: String, Sendable, Codable, Comparable, CaseIterable {
+public enum FindingLevel: String, Sendable, Codable, Comparable, CaseIterable {
     case info, warn, error
 
-    public static func < (a: Level, b: Level) -> Bool { a.rank < b.rank }
+    public static func < (a: FindingLevel, b: FindingLevel) -> Bool { a.rank < b.rank }
     var rank: Int { switch self { case .info: 0; case .warn: 1; case .error: 2 } }
     /// Upper-case label used in text output and docs.
     public var label: String { rawValue.uppercased() }
@@ -16,7 +16,7 @@ public enum LintCategory: String, Sendable, Codable {
 }
 
 /// What a lint inspects and how.
-public enum LintLogic: Sendable {
+enum LintLogic: Sendable {
     /// One catalog query returning the standard columns `schema, name, kind, member, detail,
     /// metadata` (jsonb of text values). `$1` is the exposed schemas as `text[]`.
     case sql(String)
@@ -45,17 +45,17 @@ public struct Lint: Sendable {
     /// Stable snake_case name; used in baselines, SARIF rule ids and `--explain`.
     public let name: String
     public let title: String
-    public let level: Level
+    public let level: FindingLevel
     public let categories: [LintCategory]
     /// One paragraph: what is wrong and why it matters.
     public let description: String
     public let remediation: String
-    public let logic: LintLogic
+    let logic: LintLogic
     /// Run on a fresh database with the Supabase stand-in installed.
     public let triggering: [Example]
     public let nonTriggering: [Example]
 
-    public init(id: String, name: String, title: String, level: Level, categories: [LintCategory],
+    init(id: String, name: String, title: String, level: FindingLevel, categories: [LintCategory],
                 description: String, remediation: String, logic: LintLogic,
                 triggering: [Example], nonTriggering: [Example]) {
         self.id = id
@@ -127,7 +127,7 @@ public struct Lint: Sendable {
 
 /// Schemas that belong to the platform or to PostgreSQL itself: lints about the user's own
 /// objects skip them (storage policies are audited by dedicated lints).
-public enum SchemaLists {
+enum SchemaLists {
     public static let system = ["pg_catalog", "information_schema", "pg_toast"]
     public static let managed = ["auth", "storage", "extensions", "graphql", "graphql_public", "realtime", "_realtime",
                                  "supabase_functions", "supabase_migrations", "vault", "pgsodium", "pgsodium_masks",

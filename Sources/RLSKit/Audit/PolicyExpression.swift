@@ -5,7 +5,7 @@
 /// Normal form: casts dropped, redundant parentheses dropped, `( SELECT auth.uid() AS uid)`
 /// read as `auth.uid()`, single spaces. So `((select auth.uid())::text = owner_id)` and
 /// `(owner_id = auth.uid()::text)` both compare `owner_id` with the caller.
-public struct PolicyExpression: Sendable, Equatable {
+struct PolicyExpression: Sendable, Equatable {
     public let text: String
     /// The normal form of the whole expression.
     public let canonical: String

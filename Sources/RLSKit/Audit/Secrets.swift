@@ -2,7 +2,7 @@ import Foundation
 
 /// Finds credentials written into catalog text. Never returns the secret itself: only a
 /// redacted prefix that identifies the kind.
-public enum SecretScanner {
+enum SecretScanner {
     public struct Match: Sendable, Equatable {
         /// "service_role JWT", "JWT", "secret API key", "password in a connection URL".
         public var kind: String

@@ -19,7 +19,7 @@ public enum ProjectCheck {
         public var audit = AuditOptions()
         public var baseline = Baseline()
         /// Findings at or above this level fail the check.
-        public var failOn: Level = .error
+        public var failOn: FindingLevel = .error
         public init() {}
     }
 
@@ -51,7 +51,7 @@ public enum ProjectCheck {
         /// Mistakes in test files found while they ran (exit 2 in the CLI).
         public var problems: [InputError]
         public var audit: AuditReport
-        public var failOn: Level
+        public var failOn: FindingLevel
         public var passed: Bool { phases.allSatisfy(\.ok) && problems.isEmpty }
 
         /// Tests plus the audit's findings as test cases (those at or above `failOn` fail).
@@ -64,7 +64,10 @@ public enum ProjectCheck {
             return r
         }
 
-        public var json: JSON {
+        /// The whole result as one JSON document (what `check --json` writes).
+        public func json() -> String { jsonValue.rendered() + "\n" }
+
+        var jsonValue: JSON {
             .sortedObject([
                 ("passed", .bool(passed)),
                 ("phases", .array(phases.map {

@@ -13,7 +13,7 @@ import Foundation
 ///     bucket avatars
 ///       read public                 # public | anyone | signed-in | owner | nobody
 ///       write own-folder            # own-folder | nobody
-public struct AccessFile: Sendable, Equatable {
+struct AccessFile: Sendable, Equatable {
     public var exposedSchemas: [String] = []
     /// Where each of `exposedSchemas` was named (same order).
     public var exposedLocations: [SourceLocation] = []
@@ -22,15 +22,15 @@ public struct AccessFile: Sendable, Equatable {
     public var path: String = ""
 }
 
-public enum ReadAccess: String, Sendable, CaseIterable {
+enum ReadAccess: String, Sendable, CaseIterable {
     case anyone, signedIn = "signed-in", owner, nobody, `public`
 }
 
-public enum WriteAccess: String, Sendable, CaseIterable {
+enum WriteAccess: String, Sendable, CaseIterable {
     case owner, nobody, ownFolder = "own-folder"
 }
 
-public struct TableIntent: Sendable, Equatable {
+struct TableIntent: Sendable, Equatable {
     public var schema: String
     public var name: String
     public var owner: String = ""
@@ -54,7 +54,7 @@ public struct TableIntent: Sendable, Equatable {
     }
 }
 
-public struct BucketIntent: Sendable, Equatable {
+struct BucketIntent: Sendable, Equatable {
     public var id: String
     public var read: ReadAccess?
     public var write: WriteAccess?

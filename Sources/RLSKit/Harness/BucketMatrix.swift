@@ -5,8 +5,8 @@ struct BucketMatrix {
     let intent: BucketIntent
     let policyTexts: [String]
     let serviceRole: Bool
-    let a = Actor.user("A"), b = Actor.user("B")
-    let attacker: Actor?
+    let a = HarnessActor.user("A"), b = HarnessActor.user("B")
+    let attacker: HarnessActor?
 
     init(intent: BucketIntent, storagePolicyTexts: [String], serviceRole: Bool) {
         self.intent = intent
@@ -15,13 +15,13 @@ struct BucketMatrix {
         attacker = ClaimAttack.readsClaims(storagePolicyTexts) ? .user("M", metadata: ClaimAttack.metadata(for: storagePolicyTexts)) : nil
     }
 
-    var users: [Actor] { [a, b] + (attacker.map { [$0] } ?? []) }
+    var users: [HarnessActor] { [a, b] + (attacker.map { [$0] } ?? []) }
     var bucket: String { SQL.literal(intent.id) }
-    func seeded(_ u: Actor) -> String { "\(u.uid)/rlskit-\(u.name.lowercased()).png" }
+    func seeded(_ u: HarnessActor) -> String { "\(u.uid)/rlskit-\(u.name.lowercased()).png" }
 
     func whereName(_ name: String) -> String { "bucket_id = \(bucket) and name = \(SQL.literal(name))" }
 
-    func upload(_ u: Actor, _ name: String, upsert: Bool = false) -> String {
+    func upload(_ u: HarnessActor, _ name: String, upsert: Bool = false) -> String {
         let owner = u.kind == .user ? SQL.literal(u.uid) : "null"
         var sql = "insert into storage.objects (bucket_id, name, owner, owner_id, version, metadata) values ("
             + "\(bucket), \(SQL.literal(name)), \(owner)::uuid, \(owner), gen_random_uuid()::text, '{\"size\": 1}')"
@@ -42,7 +42,7 @@ struct BucketMatrix {
     func unit() -> HarnessUnit {
         let suite = "bucket \(intent.id)"
         var checks: [PolicyCheck] = []
-        func add(_ actor: Actor, _ op: String, _ storageOp: String, _ name: String, _ sql: String, _ e: Expectation) {
+        func add(_ actor: HarnessActor, _ op: String, _ storageOp: String, _ name: String, _ sql: String, _ e: Expectation) {
             checks.append(PolicyCheck(suite: suite, actor: actor.label, operation: op, name: name,
                                 statements: [actor.impersonation(storage: storageOp), sql], expectations: [e], location: intent.location))
         }

@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 
 /// What the live catalog says about one table: enough to seed rows and judge policies.
-public struct TableInfo: Sendable {
+struct TableInfo: Sendable {
     public struct ColumnInfo: Sendable {
         public var name: String
         /// format_type(), e.g. "character varying(255)".
@@ -40,7 +40,7 @@ public struct TableInfo: Sendable {
     public func column(_ name: String) -> ColumnInfo? { columns.first { $0.name == name } }
 }
 
-public enum Catalog {
+enum Catalog {
     // Every query takes all tables at once ($1 = qualified names) and tags rows with their position.
     static let tablesCTE = "with q as (select to_regclass(n) as oid, o from unnest($1::text[]) with ordinality u(n, o)) "
 
@@ -90,8 +90,8 @@ public enum Catalog {
     /// Reads many tables in one pipelined round trip (plus one for helper function bodies).
     public static func tables(_ conn: PostgresConnection, _ names: [(schema: String, name: String)]) throws -> [TableInfo] {
         let regs = names.map { SQL.qualified($0.schema, $0.name) }
-        let results = try conn.pipeline([headSQL, columnsSQL, uniqueSQL, policySQL].map { Statement($0, [regs]) }, isolation: .none)
-        func rows(_ i: Int) throws -> [Int: [Row]] {
+        let results = try conn.pipeline([headSQL, columnsSQL, uniqueSQL, policySQL].map { PostgresStatement($0, [regs]) }, isolation: .none)
+        func rows(_ i: Int) throws -> [Int: [PostgresRow]] {
             switch results[i] {
             case .success(let r): return try Dictionary(grouping: r.rows) { try $0.decode("o", as: Int.self) - 1 }
             case .failure(let e): throw e

@@ -3,7 +3,7 @@ import Foundation
 /// Users can edit their own user_metadata through the Auth API, so a policy that trusts it
 /// trusts the attacker. For policies that read JWT claims, the matrix also runs as a user whose
 /// user_metadata carries the values those policies compare against.
-public enum ClaimAttack {
+enum ClaimAttack {
     /// True when an expression (or a function body it calls) reads the JWT claims.
     public static func readsClaims(_ texts: [String]) -> Bool {
         texts.contains { t in

@@ -2,8 +2,8 @@ import Foundation
 
 /// Everything `rlskit test` was given, parsed before anything runs.
 public struct HarnessInput: Sendable {
-    public var access: [AccessFile] = []
-    public var scenarios: [(file: String, scenarios: [Scenario])] = []
+    var access: [AccessFile] = []
+    var scenarios: [(file: String, scenarios: [Scenario])] = []
     public init() {}
 
     public var isEmpty: Bool { access.isEmpty && scenarios.isEmpty }

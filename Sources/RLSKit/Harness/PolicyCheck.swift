@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 
 /// What a statement did, in the terms a policy author thinks in.
-public enum Observed: Sendable, Equatable, CustomStringConvertible {
+enum Observed: Sendable, Equatable, CustomStringConvertible {
     case rows([[String?]])
     case affected(Int)
     case ok
@@ -56,7 +56,7 @@ public enum Observed: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// What a check expects.
-public enum Expectation: Sendable, Equatable, CustomStringConvertible {
+enum Expectation: Sendable, Equatable, CustomStringConvertible {
     /// Matrix: the row is visible (a count(*) of at least 1).
     case visible
     /// Matrix: the row is not visible: 0, or denied outright.
@@ -150,7 +150,7 @@ public enum Expectation: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// One check: statements run in order in one rolled-back group; the last one is judged.
-public struct PolicyCheck: Sendable {
+struct PolicyCheck: Sendable {
     public var suite: String
     public var actor: String
     /// "select" | "insert" | "update" | "delete": for the coverage summary.

@@ -1,6 +1,6 @@
 /// Quoting for SQL text that is shown to people and run as is. `ident` is the one way to
 /// put a name into SQL that runs; `display` the one way to name it in reports and lock files.
-public enum SQL {
+@_spi(CLI) public enum SQL {
     public static func literal(_ s: String) -> String {
         if !s.utf8.contains(where: { $0 == 39 || $0 == 92 }) { return "'" + s + "'" }   // fast path: no ' or \
         let body = s.replacingOccurrences(of: "'", with: "''")

@@ -14,7 +14,7 @@ import Foundation
 ///
 /// Actors: declared users, anon, service_role, admin (the connecting role, not impersonated)
 /// and auth_admin (supabase_auth_admin, as GoTrue). `{name}` is a user's id, `{name.email}` their email.
-public struct Scenario: Sendable {
+struct Scenario: Sendable {
     public struct Step: Sendable {
         public var actor: String
         /// SQL, or a Storage API call: "upload BUCKET NAME" / "remove BUCKET NAME".
@@ -25,12 +25,12 @@ public struct Scenario: Sendable {
         var lines: [Int] = []
     }
     public var title: String
-    public var users: [Actor]
+    public var users: [HarnessActor]
     public var steps: [Step]
     public var location: SourceLocation
 }
 
-public enum ScenarioFile {
+enum ScenarioFile {
     static let builtInActors = ["anon", "service_role", "admin", "auth_admin"]
 
     /// Parses a whole file or throws its first mistake; nothing runs from a malformed file.
@@ -120,7 +120,7 @@ public enum ScenarioFile {
         return (name, line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
     }
 
-    static func user(_ rest: String, at: SourceLocation, existing: [Actor]) throws(InputError) -> Actor {
+    static func user(_ rest: String, at: SourceLocation, existing: [HarnessActor]) throws(InputError) -> HarnessActor {
         let (name, tail) = split(rest)
         guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
             throw InputError(at, "write 'user <name> [{user_metadata json}] [claims {json}]'")
@@ -140,7 +140,7 @@ public enum ScenarioFile {
                 throw InputError(at, "\(what) of user '\(name)' is not a JSON object: \(json)")
             }
         }
-        return Actor.user(name, metadata: meta, claims: claims)
+        return HarnessActor.user(name, metadata: meta, claims: claims)
     }
 
     static func expectation(_ rest: String, at: SourceLocation) throws(InputError) -> Expectation {
@@ -174,7 +174,7 @@ public enum ScenarioFile {
 
     /// `{name}` and `{name.email}` of users declared in this scenario; anything else that looks
     /// like a placeholder would be pasted into SQL as it is.
-    static func placeholders(in text: String, users: [Actor], at: SourceLocation) throws(InputError) {
+    static func placeholders(in text: String, users: [HarnessActor], at: SourceLocation) throws(InputError) {
         let ns = text as NSString
         for m in placeholder.matches(in: text, range: NSRange(location: 0, length: ns.length)) {
             let whole = ns.substring(with: m.range)
@@ -226,7 +226,7 @@ public enum ScenarioFile {
     }
 
     /// Validates `upload`/`remove` steps: exactly a bucket and an object name.
-    static func storageCall(_ st: Scenario.Step, users: [Actor]) throws(InputError) {
+    static func storageCall(_ st: Scenario.Step, users: [HarnessActor]) throws(InputError) {
         let (verb, rest) = split(st.text)
         guard verb == "upload" || verb == "remove" else { return }
         let parts = rest.split(separator: " ")

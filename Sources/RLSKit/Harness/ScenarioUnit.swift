@@ -5,7 +5,7 @@ extension Scenario {
     /// (a failing step is undone alone, the rest builds on what went before), all rolled back.
     func unit(suite: String) -> HarnessUnit {
         // Fresh ids per run: nothing can collide with rows of an earlier (rolled back) run.
-        let users = self.users.map { Actor(kind: .user, name: $0.name, userMetadata: $0.userMetadata, extraClaims: $0.extraClaims) }
+        let users = self.users.map { HarnessActor(kind: .user, name: $0.name, userMetadata: $0.userMetadata, extraClaims: $0.extraClaims) }
         func fill(_ s: String) -> String {
             var out = s
             for u in users {
@@ -33,7 +33,7 @@ extension Scenario {
         return HarnessUnit(suite: suite, users: users, checks: checks, isolation: .keepSuccesses, location: location)
     }
 
-    static func builtIn(_ name: String) -> Actor {
+    static func builtIn(_ name: String) -> HarnessActor {
         switch name {
         case "anon": .anon
         case "service_role": .serviceRole
@@ -43,7 +43,7 @@ extension Scenario {
     }
 
     /// `upload BUCKET NAME` and `remove BUCKET NAME`, as the Storage API performs them.
-    static func storageSQL(_ text: String, actor: Actor) -> (String, String)? {
+    static func storageSQL(_ text: String, actor: HarnessActor) -> (String, String)? {
         let parts = text.split(separator: " ").map(String.init)
         guard parts.count == 3 else { return nil }
         let bucket = SQL.literal(parts[1]), name = SQL.literal(parts[2])

@@ -3,7 +3,7 @@ import Foundation
 /// Builds rows for a table from the catalog: the owner column, declared seed expressions,
 /// and a type-appropriate value for every NOT NULL column without a default. Identity and
 /// generated columns are left out; other nullable or defaulted columns take their default.
-public struct Seeder: Sendable {
+struct Seeder: Sendable {
     public let table: TableInfo
     public let intent: TableIntent
 

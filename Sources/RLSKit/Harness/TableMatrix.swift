@@ -4,8 +4,8 @@
 struct TableMatrix {
     let info: TableInfo
     let intent: TableIntent
-    let a: Actor, b: Actor
-    let attacker: Actor?
+    let a: HarnessActor, b: HarnessActor
+    let attacker: HarnessActor?
     let serviceRole: Bool
     let counter = 1000
 
@@ -24,9 +24,9 @@ struct TableMatrix {
     /// A single-column unique owner (profiles.id): a second row for the same owner cannot exist,
     /// so inserting one first removes the seeded row.
     var ownerUnique: Bool { info.uniqueKeys.contains([intent.owner]) }
-    var users: [Actor] { [a, b] + (attacker.map { [$0] } ?? []) }
+    var users: [HarnessActor] { [a, b] + (attacker.map { [$0] } ?? []) }
 
-    func whereOwner(_ u: Actor) -> String { "\(owner) = \(SQL.literal(u.uid))" }
+    func whereOwner(_ u: HarnessActor) -> String { "\(owner) = \(SQL.literal(u.uid))" }
 
     /// The column a no-op UPDATE sets to itself: any plain column, the owner as a last resort.
     var touchColumn: String {
@@ -51,15 +51,15 @@ struct TableMatrix {
         if let p = seeder.problem { return HarnessUnit(suite: suite, notCovered: p, location: intent.location) }
         var checks: [PolicyCheck] = []
         var impersonations: [String: String] = [:]   // built once per actor: claims JSON is not free
-        func add(_ actor: Actor, _ op: String, _ name: String, _ setup: [String], _ sql: String, _ e: Expectation) {
+        func add(_ actor: HarnessActor, _ op: String, _ name: String, _ setup: [String], _ sql: String, _ e: Expectation) {
             let imp = impersonations[actor.name] ?? actor.impersonation()
             impersonations[actor.name] = imp
             checks.append(PolicyCheck(suite: suite, actor: actor.label, operation: op, name: name,
                                 statements: setup + [imp, sql], expectations: [e], location: intent.location))
         }
-        func clear(_ u: Actor) -> [String] { ownerUnique ? ["delete from \(t) where \(whereOwner(u))"] : [] }
+        func clear(_ u: HarnessActor) -> [String] { ownerUnique ? ["delete from \(t) where \(whereOwner(u))"] : [] }
         var n = counter
-        func insert(_ u: Actor) -> String { n += 1; return seeder.insert(owner: u.uid, n: n) }
+        func insert(_ u: HarnessActor) -> String { n += 1; return seeder.insert(owner: u.uid, n: n) }
 
         let read = intent.read!
         let othersVisible = read == .anyone || read == .signedIn

@@ -2,9 +2,9 @@ import Postgres
 
 /// A batch of checks that run in one transaction on one connection: users are signed up,
 /// rows seeded, every check runs in its own savepoint, and everything is rolled back.
-public struct HarnessUnit: Sendable {
+struct HarnessUnit: Sendable {
     public var suite: String
-    public var users: [Actor]
+    public var users: [HarnessActor]
     /// Creates `users` through the sign-up path; filled in by the planner from the live auth.users.
     public var signUp: String = ""
     /// Seeding, as one script after sign-up. If it fails the unit is not covered, with the reason.
@@ -16,7 +16,7 @@ public struct HarnessUnit: Sendable {
     public var isolation: PipelineIsolation
     public var location: SourceLocation?
 
-    public init(suite: String, users: [Actor] = [], setup: String = "", checks: [PolicyCheck] = [], notCovered: String? = nil,
+    public init(suite: String, users: [HarnessActor] = [], setup: String = "", checks: [PolicyCheck] = [], notCovered: String? = nil,
                 isolation: PipelineIsolation = .rollbackEach, location: SourceLocation? = nil) {
         self.suite = suite
         self.users = users

@@ -25,7 +25,7 @@ struct UnitRunner {
                 return [notCovered(unit, "seeding rows for the test users failed: \(error.error.message) — declare 'seed <column> = <expression>' in the access file")]
             }
         }
-        let groups = unit.checks.map { $0.statements.map { Statement($0) } }
+        let groups = unit.checks.map { $0.statements.map { PostgresStatement($0) } }
         let results: [[StatementOutcome]]
         do { results = try conn.pipeline(groups: groups, isolation: unit.isolation) } catch let e as PostgresError {
             if e.isConnectionFailure { throw e }

@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 
 /// An SQL error that stopped a file, placed at file:line:column.
-public struct PgTAPSQLError: Sendable, Equatable {
+struct PgTAPSQLError: Sendable, Equatable {
     public var message: String
     public var location: SourceLocation
     public var sql: String?
@@ -30,10 +30,10 @@ public struct PgTAPSQLError: Sendable, Equatable {
 /// What running one file produced.
 public struct PgTAPFileResult: Sendable, Equatable {
     public var file: String
-    public var summary = TAPSummary()
+    var summary = TAPSummary()
     /// Set when the file could not run at all (unsupported meta-command, unreadable include).
-    public var malformed: [ScriptProblem] = []
-    public var sqlError: PgTAPSQLError?
+    var malformed: [ScriptProblem] = []
+    var sqlError: PgTAPSQLError?
     public var duration: Double = 0
 
     public init(file: String) { self.file = file }

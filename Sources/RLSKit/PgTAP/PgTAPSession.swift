@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 
 /// What the server has, found once per run.
-public struct PgTAPServerInfo: Sendable, Equatable {
+struct PgTAPServerInfo: Sendable, Equatable {
     /// pgTAP is installed in this database (else each file creates it in its transaction).
     public var pgtapInstalled: Bool
     /// The server could install it (`pg_available_extensions`).
@@ -30,7 +30,7 @@ public struct PgTAPServerInfo: Sendable, Equatable {
 
 /// Runs pgTAP files over one connection, each inside a transaction that is always rolled
 /// back, statement by statement as psql sends them (with ON_ERROR_STOP, as pg_prove runs it).
-public final class PgTAPSession {
+final class PgTAPSession {
     let conn: PostgresConnection
     let info: PgTAPServerInfo
     static let savepoint = "rlskit_pgtap_file"

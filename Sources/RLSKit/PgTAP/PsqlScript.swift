@@ -1,7 +1,7 @@
 import Foundation
 
 /// One thing a pgTAP file asks for, in order: SQL to send, text to echo, or the end.
-public struct PsqlStep: Sendable, Equatable {
+struct PsqlStep: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         case sql(String)
         /// `\echo` / `\qecho`: psql prints it to the TAP stream.
@@ -16,11 +16,11 @@ public struct PsqlStep: Sendable, Equatable {
 
 /// A pgTAP file read the way psql reads it: statements split, `\set` variables substituted,
 /// `\i` files included, and unsupported meta-commands collected as problems.
-public struct PsqlScript: Sendable {
+@_spi(CLI) public struct PsqlScript: Sendable {
     public var file: String
-    public var steps: [PsqlStep] = []
+    var steps: [PsqlStep] = []
     /// Why the file cannot run. Non-empty means nothing runs.
-    public var problems: [ScriptProblem] = []
+    var problems: [ScriptProblem] = []
     /// True when the file mentions `tests.`: only then are the helpers installed.
     public var usesHelpers = false
     /// freeze_time needs a schema of its own, so it is installed only for files that use it.
@@ -31,6 +31,9 @@ public struct PsqlScript: Sendable {
     static let maxIncludeDepth = 16
 
     /// Reads `path`; `display` is how the file is named in messages.
+    /// Every file the script reads: itself and what it includes (`\i`, `\ir`).
+    @_spi(CLI) public var files: [String] { Array(Set(steps.map(\.location.file))).sorted() }
+
     public static func load(path: String, display: String? = nil) -> PsqlScript {
         var script = PsqlScript(file: display ?? path)
         var vars: [String: String] = [:]

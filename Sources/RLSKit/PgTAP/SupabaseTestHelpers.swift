@@ -12,7 +12,7 @@
 /// where it exists, so sign-up triggers need the rights they need on Supabase; and
 /// `rls_enabled(schema)` counts tables only (the original also counted views, which cannot
 /// have RLS).
-public enum SupabaseTestHelpers {
+@_spi(CLI) public enum SupabaseTestHelpers {
     /// An installed copy is used as it is; this function marks one.
     public static let marker = "tests.authenticate_as(text)"
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One `ok` / `not ok` line and the diagnostics after it.
-public struct TAPTest: Sendable, Equatable {
+struct TAPTest: Sendable, Equatable {
     public enum Directive: Sendable, Equatable { case none, skip, todo }
     public var number: Int
     public var ok: Bool
@@ -20,7 +20,7 @@ public struct TAPTest: Sendable, Equatable {
 }
 
 /// What a TAP stream says, judged the way `prove`/`pg_prove` (TAP::Parser) judge it.
-public struct TAPSummary: Sendable, Equatable {
+struct TAPSummary: Sendable, Equatable {
     public var tests: [TAPTest] = []
     public var planned: Int?
     /// `1..0 # SKIP reason`: the whole file was skipped.
@@ -36,7 +36,7 @@ public struct TAPSummary: Sendable, Equatable {
 }
 
 /// A line of output with where it came from.
-public struct TAPLine: Sendable, Equatable {
+struct TAPLine: Sendable, Equatable {
     public var text: String
     public var location: SourceLocation?
     public var duration: Double
@@ -47,7 +47,7 @@ public struct TAPLine: Sendable, Equatable {
     }
 }
 
-public enum TAPParser {
+enum TAPParser {
     /// Parses a whole stream. `complete` is false when the file stopped early (an SQL
     /// error); then a short plan is not reported again, the error already says why.
     public static func parse(_ lines: [TAPLine], complete: Bool = true) -> TAPSummary {

@@ -7,7 +7,7 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
 
     /// `position` of the error counts from the start of `statement` when one is given, else
     /// from the start of the file (the whole file was sent at once).
-    public init(file: SQLFile, error: PostgresError, statement: SQLStatement?) {
+    init(file: SQLFile, error: PostgresError, statement: SQLStatement?) {
         self.error = error
         if let pos = error.position {
             let lc = SQLScanner.lineAndColumn(ofPosition: pos + (statement?.offset ?? 0), in: file.contents)
@@ -34,7 +34,7 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
     }
 
     /// A failure of a whole-file script: the failing statement is the first without a result.
-    public init(file: SQLFile, script: ScriptError, sent: [SQLStatement]) {
+    init(file: SQLFile, script: ScriptError, sent: [SQLStatement]) {
         let failing = script.error.position == nil && script.completed.count < sent.count ? sent[script.completed.count] : nil
         self.init(file: file, error: script.error, statement: script.error.position == nil ? failing : nil)
     }

@@ -120,7 +120,7 @@ extension SQLFile {
 }
 
 /// The SQL compiled into the binary by the EmbedSQL build plugin (Plugins/EmbedSQL).
-public enum BuiltInSQL {
+enum BuiltInSQL {
     /// Files under `sql/<folder>/`, in name order.
     public static func files(in folder: String) -> [SQLFile] {
         EmbeddedSQL.files

@@ -47,7 +47,7 @@ public enum StandIn {
     }
 
     /// Installs what is missing, each file in its own transaction with its ledger row.
-    public static func install(_ conn: PostgresConnection, files: [SQLFile] = BuiltInSQL.files(in: "compat")) throws -> Report {
+    static func install(_ conn: PostgresConnection, files: [SQLFile] = BuiltInSQL.files(in: "compat")) throws -> Report {
         let found = try detect(conn)
         var report = Report(detection: found, installed: [], lines: [])
         if found.isSupabase {

@@ -7,7 +7,7 @@ import Foundation
 /// some servers, so any of these could send the service key's DELETE elsewhere (the Auth admin
 /// API, another user's folder). Works on Unicode scalars, not Characters: "/" followed by a
 /// combining mark is one Character but still a slash on the wire.
-public enum StoragePath {
+enum StoragePath {
     /// Why `bucket`/`name` must not be sent, or nil when it may.
     public static func problem(bucket: String, name: String) -> String? {
         for (label, part) in [("bucket id", bucket), ("object name", name)] {

@@ -16,10 +16,10 @@ public struct AuditReport: Sendable {
         unusedBaseline = applied.unused
     }
 
-    public func count(_ level: Level) -> Int { findings.filter { $0.level == level }.count }
+    public func count(_ level: FindingLevel) -> Int { findings.filter { $0.level == level }.count }
 
     /// True when a reported finding is at or above `threshold`.
-    public func fails(at threshold: Level) -> Bool { findings.contains { $0.level >= threshold } }
+    public func fails(at threshold: FindingLevel) -> Bool { findings.contains { $0.level >= threshold } }
 
     public var schemasLine: String {
         var line = "exposed schemas checked: \(result.exposed.names.joined(separator: ", ")) (\(result.exposed.source)); storage policies are audited too"
@@ -41,7 +41,7 @@ public struct AuditReport: Sendable {
         for (lint, message) in result.failedLints.sorted(by: { $0.key < $1.key }) {
             out += paint("lint \(lint) could not run: \(message)", "33") + "\n"
         }
-        for level in Level.allCases.reversed() {
+        for level in FindingLevel.allCases.reversed() {
             let group = findings.filter { $0.level == level }
             if group.isEmpty { continue }
             let code = level == .error ? "1;31" : level == .warn ? "1;33" : "1"
@@ -65,7 +65,7 @@ public struct AuditReport: Sendable {
     public func json() -> String { jsonValue().rendered() + "\n" }
 
     /// The report as one JSON value.
-    public func jsonValue() -> JSON {
+    func jsonValue() -> JSON {
         var pairs: [(String, JSON)] = [
             ("tool", .string("rlskit")),
             ("version", .string(RLSKitVersion.current)),
@@ -102,7 +102,7 @@ public struct AuditReport: Sendable {
 
     // MARK: sarif
 
-    static func sarifLevel(_ l: Level) -> String { l == .error ? "error" : l == .warn ? "warning" : "note" }
+    static func sarifLevel(_ l: FindingLevel) -> String { l == .error ? "error" : l == .warn ? "warning" : "note" }
 
     public func sarif() -> String {
         let rules = result.lintsRun.map { l in

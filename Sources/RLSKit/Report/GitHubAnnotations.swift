@@ -1,5 +1,5 @@
 /// GitHub Actions workflow commands (`::error title=…::message`), one line each.
-public enum GitHubAnnotations {
+enum GitHubAnnotations {
     /// "error", "warning" or "notice".
     public static func line(level: String, title: String, message: String) -> String {
         "::\(level) title=\(escapeProperty(title))::\(escapeData(message))"

@@ -2,7 +2,7 @@ import Foundation
 
 /// A JSON value with ordered object keys, written by hand so that output is byte-stable and
 /// escaping is exact (control characters, quotes, backslashes, U+2028/2029).
-public enum JSON: Sendable, Equatable {
+@_spi(CLI) public enum JSON: Sendable, Equatable {
     case null
     case bool(Bool)
     case int(Int)

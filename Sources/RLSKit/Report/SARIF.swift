@@ -1,6 +1,6 @@
 /// SARIF 2.1.0 for code scanning, independent of what produced the results (audit now, the
 /// test harness later).
-public enum SARIF {
+@_spi(CLI) public enum SARIF {
     public struct Rule: Sendable {
         public var id: String
         public var name: String

@@ -144,7 +144,7 @@ public enum TestReportWriter {
     static func json(_ r: TestReport) -> String { jsonValue(r).rendered() + "\n" }
 
     /// The report as one JSON value (keys sorted; absent values left out).
-    public static func jsonValue(_ r: TestReport) -> JSON {
+    static func jsonValue(_ r: TestReport) -> JSON {
         func outcome(_ o: TestOutcome) -> JSON {
             var pairs: [(String, JSON)] = [("suite", .string(o.suite)), ("name", .string(o.name)), ("status", .string(o.status.rawValue)),
                                            ("duration", .double((o.duration * 1_000_000).rounded() / 1_000_000))]

@@ -126,8 +126,8 @@ public enum SurfaceReader {
         }
         // The policies statement is a cheap placeholder when the helpers read them.
         let policiesSQL = side.isEmpty ? CatalogDataset.policies.sql : "select 1 where $1::text[] is null"
-        let out = try conn.pipeline(groups: [[Statement(tablesSQL, [param])], [Statement(policiesSQL, [param])],
-                                             [Statement(functionsSQL)], [Statement(bucketsSQL)]],
+        let out = try conn.pipeline(groups: [[PostgresStatement(tablesSQL, [param])], [PostgresStatement(policiesSQL, [param])],
+                                             [PostgresStatement(functionsSQL)], [PostgresStatement(bucketsSQL)]],
                                     isolation: .keepSuccesses).map { $0[0] }
         for (i, o) in out.enumerated() where i < 3 { if let e = o.error { throw e } }
         if let e = out[3].error, !["42P01", "3F000"].contains(e.sqlState ?? "") { throw e }

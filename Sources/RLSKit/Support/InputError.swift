@@ -10,4 +10,4 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A reason a pgTAP file cannot run: the same shape.
-public typealias ScriptProblem = InputError
+typealias ScriptProblem = InputError

@@ -1,5 +1,5 @@
 /// One token of SQL text, as PostgreSQL's lexer (scan.l) draws its boundaries.
-public struct SQLToken: Sendable, Equatable {
+struct SQLToken: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         /// An unquoted identifier or keyword.
         case word
@@ -33,7 +33,7 @@ public struct SQLToken: Sendable, Equatable {
 
 /// The one SQL lexer every splitter and classifier uses. It follows scan.l: identifiers take
 /// bytes ≥ 0x80 and `$` after the first character, so `€$a$` is a name, not a dollar quote.
-public enum SQLLexer {
+enum SQLLexer {
     public static func tokens(_ text: String, standardConformingStrings: Bool = true) -> [SQLToken] {
         tokens(Array(text.unicodeScalars), standardConformingStrings: standardConformingStrings)
     }

@@ -1,5 +1,5 @@
 /// One top-level statement of a SQL file, or one psql meta-command line.
-public struct SQLStatement: Sendable, Equatable {
+struct SQLStatement: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         case sql
         /// A psql backslash command (`\set x 1`), which is not SQL.
@@ -19,7 +19,7 @@ public struct SQLStatement: Sendable, Equatable {
 /// `SQLLexer`: at a `;` outside parentheses and outside the BEGIN ATOMIC … END body of a
 /// CREATE FUNCTION or PROCEDURE. A backslash starting a statement begins a psql
 /// meta-command, which runs to the end of its line.
-public enum SQLScanner {
+enum SQLScanner {
     /// `standardConformingStrings` as the server that receives the text has it: when off,
     /// a backslash escapes a quote in '…' too.
     public static func statements(in text: String, standardConformingStrings: Bool = true) -> [SQLStatement] {

@@ -22,7 +22,7 @@ public struct SequenceAdvance: Sendable, Equatable {
 /// duplicate key on a shared database, worse than a gap). So sequences are reset only on a
 /// database rlskit owns (the throwaway server it started); elsewhere they are left where the
 /// run moved them and reported.
-public struct SequenceGuard: Sendable {
+@_spi(CLI) public struct SequenceGuard: Sendable {
     struct State: Sendable, Equatable {
         var lastValue: Int64?
         var isCalled: Bool
@@ -46,7 +46,7 @@ public struct SequenceGuard: Sendable {
         let names: [(schema: String, name: String)] = try rows.map { (try $0.decode("schemaname"), try $0.decode("sequencename")) }
         let increments: [Int64] = try rows.map { try $0.decode("increment_by") }
         // One round trip for all of them.
-        let outcomes = try conn.pipeline(names.map { Statement("select last_value, is_called from \(SQL.qualified($0.schema, $0.name))") },
+        let outcomes = try conn.pipeline(names.map { PostgresStatement("select last_value, is_called from \(SQL.qualified($0.schema, $0.name))") },
                                          isolation: .keepSuccesses)
         var out: [String: State] = [:]
         for (i, o) in outcomes.enumerated() {

@@ -2,7 +2,7 @@ import Foundation
 
 /// A TOML value: what `supabase/config.toml` needs (TOML 1.0 without dates as their own type:
 /// dates and times are kept as their text).
-public enum TOMLValue: Sendable, Equatable {
+enum TOMLValue: Sendable, Equatable {
     case string(String)
     case integer(Int64)
     case float(Double)
@@ -18,7 +18,7 @@ public enum TOMLValue: Sendable, Equatable {
 }
 
 /// A table keeps its keys in the order the file gave them, and the line each was set on.
-public struct TOMLTable: Sendable, Equatable {
+struct TOMLTable: Sendable, Equatable {
     public private(set) var keys: [String] = []
     private var values: [String: TOMLValue] = [:]
     private var lines: [String: Int] = [:]
@@ -51,7 +51,7 @@ public struct TOMLTable: Sendable, Equatable {
 /// Reads TOML: comments, bare / quoted / dotted keys, `[tables]`, `[[arrays of tables]]`, the
 /// four string forms, integers (decimal, hex, octal, binary, `_`), floats, booleans, arrays,
 /// inline tables. A mistake is one `InputError` with the file's line.
-public struct TOMLReader {
+struct TOMLReader {
     let s: [Unicode.Scalar]
     let file: String
     var i = 0

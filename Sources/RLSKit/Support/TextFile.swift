@@ -3,7 +3,7 @@ import Foundation
 /// Text files as editors write them. Swift treats "\r\n" as one Character, so
 /// `split(separator: "\n")` never splits a CRLF file; and a UTF-8 byte order mark would
 /// otherwise reach the parser (or the server) as an invisible first character.
-public enum TextFile {
+@_spi(CLI) public enum TextFile {
     /// UTF-8 text without a leading byte order mark; nil when the bytes are not UTF-8.
     public static func decode(_ data: Data) -> String? {
         String(validating: data, as: UTF8.self).map(withoutBOM)

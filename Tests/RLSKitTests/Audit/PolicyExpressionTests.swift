@@ -1,4 +1,4 @@
-import RLSKit
+@_spi(CLI) @testable import RLSKit
 import XCTest
 
 final class PolicyExpressionTests: XCTestCase {

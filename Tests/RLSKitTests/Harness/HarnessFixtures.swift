@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import RLSKit
+@testable import RLSKit
 import TestSupport
 
 /// An owner-only table with the column types seeding must handle: identity key, enum, date,

@@ -137,7 +137,7 @@ final class HarnessParserTests: XCTestCase {
     }
 
     func testImpersonationIsExactlyTheDataAPIs() {
-        let u = Actor.user("A", metadata: "{\"role\":\"admin\"}")
+        let u = HarnessActor.user("A", metadata: "{\"role\":\"admin\"}")
         let sql = u.impersonation()
         XCTAssertTrue(sql.hasPrefix("select set_config('role', 'authenticated', true), set_config('request.jwt.claims', '{\"aud\":\"authenticated\",\"role\":\"authenticated\",\"sub\":\"\(u.uid)\""))
         for cleared in ["request.jwt.claim.sub", "request.jwt.claim.role", "request.jwt.claim.email", "request.jwt.claim"] {
@@ -151,7 +151,7 @@ final class HarnessParserTests: XCTestCase {
         XCTAssertTrue(storage.contains("set_config('request.jwt.claim.role', 'authenticated', true)"))
         XCTAssertTrue(storage.contains("set_config('storage.operation', 'storage.object.upload', true)"))
         XCTAssertTrue(storage.contains("set_config('storage.allow_delete_query', 'true', true)"))
-        XCTAssertTrue(Actor.anon.impersonation().contains("set_config('request.jwt.claims', '{\"role\":\"anon\""))
+        XCTAssertTrue(HarnessActor.anon.impersonation().contains("set_config('request.jwt.claims', '{\"role\":\"anon\""))
     }
 
     func testClaimAttackMetadataFollowsThePolicy() {

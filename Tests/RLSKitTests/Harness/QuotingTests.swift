@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-@testable import RLSKit
+@_spi(CLI) @testable import RLSKit
 import TestSupport
 import XCTest
 

@@ -1,4 +1,4 @@
-@testable import RLSKit
+@_spi(CLI) @testable import RLSKit
 import TestSupport
 import XCTest
 

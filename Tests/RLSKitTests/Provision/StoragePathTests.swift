@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import RLSKit
+@testable import RLSKit
 import TestSupport
 import XCTest
 

@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import RLSKit
+@_spi(CLI) @testable import RLSKit
 import Synchronization
 import TestSupport
 import XCTest

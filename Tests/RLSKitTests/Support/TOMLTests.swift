@@ -1,5 +1,5 @@
 import Foundation
-import RLSKit
+@testable import RLSKit
 import TestSupport
 import XCTest
 

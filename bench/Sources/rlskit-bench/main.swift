@@ -23,7 +23,7 @@ do {
         let sql = select ? "select v from bench_t where id = $1 and v <> $2" : "insert into bench_t (id, v) values ($1, $2)"
         let t: Double
         if args[2] == "pipeline" {
-            let statements = (0..<n).map { Statement(sql, [$0, "value \($0)"]) }
+            let statements = (0..<n).map { PostgresStatement(sql, [$0, "value \($0)"]) }
             t = try seconds { _ = try conn.transaction { c in try c.pipeline(statements) } }
         } else {
             t = try seconds { try conn.transaction { c in for i in 0..<n { try c.query(sql, [i, "value \(i)"]) } } }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Who a check runs as. Users are real rows in auth.users, created inside the test
 /// transaction the way GoTrue signs them up, so sign-up triggers fire.
-public struct Actor: Sendable, Hashable {
+struct HarnessActor: Sendable, Hashable {
     public enum Kind: Sendable, Hashable {
         case anon
         case user
@@ -23,23 +23,23 @@ public struct Actor: Sendable, Hashable {
     /// Extra claims merged into the JWT, as a JSON object text.
     public var extraClaims: String
 
-    public static let anon = Actor(kind: .anon, name: "anon")
-    public static let serviceRole = Actor(kind: .serviceRole, name: "service_role")
-    public static let admin = Actor(kind: .admin, name: "admin")
-    public static let authAdmin = Actor(kind: .authAdmin, name: "auth_admin")
+    public static let anon = HarnessActor(kind: .anon, name: "anon")
+    public static let serviceRole = HarnessActor(kind: .serviceRole, name: "service_role")
+    public static let admin = HarnessActor(kind: .admin, name: "admin")
+    public static let authAdmin = HarnessActor(kind: .authAdmin, name: "auth_admin")
 
     public init(kind: Kind, name: String, id: UUID = UUID(), email: String? = nil,
                 userMetadata: String = "{}", extraClaims: String = "{}") {
         self.kind = kind
         self.name = name
         self.id = id
-        self.email = email ?? "rlskit-\(Actor.slug(name))-\(id.uuidString.prefix(8).lowercased())@example.test"
+        self.email = email ?? "rlskit-\(HarnessActor.slug(name))-\(id.uuidString.prefix(8).lowercased())@example.test"
         self.userMetadata = userMetadata
         self.extraClaims = extraClaims
     }
 
-    public static func user(_ name: String, metadata: String = "{}", claims: String = "{}") -> Actor {
-        Actor(kind: .user, name: name, userMetadata: metadata, extraClaims: claims)
+    public static func user(_ name: String, metadata: String = "{}", claims: String = "{}") -> HarnessActor {
+        HarnessActor(kind: .user, name: name, userMetadata: metadata, extraClaims: claims)
     }
 
     /// Lower-case uuid text, as auth.uid()::text prints it.
@@ -65,10 +65,10 @@ public struct Actor: Sendable, Hashable {
             return ""
         case .user:
             let exp = Int(Date().timeIntervalSince1970) + 3600
-            var base = "{\"aud\":\"authenticated\",\"role\":\"authenticated\",\"sub\":\"\(uid)\",\"email\":\(Actor.json(email)),"
+            var base = "{\"aud\":\"authenticated\",\"role\":\"authenticated\",\"sub\":\"\(uid)\",\"email\":\(HarnessActor.json(email)),"
                 + "\"exp\":\(exp),\"iat\":\(exp - 3600),\"is_anonymous\":false,\"aal\":\"aal1\","
                 + "\"app_metadata\":{\"provider\":\"email\",\"providers\":[\"email\"]},\"user_metadata\":\(userMetadata)}"
-            if extraClaims != "{}" { base = Actor.merge(base, extraClaims) }
+            if extraClaims != "{}" { base = HarnessActor.merge(base, extraClaims) }
             return base
         }
     }
@@ -109,12 +109,12 @@ public struct Actor: Sendable, Hashable {
 }
 
 /// Creates users the way a sign-up does: GoTrue inserts into auth.users as supabase_auth_admin.
-public enum SignUp {
+enum SignUp {
     /// Statements for one script: switch to GoTrue's role (when it exists), insert, switch back.
     /// `columns` is the set of auth.users columns present, so a real Supabase schema works too.
-    public static func script(_ users: [Actor], columns: Set<String>, authAdminExists: Bool) -> String {
+    public static func script(_ users: [HarnessActor], columns: Set<String>, authAdminExists: Bool) -> String {
         guard !users.isEmpty else { return "" }
-        let wanted: [(String, (Actor) -> String)] = [
+        let wanted: [(String, (HarnessActor) -> String)] = [
             ("instance_id", { _ in "'00000000-0000-0000-0000-000000000000'" }),
             ("id", { SQL.literal($0.uid) }),
             ("aud", { _ in "'authenticated'" }),
