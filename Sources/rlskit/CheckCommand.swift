@@ -87,6 +87,7 @@ enum CheckCommand {
 
         progress.show("applying \(migrations.source)")
         let applied = try Migrator(conn!, options: migrations).run()
+        let standIns = PlatformExtensions.summary(try PlatformExtensions.standInsInstalled(conn!))
         conn = nil
         let count = applied.applied.count
         var applySummary = applied.plan.isEmpty ? "no migrations in \(migrations.source)"
@@ -96,6 +97,7 @@ enum CheckCommand {
             if s.detection.isSupabase { applySummary = "Supabase schemas found; " + applySummary }
             else if !s.installed.isEmpty { applySummary = "stand-in installed; " + applySummary }
         }
+        if let standIns { applySummary += "; " + standIns }
         phases.append(Phase(name: "apply", ok: true, summary: applySummary, milliseconds: lap()))
 
         var report = TestReport()

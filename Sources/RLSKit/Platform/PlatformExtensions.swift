@@ -36,3 +36,21 @@ public enum PlatformExtensions {
             """).rows.map { try $0.decode("name") }
     }
 }
+
+extension PlatformExtensions {
+    /// What differs from the real extension, for the summary.
+    static let caveats: [String: String] = [
+        "vector": "similarity results are not meaningful",
+        "pg_net": "requests recorded in net.http_request_queue, never sent",
+        "http": "requests recorded in rlskit_http.requests, never sent",
+        "supabase_vault": "secrets not encrypted",
+        "pg_graphql": "queries not executed",
+        "pg_jsonschema": "common keywords only",
+    ]
+
+    /// `stand-in extensions: pg_net (requests recorded …), vector (…)`, or nil for none.
+    public static func summary(_ names: [String]) -> String? {
+        guard !names.isEmpty else { return nil }
+        return "stand-in extensions: " + names.map { n in caveats[n].map { "\(n) (\($0))" } ?? n }.joined(separator: ", ")
+    }
+}

@@ -90,7 +90,10 @@ public struct Migrator {
         for e in changed { log("warning: \(e.file.name) changed since it was applied; not re-applied (--allow-changed)") }
         for (entry, prep) in zip(plan, prepared) where entry.status == .pending {
             let started = Date()
-            try apply(prep)
+            do { try apply(prep) } catch var e as MigrationError {
+                e.serverMajor = conn.serverVersion / 10000
+                throw e
+            }
             let ms = Int(Date().timeIntervalSince(started) * 1000)
             result.applied.append((entry.file.name, ms))
             log("applied \(entry.file.name) (\(ms) ms)")
