@@ -50,7 +50,8 @@ public struct Migrator {
 
     public func run() throws -> Result {
         let files = try options.source.load()
-        let prepared = try files.map(Prepared.init)
+        let vectorStandIn = try VectorIndexOptions.serverHasStandIn(conn, files: files)
+        let prepared = try files.map { try Prepared($0, vectorStandIn: vectorStandIn) }
         try Ledger.lock(conn, timeout: options.lockTimeout)
         defer { Ledger.unlock(conn) }
         var standIn: StandIn.Report?
@@ -148,7 +149,7 @@ public struct Migrator {
         let statements: [SQLStatement]
         let outsideTransaction: Bool
 
-        init(_ file: SQLFile) throws {
+        init(_ file: SQLFile, vectorStandIn: Bool = false) throws {
             self.file = file
             outsideTransaction = file.runsOutsideTransaction
             var all = SQLScanner.statements(in: file.contents)
@@ -165,11 +166,12 @@ public struct Migrator {
                     throw ConfigurationError("\(file.path):\(bad.line): '\(bad.text.prefix(20))' controls the transaction, but rlskit runs each migration in one transaction; remove it, or add '-- rlskit:no-transaction' as the first line")
                 }
             }
-            statements = all
             var scalars = Array(file.contents.unicodeScalars)
             for b in blank {
                 for k in b.offset..<(b.offset + b.text.unicodeScalars.count) where scalars[k] != "\n" { scalars[k] = " " }
             }
+            if vectorStandIn { all = VectorIndexOptions.blank(all, in: &scalars) }
+            statements = all
             text = String(String.UnicodeScalarView(scalars))
         }
 
