@@ -141,4 +141,32 @@ final class StandInExtensionTests: XCTestCase {
             XCTAssertNoThrow(try conn.query(sql), sql)
         }
     }
+
+    /// Storage functions the real schema has beyond the path helpers.
+    func testStorageFunctions() throws {
+        let conn = try database()
+        _ = try conn.runScript("""
+            insert into storage.buckets (id, name) values ('docs', 'docs');
+            insert into storage.objects (bucket_id, name, metadata) values
+              ('docs', 'u1/a.txt', '{"size": 10}'), ('docs', 'u1/b.txt', '{"size": 5}'), ('docs', 'u1/sub/c.txt', '{"size": 1}'), ('docs', 'u2/d.txt', '{"size": 2}');
+            """)
+        let names = try conn.query("select name from storage.search('u1/', 'docs', levels => 2)").rows.map { try $0.decode(0) as String }
+        XCTAssertEqual(names, ["a.txt", "b.txt", "sub"])
+        let listed = try conn.query("select name, id is null as folder from storage.list_objects_with_delimiter('docs', 'u1/', '/')").rows
+            .map { "\(try $0.decode(0) as String)\(try $0.decode(1) as Bool ? " (folder)" : "")" }
+        XCTAssertEqual(listed, ["u1/a.txt", "u1/b.txt", "u1/sub/ (folder)"])
+        XCTAssertEqual(try value(conn, "select size::int from storage.get_size_by_bucket() where bucket_id = 'docs'") as Int, 18)
+        XCTAssertEqual(try value(conn, "select set_config('storage.operation', 'storage.object.upload', true) || ' ' || storage.operation()") as String,
+                       "storage.object.upload storage.object.upload")
+        // Allowed: the probe insert is rolled back with PT200, as the Storage API expects.
+        XCTAssertThrowsError(try conn.query("select storage.can_insert_object('docs', 'u3/x.txt', null, '{}')")) { e in
+            XCTAssertEqual((e as? PostgresError)?.sqlState, "PT200")
+        }
+        XCTAssertEqual(try value(conn, "select count(*)::int from storage.objects where name = 'u3/x.txt'") as Int, 0)
+        _ = try conn.runScript("begin; set local role anon")
+        XCTAssertThrowsError(try conn.query("select storage.can_insert_object('docs', 'u3/x.txt', null, '{}')")) { e in
+            XCTAssertEqual((e as? PostgresError)?.sqlState, "42501")
+        }
+        _ = try conn.runScript("rollback")
+    }
 }
