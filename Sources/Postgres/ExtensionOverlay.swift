@@ -57,36 +57,57 @@ enum ExtensionOverlay {
 
     static func build(root: String, real: Layout, files: [String: String]) throws -> String? {
         guard let tail = tails(real) else { return nil }
-        let fm = FileManager.default
         let binDir = root + "/" + tail.bin, shareDir = root + "/" + tail.share, libDir = root + "/" + tail.lib
         let server = binDir + "/postgres"
-        do {
-            try fm.createDirectory(atPath: binDir, withIntermediateDirectories: true)
-            // Across file systems a hard link fails: a copy works as well, just slower.
-            if link(real.bin + "/postgres", server) != 0 {
-                try fm.copyItem(atPath: real.bin + "/postgres", toPath: server)
+        // Plain system calls: a few hundred links, and Foundation's are slow enough to show
+        // in every cold check.
+        func mkdirs(_ path: String) throws {
+            var made = ""
+            for part in path.split(separator: "/") {
+                made += "/" + part
+                if mkdir(made, 0o755) != 0 && errno != EEXIST { throw failure("cannot create \(made)") }
             }
-            try fm.createDirectory(atPath: (libDir as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try fm.createSymbolicLink(atPath: libDir, withDestinationPath: real.lib)
-            try fm.createDirectory(atPath: shareDir + "/extension", withIntermediateDirectories: true)
-            for entry in try fm.contentsOfDirectory(atPath: real.share) where entry != "extension" {
-                try fm.createSymbolicLink(atPath: shareDir + "/" + entry, withDestinationPath: real.share + "/" + entry)
+        }
+        func symlinkOrThrow(_ target: String, _ path: String) throws {
+            if symlink(target, path) != 0 { throw failure("cannot link \(path)") }
+        }
+        try mkdirs(binDir)
+        // Across file systems a hard link fails: a copy works as well, just slower.
+        if link(real.bin + "/postgres", server) != 0 {
+            do { try FileManager.default.copyItem(atPath: real.bin + "/postgres", toPath: server) } catch { throw failure("cannot copy the server binary") }
+        }
+        try mkdirs((libDir as NSString).deletingLastPathComponent)
+        try symlinkOrThrow(real.lib, libDir)
+        try mkdirs(shareDir + "/extension")
+        for entry in entries(real.share) where entry != "extension" {
+            try symlinkOrThrow(real.share + "/" + entry, shareDir + "/" + entry)
+        }
+        let realExt = real.share + "/extension"
+        for entry in entries(realExt) where files[entry] == nil {
+            try symlinkOrThrow(realExt + "/" + entry, shareDir + "/extension/" + entry)
+        }
+        for (name, text) in files {
+            guard !name.contains("/"), FileManager.default.createFile(atPath: shareDir + "/extension/" + name, contents: Data(text.utf8)) else {
+                throw failure("cannot write the extension file \(name)")
             }
-            let realExt = real.share + "/extension"
-            for entry in (try? fm.contentsOfDirectory(atPath: realExt)) ?? [] where files[entry] == nil {
-                try fm.createSymbolicLink(atPath: shareDir + "/extension/" + entry, withDestinationPath: realExt + "/" + entry)
-            }
-            for (name, text) in files {
-                guard !name.contains("/"), fm.createFile(atPath: shareDir + "/extension/" + name, contents: Data(text.utf8)) else {
-                    throw LocalClusterError("cannot write the extension file \(name) into \(shareDir)/extension")
-                }
-            }
-        } catch let e as LocalClusterError {
-            throw e
-        } catch {
-            throw LocalClusterError("cannot build the extension overlay in \(root): \(error.localizedDescription)")
         }
         return server
+    }
+
+    static func failure(_ what: String) -> LocalClusterError {
+        LocalClusterError("cannot build the extension overlay: \(what) (\(String(cString: strerror(errno))))")
+    }
+
+    /// Names in a directory, `.` and `..` aside.
+    static func entries(_ dir: String) -> [String] {
+        guard let d = opendir(dir) else { return [] }
+        defer { closedir(d) }
+        var names: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafePointer(to: e.pointee.d_name) { $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) } }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 
     /// Nil when the running server reads the overlay's SHAREDIR, else why the files are missing.
@@ -99,18 +120,41 @@ enum ExtensionOverlay {
         return (dir as NSString).standardizingPath.hasPrefix((root as NSString).standardizingPath + "/") ? nil : missing
     }
 
+    /// Runs a tool and returns its standard output. posix_spawn, not Process: this runs on every
+    /// cold start, and Process costs tens of milliseconds.
     static func output(_ tool: String, _ args: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = args
-        p.environment = LocalCluster.childEnvironment
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw LocalClusterError("\(tool) failed") }
+        let argv = ([tool] + args).map { strdup($0) } + [nil]
+        let envp = LocalCluster.childEnvironment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for p in argv + envp { free(p) } }
+        var fds: [Int32] = [-1, -1]
+        var pid: pid_t = 0
+        // Under the exit lock, as every child of a cluster is spawned: no other child can
+        // inherit the pipe's write end and hold it open.
+        let spawned = ClusterRegistry.shared.exiting.withLock { _ -> Int32 in
+            guard pipe(&fds) == 0 else { return errno }
+            _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            let r = posix_spawn(&pid, tool, &actions, nil, argv, envp)
+            close(fds[1])
+            return r
+        }
+        guard fds[0] >= 0 else { throw LocalClusterError("cannot run \(tool)") }
+        defer { close(fds[0]) }
+        guard spawned == 0 else { throw LocalClusterError("cannot run \(tool)") }
+        var data = Data()
+        var buf = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = read(fds[0], &buf, buf.count)
+            if n > 0 { data.append(contentsOf: buf[0..<n]) } else if n < 0 && errno == EINTR { continue } else { break }
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else { throw LocalClusterError("\(tool) failed") }
         return String(decoding: data, as: UTF8.self).trimmingWhitespace()
     }
 }

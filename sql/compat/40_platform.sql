@@ -17,12 +17,14 @@ do $$
 declare
   ext text;
   preload text := coalesce(current_setting('shared_preload_libraries', true), '');
+  -- One look at the extension files (each look reads them all).
+  offered text[] := array(select name from pg_catalog.pg_available_extensions
+                          where name in ('pg_graphql', 'supabase_vault', 'pg_stat_statements'));
 begin
   foreach ext in array array['pg_graphql', 'supabase_vault', 'pg_stat_statements'] loop
     -- pg_stat_statements is only usable when preloaded, as the platform does.
     if ext = 'pg_stat_statements' and preload not like '%pg_stat_statements%' then continue; end if;
-    if exists (select 1 from pg_catalog.pg_available_extensions where name = ext)
-       and not exists (select 1 from pg_catalog.pg_extension where extname = ext) then
+    if ext = any (offered) and not exists (select 1 from pg_catalog.pg_extension where extname = ext) then
       execute format('create extension %I', ext) || case when ext = 'pg_stat_statements' then ' with schema extensions' else '' end;
     end if;
   end loop;

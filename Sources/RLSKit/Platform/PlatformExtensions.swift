@@ -20,6 +20,16 @@ public enum PlatformExtensions {
         return o
     }
 
+    /// The same, preloading pg_cron and pg_stat_statements only where `files` mention them:
+    /// preloading costs every cold start, and most projects use neither.
+    public static func clusterOptions(for files: [SQLFile]) -> LocalCluster.Options {
+        var o = clusterOptions
+        o.preloadLibraries = o.preloadLibraries.filter { lib in
+            files.contains { $0.contents.range(of: lib, options: .caseInsensitive) != nil }
+        }
+        return o
+    }
+
     /// Names of the stand-in extensions rlskit ships.
     public static var standInNames: [String] {
         BuiltInSQL.all.compactMap { f in

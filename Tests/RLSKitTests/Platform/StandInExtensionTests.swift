@@ -29,6 +29,14 @@ final class StandInExtensionTests: XCTestCase {
         try conn.query(sql, params).rows[0].decode(0)
     }
 
+    /// pg_cron and pg_stat_statements are preloaded only for migrations that name them.
+    func testPreloadsWhatMigrationsName() {
+        let cron = SQLFile(path: "m/1_jobs.sql", contents: "create extension if not exists pg_cron with schema pg_catalog;")
+        XCTAssertEqual(PlatformExtensions.clusterOptions(for: [cron]).preloadLibraries, ["pg_cron"])
+        XCTAssertEqual(PlatformExtensions.clusterOptions(for: BuiltInSQL.files(in: "migrations")).preloadLibraries, [])
+        XCTAssertEqual(PlatformExtensions.clusterOptions(for: []).extensionFiles.count, PlatformExtensions.standInNames.count * 2)
+    }
+
     func testEveryStandInCreatesAndDrops() throws {
         let conn = try database()
         for name in PlatformExtensions.standInNames {
