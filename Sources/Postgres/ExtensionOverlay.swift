@@ -83,10 +83,17 @@ enum ExtensionOverlay {
             try symlinkOrThrow(real.share + "/" + entry, shareDir + "/" + entry)
         }
         let realExt = real.share + "/extension"
-        for entry in entries(realExt) where files[entry] == nil {
+        let realFiles = entries(realExt)
+        for entry in realFiles {
             try symlinkOrThrow(realExt + "/" + entry, shareDir + "/extension/" + entry)
         }
-        for (name, text) in files {
+        // The server's own extension wins over an offered one of the same name.
+        let own = Set(realFiles.filter { $0.hasSuffix(".control") }.map { String($0.dropLast(".control".count)) })
+        func extensionName(_ file: String) -> String {
+            file.hasSuffix(".control") ? String(file.dropLast(".control".count))
+                : file.range(of: "--").map { String(file[..<$0.lowerBound]) } ?? file
+        }
+        for (name, text) in files where !own.contains(extensionName(name)) {
             guard !name.contains("/"), FileManager.default.createFile(atPath: shareDir + "/extension/" + name, contents: Data(text.utf8)) else {
                 throw failure("cannot write the extension file \(name)")
             }

@@ -10,7 +10,8 @@ final class ExtensionOverlayTests: XCTestCase {
     /// `cascade`, `drop extension`; the server's own extensions still work.
     func testOfferedExtensionsInstallAndDrop() throws {
         var options = LocalCluster.Options()
-        options.extensionFiles = ["overlay_test.control": Self.control + "requires = 'pgcrypto'\n", "overlay_test--1.0.sql": Self.script]
+        options.extensionFiles = ["overlay_test.control": Self.control + "requires = 'pgcrypto'\n", "overlay_test--1.0.sql": Self.script,
+                                  "citext.control": Self.control, "citext--1.0.sql": Self.script]
         try withLocalCluster(options: options) { cluster in
             XCTAssertNil(cluster.extensionNote)
             let conn = try PostgresConnection(cluster.connectionString)
@@ -25,6 +26,8 @@ final class ExtensionOverlayTests: XCTestCase {
             try conn.query("drop extension overlay_test")
             XCTAssertNil(try conn.query("select to_regproc('tools.overlay_answer') as f").rows[0].decode("f") as String?)
             try conn.query("create extension citext")
+            let comment: String = try conn.query("select obj_description(oid, 'pg_extension') as c from pg_extension where extname = 'citext'").rows[0].decode("c")
+            XCTAssertFalse(comment.hasPrefix("rlskit stand-in"), "the server's own citext must win over an offered one")
         }
     }
 
