@@ -16,11 +16,20 @@ public final class LocalCluster: Sendable {
     let serverPID: Int32
     let registration: Int
     let childProcess: ChildProcess
+    /// Libraries preloaded (those of `Options.preloadLibraries` the server has).
+    public let preloaded: [String]
+    let overlayNote = Mutex<String?>(nil)
+    /// Set when `Options.extensionFiles` could not be offered (an unknown install layout).
+    public var extensionNote: String? { overlayNote.withLock { $0 } }
 
     public struct Options: Sendable {
         /// Extra `postgresql.conf` lines.
         public var settings: [String: String] = [:]
         public var startTimeout: Double = 30
+        /// Extension files (`name.control`, `name--1.0.sql`) offered next to the server's own.
+        public var extensionFiles: [String: String] = [:]
+        /// Preloaded (shared_preload_libraries) when the server has them.
+        public var preloadLibraries: [String] = []
         public init() {}
     }
 
@@ -80,13 +89,16 @@ public final class LocalCluster: Sendable {
             logging_collector = off
 
             """
+            let overlay = try ExtensionOverlay.prepare(root: made + "/install", bin: bin, files: options.extensionFiles, preload: options.preloadLibraries)
+            preloaded = overlay.preload
+            if !overlay.preload.isEmpty { conf += "shared_preload_libraries = '\(overlay.preload.joined(separator: ","))'\n" }
             for (k, v) in options.settings.sorted(by: { $0.key < $1.key }) { conf += "\(k) = \(v)\n" }
             let confPath = data + "/postgresql.conf"
             guard let h = FileHandle(forWritingAtPath: confPath) else { throw LocalClusterError("cannot write \(confPath)") }
             h.seekToEndOfFile()
             h.write(Data(conf.utf8))
             h.closeFile()
-            serverPID = try Self.spawnServer(bin + "/postgres", data: data, as: runAs, log: made + "/server.log", in: made, child: child)
+            serverPID = try Self.spawnServer(overlay.server, data: data, as: runAs, log: made + "/server.log", in: made, child: child)
         } catch {
             if let cleanup = ClusterRegistry.shared.remove(registration) { cleanup() }
             throw error
@@ -96,6 +108,7 @@ public final class LocalCluster: Sendable {
             stop()
             throw error
         }
+        if !options.extensionFiles.isEmpty { overlayNote.withLock { $0 = ExtensionOverlay.note(self, root: made + "/install") } }
     }
 
     deinit { stop() }

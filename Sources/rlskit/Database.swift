@@ -80,7 +80,9 @@ struct DatabaseTarget: Sendable {
             return DatabaseTarget(connection: c, cluster: nil)
         }
         let started = Date()
-        let cluster = try LocalCluster()
+        let source = args.value("dir").map { MigrationSource.directory($0) } ?? .defaultSource()
+        let cluster = try LocalCluster(options: PlatformExtensions.clusterOptions(for: (try? source.load()) ?? []))
+        if let note = cluster.extensionNote { printNote("note: " + note) }
         log("started a throwaway PostgreSQL in \(Int(Date().timeIntervalSince(started) * 1000)) ms")
         return DatabaseTarget(connection: cluster.connectionString, cluster: cluster)
     }

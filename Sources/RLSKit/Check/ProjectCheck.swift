@@ -102,7 +102,13 @@ public enum ProjectCheck {
 
         progress("applying \(input.migrations)")
         let applied = try Migrator.run(input.migrations, options: options.migrations, on: target)
-        phases.append(Phase(name: "apply", ok: true, summary: applySummary(applied, input.migrations), milliseconds: lap()))
+        var summary = applySummary(applied, input.migrations)
+        do {
+            let conn = try PostgresConnection(target)
+            defer { conn.close() }
+            if let standIns = PlatformExtensions.summary(try PlatformExtensions.standInsInstalled(conn)) { summary += "; " + standIns }
+        }
+        phases.append(Phase(name: "apply", ok: true, summary: summary, milliseconds: lap()))
 
         var tests = TestReport()
         var problems: [InputError] = []

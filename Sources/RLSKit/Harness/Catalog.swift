@@ -160,11 +160,18 @@ enum Catalog {
 
     /// Functions that would make a real network call from inside a check (pgsql-http is
     /// synchronous; pg_net sends after commit, but a harness should not rely on that).
+    /// rlskit's recording stand-ins are not counted.
     public static func networkFunctions(_ conn: PostgresConnection) throws -> [String] {
         try conn.query("""
             select distinct n.nspname || '.' || p.proname as f from pg_proc p join pg_namespace n on n.oid = p.pronamespace
              where (p.proname = 'http' and n.nspname not in ('pg_catalog', 'information_schema'))
                 or (n.nspname = 'net' and p.proname like 'http\\_%')
+            -- rlskit's stand-ins (throwaway server) record requests and never send them
+            except
+            select n.nspname || '.' || p.proname from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+              join pg_depend d on d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e'
+              join pg_extension e on d.refclassid = 'pg_extension'::regclass and e.oid = d.refobjid
+             where coalesce(obj_description(e.oid, 'pg_extension'), '') like 'rlskit stand-in:%'
              order by 1
             """).rows.map { try $0.decode("f") }
     }

@@ -4,6 +4,8 @@ import Postgres
 public struct MigrationError: Error, Sendable, CustomStringConvertible {
     public var location: SourceLocation
     public var error: PostgresError
+    /// The server's major version, for naming packages to install.
+    public var serverMajor: Int?
 
     /// `position` of the error counts from the start of `statement` when one is given, else
     /// from the start of the file (the whole file was sent at once).
@@ -40,8 +42,11 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        var text = "\(location): \(error.message) (SQLSTATE \(error.sqlState ?? "?"))"
-        if error.sqlState == "25001" {
+        let advice = MissingExtension.advice(error, major: serverMajor)
+        var text = "\(location): \(advice ?? error.message) (SQLSTATE \(error.sqlState ?? "?"))"
+        if advice != nil {
+            // The advice replaces the server's hint.
+        } else if error.sqlState == "25001" {
             text += "; add '-- rlskit:no-transaction' as the file's first line to run it outside a transaction"
         } else if let hint = error.hint {
             text += "; hint: \(hint)"

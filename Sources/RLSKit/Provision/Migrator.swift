@@ -61,7 +61,8 @@ public struct Migrator {
         let files = try source.load()
         // The server lexes each file with its standard_conforming_strings; so do we.
         var strings = conn.parameterStatus("standard_conforming_strings") != "off"
-        var prepared = try files.map { try Prepared($0, standardConformingStrings: strings) }
+        let vectorStandIn = try VectorIndexOptions.serverHasStandIn(conn, files: files)
+        var prepared = try files.map { try Prepared($0, standardConformingStrings: strings, vectorStandIn: vectorStandIn) }
         try Ledger.lock(conn, timeout: options.lockTimeout)
         defer { Ledger.unlock(conn) }
         var standIn: StandIn.Report?
@@ -103,10 +104,13 @@ public struct Migrator {
             // An earlier migration may have changed the setting for the rest of the session.
             if (conn.parameterStatus("standard_conforming_strings") != "off") != strings {
                 strings.toggle()
-                prepared = try files.map { try Prepared($0, standardConformingStrings: strings) }
+                prepared = try files.map { try Prepared($0, standardConformingStrings: strings, vectorStandIn: vectorStandIn) }
             }
             let started = Date()
-            try apply(prepared[k])
+            do { try apply(prepared[k]) } catch var e as MigrationError {
+                e.serverMajor = conn.serverVersion / 10000
+                throw e
+            }
             let ms = Int(Date().timeIntervalSince(started) * 1000)
             result.applied.append((entry.file.name, ms))
             log("applied \(entry.file.name) (\(ms) ms)")
@@ -162,7 +166,7 @@ public struct Migrator {
         let statements: [SQLStatement]
         let outsideTransaction: Bool
 
-        init(_ file: SQLFile, standardConformingStrings: Bool = true) throws {
+        init(_ file: SQLFile, standardConformingStrings: Bool = true, vectorStandIn: Bool = false) throws {
             self.file = file
             outsideTransaction = file.runsOutsideTransaction
             var all = SQLScanner.statements(in: file.contents, standardConformingStrings: standardConformingStrings)
@@ -179,11 +183,12 @@ public struct Migrator {
                     throw ConfigurationError("\(file.path):\(bad.line): '\(bad.text.prefix(20))' controls the transaction, but rlskit runs each migration in one transaction; remove it, or add '-- rlskit:no-transaction' as the first line")
                 }
             }
-            statements = all
             var scalars = Array(file.contents.unicodeScalars)
             for b in blank {
                 for k in b.offset..<(b.offset + b.text.unicodeScalars.count) where scalars[k] != "\n" { scalars[k] = " " }
             }
+            if vectorStandIn { all = VectorIndexOptions.blank(all, in: &scalars) }
+            statements = all
             text = String(String.UnicodeScalarView(scalars))
         }
 

@@ -17,7 +17,7 @@ final class BuiltInSQLTests: XCTestCase {
             let disk = try String(contentsOfFile: root + "/" + path, encoding: .utf8)
             XCTAssertTrue(disk == contents, "\(path) differs from its embedded copy")
         }
-        XCTAssertEqual(BuiltInSQL.files(in: "compat").map(\.name), ["00_roles", "10_extensions", "20_auth", "30_storage"])
+        XCTAssertEqual(BuiltInSQL.files(in: "compat").map(\.name), ["00_roles", "10_extensions", "20_auth", "30_storage", "35_storage_functions", "40_platform"])
         XCTAssertFalse(BuiltInSQL.files(in: "migrations").isEmpty)
     }
 

@@ -1,0 +1,167 @@
+import Foundation
+
+/// An "overlay install" in the cluster's directory, so extra extension files (stand-ins) can
+/// sit next to the server's own without writing to the real installation.
+///
+/// PostgreSQL finds SHAREDIR (and with it `extension/`) and PKGLIBDIR relative to the path of
+/// its own binary: it strips the compiled-in BINDIR's tail from the binary's directory and adds
+/// the other directory's tail. So a hard link of the binary at `T/<bin tail>/postgres` (a
+/// symlink would be resolved back to the real path) makes the server read `T/<share tail>`,
+/// where every entry links to the real one except `extension/`, a folder of links plus ours.
+enum ExtensionOverlay {
+    struct Layout: Equatable {
+        var bin: String, share: String, lib: String
+    }
+
+    /// The real directories, from the server's own `pg_config`.
+    static func layout(bin: String) -> Layout? {
+        let tool = bin + "/pg_config"
+        guard FileManager.default.isExecutableFile(atPath: tool),
+              let out = try? output(tool, ["--bindir", "--sharedir", "--pkglibdir"]) else { return nil }
+        let lines = out.split(separator: "\n").map(String.init)
+        guard lines.count == 3, lines.allSatisfy({ $0.hasPrefix("/") }) else { return nil }
+        return Layout(bin: lines[0], share: lines[1], lib: lines[2])
+    }
+
+    /// The tail of each directory below the prefix all three share, or nil when they share only `/`.
+    static func tails(_ l: Layout) -> Layout? {
+        let parts = [l.bin, l.share, l.lib].map { ($0 as NSString).standardizingPath.split(separator: "/").map(String.init) }
+        var common = 0
+        while parts.allSatisfy({ $0.count > common + 1 && $0[common] == parts[0][common] }) { common += 1 }
+        guard common > 0 else { return nil }
+        let t = parts.map { $0[common...].joined(separator: "/") }
+        return Layout(bin: t[0], share: t[1], lib: t[2])
+    }
+
+    struct Prepared {
+        /// The server binary to run: the overlay's, else the real one.
+        var server: String
+        /// Set when the overlay was built (whether the server uses it is checked after start).
+        var root: String?
+        /// Libraries among those asked for that the server has.
+        var preload: [String] = []
+    }
+
+    /// Builds the overlay under `root` when there are files to add. Without `pg_config` or with
+    /// a layout this does not understand, the real binary runs (and the files are not there).
+    static func prepare(root: String, bin: String, files: [String: String], preload: [String]) throws -> Prepared {
+        var p = Prepared(server: bin + "/postgres")
+        guard !files.isEmpty || !preload.isEmpty, let real = layout(bin: bin) else { return p }
+        p.preload = preload.filter { FileManager.default.fileExists(atPath: real.lib + "/" + $0 + ".so") }
+        if !files.isEmpty, let server = try build(root: root, real: real, files: files) {
+            p.server = server
+            p.root = root
+        }
+        return p
+    }
+
+    static func build(root: String, real: Layout, files: [String: String]) throws -> String? {
+        guard let tail = tails(real) else { return nil }
+        let binDir = root + "/" + tail.bin, shareDir = root + "/" + tail.share, libDir = root + "/" + tail.lib
+        let server = binDir + "/postgres"
+        // Plain system calls: a few hundred links, and Foundation's are slow enough to show
+        // in every cold check.
+        func mkdirs(_ path: String) throws {
+            var made = ""
+            for part in path.split(separator: "/") {
+                made += "/" + part
+                if mkdir(made, 0o755) != 0 && errno != EEXIST { throw failure("cannot create \(made)") }
+            }
+        }
+        func symlinkOrThrow(_ target: String, _ path: String) throws {
+            if symlink(target, path) != 0 { throw failure("cannot link \(path)") }
+        }
+        try mkdirs(binDir)
+        // Across file systems a hard link fails: a copy works as well, just slower.
+        if link(real.bin + "/postgres", server) != 0 {
+            do { try FileManager.default.copyItem(atPath: real.bin + "/postgres", toPath: server) } catch { throw failure("cannot copy the server binary") }
+        }
+        try mkdirs((libDir as NSString).deletingLastPathComponent)
+        try symlinkOrThrow(real.lib, libDir)
+        try mkdirs(shareDir + "/extension")
+        for entry in entries(real.share) where entry != "extension" {
+            try symlinkOrThrow(real.share + "/" + entry, shareDir + "/" + entry)
+        }
+        let realExt = real.share + "/extension"
+        let realFiles = entries(realExt)
+        for entry in realFiles {
+            try symlinkOrThrow(realExt + "/" + entry, shareDir + "/extension/" + entry)
+        }
+        // The server's own extension wins over an offered one of the same name.
+        let own = Set(realFiles.filter { $0.hasSuffix(".control") }.map { String($0.dropLast(".control".count)) })
+        func extensionName(_ file: String) -> String {
+            file.hasSuffix(".control") ? String(file.dropLast(".control".count))
+                : file.range(of: "--").map { String(file[..<$0.lowerBound]) } ?? file
+        }
+        for (name, text) in files where !own.contains(extensionName(name)) {
+            guard !name.contains("/"), FileManager.default.createFile(atPath: shareDir + "/extension/" + name, contents: Data(text.utf8)) else {
+                throw failure("cannot write the extension file \(name)")
+            }
+        }
+        return server
+    }
+
+    static func failure(_ what: String) -> LocalClusterError {
+        LocalClusterError("cannot build the extension overlay: \(what) (\(String(cString: strerror(errno))))")
+    }
+
+    /// Names in a directory, `.` and `..` aside.
+    static func entries(_ dir: String) -> [String] {
+        guard let d = opendir(dir) else { return [] }
+        defer { closedir(d) }
+        var names: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafePointer(to: e.pointee.d_name) { $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) } }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Nil when the running server reads the overlay's SHAREDIR, else why the files are missing.
+    static func note(_ cluster: LocalCluster, root: String) -> String? {
+        let missing = "this PostgreSQL install's layout is not one rlskit can extend, so its stand-in extensions are not available"
+        guard FileManager.default.fileExists(atPath: root),
+              let conn = try? PostgresConnection(cluster.connectionString),
+              let rows = try? conn.query("select setting from pg_config where name = 'SHAREDIR'").rows,
+              let dir: String = try? rows.first?.decode("setting") else { return missing }
+        return (dir as NSString).standardizingPath.hasPrefix((root as NSString).standardizingPath + "/") ? nil : missing
+    }
+
+    /// Runs a tool and returns its standard output. posix_spawn, not Process: this runs on every
+    /// cold start, and Process costs tens of milliseconds.
+    static func output(_ tool: String, _ args: [String]) throws -> String {
+        let argv = ([tool] + args).map { strdup($0) } + [nil]
+        let envp = LocalCluster.childEnvironment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for p in argv + envp { free(p) } }
+        var fds: [Int32] = [-1, -1]
+        var pid: pid_t = 0
+        // Under the exit lock, as every child of a cluster is spawned: no other child can
+        // inherit the pipe's write end and hold it open.
+        let spawned = ClusterRegistry.shared.exiting.withLock { _ -> Int32 in
+            guard pipe(&fds) == 0 else { return errno }
+            _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            let r = posix_spawn(&pid, tool, &actions, nil, argv, envp)
+            close(fds[1])
+            return r
+        }
+        guard fds[0] >= 0 else { throw LocalClusterError("cannot run \(tool)") }
+        defer { close(fds[0]) }
+        guard spawned == 0 else { throw LocalClusterError("cannot run \(tool)") }
+        var data = Data()
+        var buf = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = read(fds[0], &buf, buf.count)
+            if n > 0 { data.append(contentsOf: buf[0..<n]) } else if n < 0 && errno == EINTR { continue } else { break }
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else { throw LocalClusterError("\(tool) failed") }
+        return String(decoding: data, as: UTF8.self).trimmingWhitespace()
+    }
+}

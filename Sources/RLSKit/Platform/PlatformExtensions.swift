@@ -1,0 +1,66 @@
+import Postgres
+
+/// What every Supabase project has beyond auth and storage: the extensions the platform offers.
+/// Real ones come from the server; the others are rlskit's stand-ins (`sql/extensions`), offered
+/// to the throwaway server next to the real extension files.
+public enum PlatformExtensions {
+    /// Options for a throwaway server that behaves as the platform's: the stand-in extension
+    /// files, pg_cron and pg_stat_statements preloaded where installed, and the platform's
+    /// search path (so pgcrypto's and uuid-ossp's functions, in `extensions`, resolve).
+    public static var clusterOptions: LocalCluster.Options {
+        var o = LocalCluster.Options()
+        for f in BuiltInSQL.all where f.path.hasPrefix("extensions/") {
+            o.extensionFiles[String(f.path.dropFirst("extensions/".count))] = f.contents
+        }
+        o.preloadLibraries = ["pg_stat_statements", "pg_cron"]
+        o.settings["search_path"] = #"'"$user", public, extensions'"#
+        // pg_cron runs in the database rlskit uses; no job ever starts during a check.
+        o.settings["cron.database_name"] = "'postgres'"
+        o.settings["cron.max_running_jobs"] = "0"
+        return o
+    }
+
+    /// The same, preloading pg_cron and pg_stat_statements only where `files` mention them:
+    /// preloading costs every cold start, and most projects use neither.
+    public static func clusterOptions(for files: [SQLFile]) -> LocalCluster.Options {
+        var o = clusterOptions
+        o.preloadLibraries = o.preloadLibraries.filter { lib in
+            files.contains { $0.contents.range(of: lib, options: .caseInsensitive) != nil }
+        }
+        return o
+    }
+
+    /// Names of the stand-in extensions rlskit ships.
+    public static var standInNames: [String] {
+        BuiltInSQL.all.compactMap { f in
+            f.path.hasPrefix("extensions/") && f.path.hasSuffix(".control")
+                ? String(f.path.dropFirst("extensions/".count).dropLast(".control".count)) : nil
+        }.sorted()
+    }
+
+    /// Installed extensions that are rlskit stand-ins (their comment says so), in name order.
+    public static func standInsInstalled(_ conn: PostgresConnection) throws -> [String] {
+        try conn.query("""
+            select extname::text as name from pg_catalog.pg_extension
+             where coalesce(obj_description(oid, 'pg_extension'), '') like 'rlskit stand-in:%' order by 1
+            """).rows.map { try $0.decode("name") }
+    }
+}
+
+extension PlatformExtensions {
+    /// What differs from the real extension, for the summary.
+    static let caveats: [String: String] = [
+        "vector": "similarity results are not meaningful",
+        "pg_net": "requests recorded in net.http_request_queue, never sent",
+        "http": "requests recorded in rlskit_http.requests, never sent",
+        "supabase_vault": "secrets not encrypted",
+        "pg_graphql": "queries not executed",
+        "pg_jsonschema": "common keywords only",
+    ]
+
+    /// `stand-in extensions: pg_net (requests recorded …), vector (…)`, or nil for none.
+    public static func summary(_ names: [String]) -> String? {
+        guard !names.isEmpty else { return nil }
+        return "stand-in extensions: " + names.map { n in caveats[n].map { "\(n) (\($0))" } ?? n }.joined(separator: ", ")
+    }
+}
