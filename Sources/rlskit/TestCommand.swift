@@ -44,7 +44,9 @@ enum TestCommand {
             throw ConfigurationError("no access files (*.rls), scenarios (*.scenario) or pgTAP files under \(paths.joined(separator: ", "))")
         }
         let output = try OutputTarget(args.value("output"))   // fail before the run, not after it
-        try OutputTarget.refuseOverlap([("output", output.path)], inputs: paths + args.all("database-urls"))
+        // Files that pgTAP suites pull in with \i are inputs too.
+        let included = Set(suite.pgtap.flatMap { PsqlScript.load(path: $0.path, display: $0.display).files })
+        try OutputTarget.refuseOverlap([("output", output.path)], inputs: paths + args.all("database-urls") + included.sorted())
 
         if let many = try DatabaseTarget.resolveMany(args) {
             return try runMany(many, suite: suite, options: options, format: format, output: output, term: term)
