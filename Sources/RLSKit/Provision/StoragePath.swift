@@ -1,7 +1,7 @@
 import Foundation
 
 /// Which bucket ids and object names may go into a Storage API URL, and that URL. The same rules
-/// as `private.storage_path_problem` in sql/migrations/0005_storage_cleanup.sql (a test runs both
+/// as `private.storage_path_problem` in sql/migrations/0006_storage_paths.sql (a test runs both
 /// over the same names): HTTP clients and proxies resolve "." and ".." segments, some decode
 /// "%2e" (or "%252e") first or map look-alikes such as "．" to ".", and "\" separates paths for
 /// some servers, so any of these could send the service key's DELETE elsewhere (the Auth admin

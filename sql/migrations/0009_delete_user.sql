@@ -1,7 +1,7 @@
 -- Deleting a user (Admin API / dashboard) removes the profile first. profiles.id
 -- references auth.users without ON DELETE CASCADE, as in the tutorial, so without
 -- this the deletion would fail; the profile's own delete trigger then asks for
--- the avatar's removal (0005). posts go by ON DELETE CASCADE.
+-- the avatar's removal (0008). posts go by ON DELETE CASCADE.
 -- Runs as supabase_auth_admin inside GoTrue, which has no rights in public:
 -- hence SECURITY DEFINER with an empty search_path.
 
