@@ -13,14 +13,9 @@ enum AuditCommand {
         Exit 1 when a finding is at or above --fail-on (default error).
         Baseline file: one '<fingerprint> # reason' per line.
         """,
-        options: [
-            DatabaseTarget.existingRepeatableOption,
-            DatabaseTarget.manyOption,
-            .option("exposed-schemas", "LIST", "Comma-separated schemas the API serves (overrides pgrst.db_schemas)."),
+        options: [DatabaseTarget.existingRepeatableOption, DatabaseTarget.manyOption] + OptionSpec.audit + [
             .option("format", "FORMAT", "text (default), json, sarif or github."),
-            .option("output", "FILE", "Write the report to FILE instead of standard output."),
-            .option("fail-on", "LEVEL", "error (default), warn or info: exit 1 when a finding is at or above it."),
-            .option("baseline", "FILE", "Accepted findings: '<fingerprint> # reason' per line."),
+            OptionSpec.output,
             .option("explain", "LINT", "Print a lint's documentation and examples, then exit (no database needed)."),
             .flag("list", "List every lint, then exit."),
             .flag("print-queries", "Print the catalog queries as a psql script, then exit (for benchmarks)."),

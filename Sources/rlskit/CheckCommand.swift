@@ -25,15 +25,8 @@ enum CheckCommand {
             .option("junit", "FILE", "Also write JUnit XML (tests and audit findings) to FILE."),
             .option("sarif", "FILE", "Also write the audit as SARIF 2.1.0 to FILE (code scanning)."),
             .option("json", "FILE", "Also write the combined result as JSON to FILE."),
-            .option("jobs", "N", "Spread the checks over N connections (default 1)."),
-            .flag("strict", "Fail on RLS tables without declared intent."),
-            .flag("allow-untested", "Skip, instead of fail, declared tables and buckets that cannot be tested."),
-            .flag("allow-side-effects", "Run tests even where triggers could make real network calls (http, pg_net)."),
-            .option("fail-on", "LEVEL", "Audit threshold: error (default), warn or info."),
-            .option("exposed-schemas", "LIST", "Comma-separated schemas the API serves (default: pgrst.db_schemas, else public)."),
-            .option("baseline", "FILE", "Accepted audit findings: '<fingerprint> # reason' per line."),
             .flag("keep", "Leave the throwaway database running afterwards and print how to connect."),
-        ])
+        ] + OptionSpec.harness + OptionSpec.audit)
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
         let format = try args.value("format").map { f -> String in

@@ -19,12 +19,8 @@ enum TestCommand {
             DatabaseTarget.repeatableOption,
             DatabaseTarget.manyOption,
             .option("format", "FORMAT", "Output: text (default), tap, junit or json."),
-            .option("output", "FILE", "Write the report to FILE instead of standard output."),
-            .option("jobs", "N", "Spread the checks over N connections (default 1)."),
-            .flag("strict", "Fail on RLS tables without declared intent."),
-            .flag("allow-untested", "Skip, instead of fail, declared tables and buckets that cannot be tested."),
-            .flag("allow-side-effects", "Run even where triggers could make real network calls (http, pg_net)."),
-        ])
+            OptionSpec.output,
+        ] + OptionSpec.harness)
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
         let format = try args.value("format").map { f -> TestReportFormat in

@@ -150,6 +150,22 @@ enum SQLParts {
     static func ident(_ expr: String) -> String {
         "replace(replace(replace(pg_catalog.quote_ident(\(expr)), E'\\\\', E'\\\\\\\\'), chr(10), E'\\\\n'), chr(13), E'\\\\r')"
     }
+    /// A lint query: relations of `relkind` (which have no row level security: foreign tables,
+    /// materialized views) in the exposed schemas that anon or authenticated may select.
+    static func selectableWithoutRLS(relkind: Character, kind: String) -> String {
+        """
+        select n.nspname as schema, c.relname as name, '\(kind)' as kind, null::text as member,
+               format('\(kind) %s.%s is selectable by %s through the API and has no row level security',
+                      \(ident("n.nspname")), \(ident("c.relname")), api.roles) as detail,
+               jsonb_build_object('roles', api.roles)::text as metadata
+        from pg_catalog.pg_class c
+        join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+        cross join lateral (select \(apiRolesWithSelect("c"))) api(roles)
+        where c.relkind = '\(relkind)' and n.nspname = any($1::text[]) and api.roles is not null
+          and \(notExtensionMember("c"))
+        """
+    }
+
     /// True when the pg_class row `alias` belongs to an extension (never the user's fault).
     static func notExtensionMember(_ alias: String, catalog: String = "pg_class") -> String {
         "not exists (select 1 from pg_catalog.pg_depend dep where dep.classid = '\(catalog)'::regclass and dep.objid = \(alias).oid and dep.deptype = 'e')"

@@ -73,19 +73,9 @@ public enum TestReportWriter {
     }
 
     static func yamlQuote(_ s: String) -> String {
-        var out = "\""
-        for c in s.unicodeScalars {
-            switch c {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default:
-                if c.value < 0x20 { out += String(format: "\\x%02X", c.value) } else { out.unicodeScalars.append(c) }
-            }
-        }
-        return out + "\""
+        "\"" + TextEscape.escape(s, ["\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"]) { c in
+            c.value < 0x20 ? String(format: "\\x%02X", c.value) : nil
+        } + "\""
     }
 
     // MARK: JUnit
@@ -120,21 +110,10 @@ public enum TestReportWriter {
     }
 
     static func xml(_ s: String) -> String {
-        var out = ""
-        for c in s.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\n", "\t", "\r": out.unicodeScalars.append(c)
-            default:
-                // XML 1.0 cannot carry other control characters at all.
-                if c.value < 0x20 || c.value == 0xFFFE || c.value == 0xFFFF { out += "\u{FFFD}" } else { out.unicodeScalars.append(c) }
-            }
+        TextEscape.escape(s, ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&apos;"]) { c in
+            // XML 1.0 cannot carry other control characters at all.
+            (c.value < 0x20 && !["\n", "\t", "\r"].contains(c)) || c.value == 0xFFFE || c.value == 0xFFFF ? "\u{FFFD}" : nil
         }
-        return out
     }
 
     static func seconds(_ t: Double) -> String { String(format: "%.3f", t) }

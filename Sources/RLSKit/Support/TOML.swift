@@ -302,6 +302,8 @@ struct TOMLReader {
         throw fail("'\(word)' is not a TOML value (strings need quotes)")
     }
 
+    static let escapes: [Unicode.Scalar: String] = ["n": "\n", "t": "\t", "r": "\r", "b": "\u{8}", "f": "\u{C}", "\"": "\"", "\\": "\\"]
+
     /// The four string forms: "basic", 'literal', and their multi-line """/''' variants.
     mutating func string() throws(InputError) -> String {
         let quote = current!
@@ -341,14 +343,11 @@ struct TOMLReader {
                     continue
                 }
                 advance()
+                if let plain = Self.escapes[e] {
+                    out += plain
+                    continue
+                }
                 switch e {
-                case "n": out += "\n"
-                case "t": out += "\t"
-                case "r": out += "\r"
-                case "b": out += "\u{8}"
-                case "f": out += "\u{C}"
-                case "\"": out += "\""
-                case "\\": out += "\\"
                 case "u", "U":
                     let n = e == "u" ? 4 : 8
                     var hex = ""

@@ -7,17 +7,7 @@ extension Lint {
         have no row level security, so the remote rows are readable through the API.
         """,
         remediation: "Move it to a schema the API does not expose, or revoke SELECT from anon and authenticated.",
-        logic: .sql("""
-        select n.nspname as schema, c.relname as name, 'foreign table' as kind, null::text as member,
-               format('foreign table %s.%s is selectable by %s through the API and has no row level security',
-                      \(SQLParts.ident("n.nspname")), \(SQLParts.ident("c.relname")), api.roles) as detail,
-               jsonb_build_object('roles', api.roles)::text as metadata
-        from pg_catalog.pg_class c
-        join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-        cross join lateral (select \(SQLParts.apiRolesWithSelect("c"))) api(roles)
-        where c.relkind = 'f' and n.nspname = any($1::text[]) and api.roles is not null
-          and \(SQLParts.notExtensionMember("c"))
-        """),
+        logic: .sql(SQLParts.selectableWithoutRLS(relkind: "f", kind: "foreign table")),
         triggering: [.init("""
         create foreign data wrapper rlskit_dummy_fdw;
         create server rlskit_dummy_server foreign data wrapper rlskit_dummy_fdw;

@@ -8,17 +8,7 @@ extension Lint {
         the API, whatever the policies of the tables it was built from.
         """,
         remediation: "Move it to a schema the API does not expose, or revoke SELECT from anon and authenticated.",
-        logic: .sql("""
-        select n.nspname as schema, c.relname as name, 'materialized view' as kind, null::text as member,
-               format('materialized view %s.%s is selectable by %s through the API and has no row level security',
-                      \(SQLParts.ident("n.nspname")), \(SQLParts.ident("c.relname")), api.roles) as detail,
-               jsonb_build_object('roles', api.roles)::text as metadata
-        from pg_catalog.pg_class c
-        join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-        cross join lateral (select \(SQLParts.apiRolesWithSelect("c"))) api(roles)
-        where c.relkind = 'm' and n.nspname = any($1::text[]) and api.roles is not null
-          and \(SQLParts.notExtensionMember("c"))
-        """),
+        logic: .sql(SQLParts.selectableWithoutRLS(relkind: "m", kind: "materialized view")),
         triggering: [.init("""
         create materialized view public.stats as select 1 as n;
         grant select on public.stats to anon;
