@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+@testable import RLSKit
 import TestSupport
 import XCTest
 
@@ -70,7 +71,7 @@ final class CLITests: XCTestCase {
         let connect = try XCTUnwrap(lines.first { $0.hasPrefix("kept the throwaway database; connect with: psql \"") })
         let info = String(connect.split(separator: "\"")[1])
         let conn = try PostgresConnection(ConnectionString(info))
-        XCTAssertEqual(try conn.query("select count(*)::int from rlskit.migrations").rows[0].decode(0) as Int, 6)
+        XCTAssertEqual(try conn.query("select count(*)::int from rlskit.migrations").rows[0].decode(0) as Int, BuiltInSQL.files(in: "migrations").count)
         let stop = try XCTUnwrap(lines.first { $0.hasPrefix("stop it with: kill ") })
         let pid = try XCTUnwrap(Int32(stop.split(separator: " ")[4]))
         kill(pid, SIGQUIT)
