@@ -9,12 +9,16 @@ struct EmbedSQL: BuildToolPlugin {
         let sql = context.package.directoryURL.appendingPathComponent("sql")
         let output = context.pluginWorkDirectoryURL.appendingPathComponent("EmbeddedSQL.swift")
         // Folders too: adding or removing a file changes them, which re-runs the embedding.
-        let inputs = [sql] + (FileManager.default.enumerator(at: sql, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
-        return [.buildCommand(
-            displayName: "Embedding the SQL files into \(target.name)",
-            executable: try context.tool(named: "embed-sql").url,
-            arguments: [sql.path, output.path],
-            inputFiles: inputs,
-            outputFiles: [output])]
+        let inputs =
+            [sql]
+            + (FileManager.default.enumerator(at: sql, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
+        return [
+            .buildCommand(
+                displayName: "Embedding the SQL files into \(target.name)",
+                executable: try context.tool(named: "embed-sql").url,
+                arguments: [sql.path, output.path],
+                inputFiles: inputs,
+                outputFiles: [output])
+        ]
     }
 }

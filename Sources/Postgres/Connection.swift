@@ -45,15 +45,23 @@ public final class PostgresConnection {
         // only applies where the user set none.
         let timeout = Self.defaultTimeout(options: parsed, env: env)
         let keys = ["fallback_application_name", "connect_timeout", "dbname", "options"]
-        let vals = ["rlskit", timeout ?? "", connection.raw, (userOptions + " -c DateStyle=ISO,YMD -c IntervalStyle=postgres").trimmingWhitespace()]
+        let vals = [
+            "rlskit", timeout ?? "", connection.raw,
+            (userOptions + " -c DateStyle=ISO,YMD -c IntervalStyle=postgres").trimmingWhitespace(),
+        ]
         var conn: OpaquePointer?
         keys.withCStrings { k in vals.withCStrings { v in conn = PQconnectdbParams(k, v, 1) } }
         guard let conn else { throw PostgresError(kind: .connection, message: "out of memory while connecting") }
         if PQstatus(conn) != CONNECTION_OK {
-            var message = Self.oneLine(PostgresError.scrub(String(cString: PQerrorMessage(conn)).trimmingWhitespace(), secret))
+            var message = Self.oneLine(
+                PostgresError.scrub(String(cString: PQerrorMessage(conn)).trimmingWhitespace(), secret))
             PQfinish(conn)
-            if message.hasSuffix("timeout expired"), let seconds = parsed["connect_timeout"].flatMap({ $0.isEmpty ? nil : $0 }) ?? env["PGCONNECT_TIMEOUT"].flatMap({ $0.isEmpty ? nil : $0 }) ?? timeout {
-                message += " (no answer within \(seconds) s; raise connect_timeout or PGCONNECT_TIMEOUT if the server is only slow)"
+            if message.hasSuffix("timeout expired"),
+                let seconds = parsed["connect_timeout"].flatMap({ $0.isEmpty ? nil : $0 }) ?? env["PGCONNECT_TIMEOUT"]
+                    .flatMap({ $0.isEmpty ? nil : $0 }) ?? timeout
+            {
+                message +=
+                    " (no answer within \(seconds) s; raise connect_timeout or PGCONNECT_TIMEOUT if the server is only slow)"
             }
             var e = PostgresError(kind: .connection, message: message, sqlState: "08001")
             e.connectTarget = target
@@ -62,12 +70,17 @@ public final class PostgresConnection {
         handle = conn
         PQsetClientEncoding(conn, "UTF8")
         sink.secret = secret
-        PQsetNoticeReceiver(conn, { arg, result in
-            guard let arg, let result else { return }
-            let sink = Unmanaged<NoticeSink>.fromOpaque(arg).takeUnretainedValue()
-            let e = PostgresError(result: result, scrubbing: sink.secret)
-            sink.notices.append(Notice(severity: e.severity ?? "NOTICE", sqlState: e.sqlState, message: e.message, detail: e.detail, hint: e.hint))
-        }, Unmanaged.passUnretained(sink).toOpaque())
+        PQsetNoticeReceiver(
+            conn,
+            { arg, result in
+                guard let arg, let result else { return }
+                let sink = Unmanaged<NoticeSink>.fromOpaque(arg).takeUnretainedValue()
+                let e = PostgresError(result: result, scrubbing: sink.secret)
+                sink.notices.append(
+                    Notice(
+                        severity: e.severity ?? "NOTICE", sqlState: e.sqlState, message: e.message, detail: e.detail,
+                        hint: e.hint))
+            }, Unmanaged.passUnretained(sink).toOpaque())
     }
 
     deinit { PQfinish(handle) }
@@ -98,7 +111,8 @@ public final class PostgresConnection {
 
     /// libpq's multi-line connection messages folded into one line.
     static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isNewline).map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }.joined(separator: "; ")
+        text.split(whereSeparator: \.isNewline).map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }.joined(
+            separator: "; ")
     }
 
     /// The server version as an integer, e.g. 150018.
@@ -151,7 +165,9 @@ public final class PostgresConnection {
             defer { PQclear(r) }
             endCopy(r)
             if first == nil {
-                do { first = .success(try Self.read(r, secret: secret)) } catch let e as PostgresError { first = .failure(e) } catch {}
+                do { first = .success(try Self.read(r, secret: secret)) } catch let e as PostgresError {
+                    first = .failure(e)
+                } catch {}
             }
         }
         guard let first else { throw connectionError() }
@@ -174,9 +190,13 @@ public final class PostgresConnection {
 
     /// libpq stops at a NUL byte: refuse text that has one rather than send a cut value.
     static func checkNoNUL(_ sql: String, _ parameters: [any PostgresEncodable]) throws {
-        if sql.utf8.contains(0) { throw PostgresError(kind: .client, message: "the SQL text contains a NUL byte, which PostgreSQL cannot accept") }
+        if sql.utf8.contains(0) {
+            throw PostgresError(
+                kind: .client, message: "the SQL text contains a NUL byte, which PostgreSQL cannot accept")
+        }
         for (i, p) in parameters.enumerated() where p.postgresText?.utf8.contains(0) ?? false {
-            throw PostgresError(kind: .client, message: "parameter $\(i + 1) contains a NUL byte, which PostgreSQL cannot accept")
+            throw PostgresError(
+                kind: .client, message: "parameter $\(i + 1) contains a NUL byte, which PostgreSQL cannot accept")
         }
     }
 
@@ -186,7 +206,10 @@ public final class PostgresConnection {
     public func runScript(_ sql: String) throws(ScriptError) -> ScriptResult {
         _ = takeNotices()
         if sql.utf8.contains(0) {
-            throw ScriptError(error: PostgresError(kind: .client, message: "the SQL text contains a NUL byte, which PostgreSQL cannot accept"), completed: [], notices: [])
+            throw ScriptError(
+                error: PostgresError(
+                    kind: .client, message: "the SQL text contains a NUL byte, which PostgreSQL cannot accept"),
+                completed: [], notices: [])
         }
         guard PQsendQuery(handle, sql) == 1 else {
             throw ScriptError(error: connectionError(), completed: [], notices: takeNotices())
@@ -197,7 +220,8 @@ public final class PostgresConnection {
             defer { PQclear(r) }
             endCopy(r)
             if failure != nil { continue }
-            do { results.append(try Self.read(r, secret: secret)) } catch let e as PostgresError { failure = e } catch {}
+            do { results.append(try Self.read(r, secret: secret)) } catch let e as PostgresError { failure = e } catch {
+            }
         }
         if failure == nil, PQstatus(handle) != CONNECTION_OK { failure = connectionError() }
         if let failure { throw ScriptError(error: failure, completed: results, notices: takeNotices()) }
@@ -232,8 +256,10 @@ public final class PostgresConnection {
     }
 
     /// Hands libpq the parameters' text forms as C strings, borrowed from the strings themselves.
-    func withParameters<R>(_ parameters: [any PostgresEncodable],
-                           _ body: (UnsafePointer<Oid>?, UnsafePointer<UnsafePointer<CChar>?>?, Int32) -> R) -> R {
+    func withParameters<R>(
+        _ parameters: [any PostgresEncodable],
+        _ body: (UnsafePointer<Oid>?, UnsafePointer<UnsafePointer<CChar>?>?, Int32) -> R
+    ) -> R {
         if parameters.isEmpty { return body(nil, nil, 0) }
         let texts = parameters.map { $0.postgresText }
         var types = [Oid](repeating: 0, count: parameters.count)
@@ -242,7 +268,9 @@ public final class PostgresConnection {
         // Nested withCString calls keep every pointer valid while libpq copies the values.
         func bind(_ i: Int) -> R {
             if i == texts.count {
-                return pointers.withUnsafeBufferPointer { p in types.withUnsafeBufferPointer { t in body(t.baseAddress, p.baseAddress, Int32(texts.count)) } }
+                return pointers.withUnsafeBufferPointer { p in
+                    types.withUnsafeBufferPointer { t in body(t.baseAddress, p.baseAddress, Int32(texts.count)) }
+                }
             }
             guard let text = texts[i] else { return bind(i + 1) }
             return text.withCString { c in
@@ -259,7 +287,9 @@ public final class PostgresConnection {
         case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY, PGRES_SINGLE_TUPLE:
             break
         case PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_COPY_BOTH:
-            throw PostgresError(kind: .client, message: "COPY FROM STDIN / TO STDOUT is not supported; use INSERT, or COPY with a server-side file")
+            throw PostgresError(
+                kind: .client,
+                message: "COPY FROM STDIN / TO STDOUT is not supported; use INSERT, or COPY with a server-side file")
         default:
             throw PostgresError(result: result, scrubbing: secret)
         }
@@ -270,7 +300,10 @@ public final class PostgresConnection {
         var columns: [PostgresColumn] = []
         columns.reserveCapacity(Int(nfields))
         for c in 0..<nfields {
-            columns.append(PostgresColumn(name: PQfname(result, c).map { String(cString: $0) } ?? "", type: PostgresType(rawValue: PQftype(result, c))))
+            columns.append(
+                PostgresColumn(
+                    name: PQfname(result, c).map { String(cString: $0) } ?? "",
+                    type: PostgresType(rawValue: PQftype(result, c))))
         }
         let index = ColumnIndex(columns)
         let ntuples = PQntuples(result)
@@ -280,12 +313,15 @@ public final class PostgresConnection {
             var values: [String?] = []
             values.reserveCapacity(Int(nfields))
             for c in 0..<nfields {
-                if PQgetisnull(result, r, c) == 1 { values.append(nil) } else {
+                if PQgetisnull(result, r, c) == 1 {
+                    values.append(nil)
+                } else {
                     let len = Int(PQgetlength(result, r, c))
                     let p = PQgetvalue(result, r, c)!
-                    values.append(p.withMemoryRebound(to: UInt8.self, capacity: len) {
-                        String(decoding: UnsafeBufferPointer(start: $0, count: len), as: UTF8.self)
-                    })
+                    values.append(
+                        p.withMemoryRebound(to: UInt8.self, capacity: len) {
+                            String(decoding: UnsafeBufferPointer(start: $0, count: len), as: UTF8.self)
+                        })
                 }
             }
             rows.append(PostgresRow(index: index, values: values))

@@ -18,20 +18,28 @@ public struct ConnectionString: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `DATABASE_URL` when set, else libpq's environment variables.
-    public static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment) -> ConnectionString {
+    public static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment)
+        -> ConnectionString
+    {
         if let url = env["DATABASE_URL"], !url.isEmpty { return ConnectionString(url) }
         return ConnectionString("")
     }
 
     /// True when the environment names a database (DATABASE_URL or one of libpq's variables).
     public static func environmentNamesDatabase(_ env: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
-        ["DATABASE_URL", "PGHOST", "PGHOSTADDR", "PGPORT", "PGDATABASE", "PGSERVICE"].contains { !(env[$0] ?? "").isEmpty }
+        ["DATABASE_URL", "PGHOST", "PGHOSTADDR", "PGPORT", "PGDATABASE", "PGSERVICE"].contains {
+            !(env[$0] ?? "").isEmpty
+        }
     }
 
     /// Parses the string the way libpq will. Throws a client error naming the problem (never the value).
     public func options() throws -> [String: String] {
         if Self.hasAmbiguousUserinfo(raw) {
-            throw PostgresError(kind: .client, message: "invalid connection string: the user or password holds an unencoded '@' or '/', write them as %40 and %2F")
+            throw PostgresError(
+                kind: .client,
+                message:
+                    "invalid connection string: the user or password holds an unencoded '@' or '/', write them as %40 and %2F"
+            )
         }
         var errmsg: UnsafeMutablePointer<CChar>?
         guard let opts = PQconninfoParse(raw, &errmsg) else {
@@ -41,10 +49,13 @@ public struct ConnectionString: Sendable, Equatable, CustomStringConvertible {
             if let errmsg {
                 let text = String(cString: errmsg)
                 PQfreemem(errmsg)
-                for (needle, said) in [("invalid URI query parameter", "unknown URI query parameter"), ("invalid URI", "malformed URI"), ("invalid connection option", "unknown option"),
-                                       ("missing \"=\"", "expected key=value pairs"), ("unterminated quoted string", "unterminated quote"),
-                                       ("invalid port", "invalid port"), ("invalid percent-encoded", "bad percent-encoding"),
-                                       ("end of string reached", "incomplete URI"), ("IPv6", "malformed IPv6 host")] where text.contains(needle) {
+                for (needle, said) in [
+                    ("invalid URI query parameter", "unknown URI query parameter"), ("invalid URI", "malformed URI"),
+                    ("invalid connection option", "unknown option"),
+                    ("missing \"=\"", "expected key=value pairs"), ("unterminated quoted string", "unterminated quote"),
+                    ("invalid port", "invalid port"), ("invalid percent-encoded", "bad percent-encoding"),
+                    ("end of string reached", "incomplete URI"), ("IPv6", "malformed IPv6 host"),
+                ] where text.contains(needle) {
                     message += ": " + said
                     break
                 }
@@ -109,8 +120,12 @@ public struct ConnectionString: Sendable, Equatable, CustomStringConvertible {
         // No user info for libpq, an '@' further on: "user:pass/…@host" unless what precedes
         // the '/' is a plain host:port.
         let authority = rest[..<(rest.firstIndex(of: slash) ?? rest.endIndex)]
-        guard authority.last != UInt8(ascii: "]"), let colon = authority.lastIndex(of: UInt8(ascii: ":")) else { return false }
-        return !authority[(colon + 1)...].allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") || $0 == UInt8(ascii: ",") }
+        guard authority.last != UInt8(ascii: "]"), let colon = authority.lastIndex(of: UInt8(ascii: ":")) else {
+            return false
+        }
+        return !authority[(colon + 1)...].allSatisfy {
+            $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") || $0 == UInt8(ascii: ",")
+        }
     }
 
     /// A human description with the password redacted. Unparseable input is never echoed:

@@ -17,7 +17,8 @@ enum ExtensionOverlay {
     static func layout(bin: String) -> Layout? {
         let tool = bin + "/pg_config"
         guard FileManager.default.isExecutableFile(atPath: tool),
-              let out = try? output(tool, ["--bindir", "--sharedir", "--pkglibdir"]) else { return nil }
+            let out = try? output(tool, ["--bindir", "--sharedir", "--pkglibdir"])
+        else { return nil }
         let lines = out.split(separator: "\n").map(String.init)
         guard lines.count == 3, lines.allSatisfy({ $0.hasPrefix("/") }) else { return nil }
         return Layout(bin: lines[0], share: lines[1], lib: lines[2])
@@ -25,7 +26,9 @@ enum ExtensionOverlay {
 
     /// The tail of each directory below the prefix all three share, or nil when they share only `/`.
     static func tails(_ l: Layout) -> Layout? {
-        let parts = [l.bin, l.share, l.lib].map { ($0 as NSString).standardizingPath.split(separator: "/").map(String.init) }
+        let parts = [l.bin, l.share, l.lib].map {
+            ($0 as NSString).standardizingPath.split(separator: "/").map(String.init)
+        }
         var common = 0
         while parts.allSatisfy({ $0.count > common + 1 && $0[common] == parts[0][common] }) { common += 1 }
         guard common > 0 else { return nil }
@@ -74,7 +77,9 @@ enum ExtensionOverlay {
         try mkdirs(binDir)
         // Across file systems a hard link fails: a copy works as well, just slower.
         if link(real.bin + "/postgres", server) != 0 {
-            do { try FileManager.default.copyItem(atPath: real.bin + "/postgres", toPath: server) } catch { throw failure("cannot copy the server binary") }
+            do { try FileManager.default.copyItem(atPath: real.bin + "/postgres", toPath: server) } catch {
+                throw failure("cannot copy the server binary")
+            }
         }
         try mkdirs((libDir as NSString).deletingLastPathComponent)
         try symlinkOrThrow(real.lib, libDir)
@@ -90,11 +95,14 @@ enum ExtensionOverlay {
         // The server's own extension wins over an offered one of the same name.
         let own = Set(realFiles.filter { $0.hasSuffix(".control") }.map { String($0.dropLast(".control".count)) })
         func extensionName(_ file: String) -> String {
-            file.hasSuffix(".control") ? String(file.dropLast(".control".count))
+            file.hasSuffix(".control")
+                ? String(file.dropLast(".control".count))
                 : file.range(of: "--").map { String(file[..<$0.lowerBound]) } ?? file
         }
         for (name, text) in files where !own.contains(extensionName(name)) {
-            guard !name.contains("/"), FileManager.default.createFile(atPath: shareDir + "/extension/" + name, contents: Data(text.utf8)) else {
+            guard !name.contains("/"),
+                FileManager.default.createFile(atPath: shareDir + "/extension/" + name, contents: Data(text.utf8))
+            else {
                 throw failure("cannot write the extension file \(name)")
             }
         }
@@ -111,7 +119,9 @@ enum ExtensionOverlay {
         defer { closedir(d) }
         var names: [String] = []
         while let e = readdir(d) {
-            let name = withUnsafePointer(to: e.pointee.d_name) { $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) } }
+            let name = withUnsafePointer(to: e.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
             if name != "." && name != ".." { names.append(name) }
         }
         return names
@@ -119,11 +129,13 @@ enum ExtensionOverlay {
 
     /// Nil when the running server reads the overlay's SHAREDIR, else why the files are missing.
     static func note(_ cluster: LocalCluster, root: String) -> String? {
-        let missing = "this PostgreSQL install's layout is not one rlskit can extend, so its stand-in extensions are not available"
+        let missing =
+            "this PostgreSQL install's layout is not one rlskit can extend, so its stand-in extensions are not available"
         guard FileManager.default.fileExists(atPath: root),
-              let conn = try? PostgresConnection(cluster.connectionString),
-              let rows = try? conn.query("select setting from pg_config where name = 'SHAREDIR'").rows,
-              let dir: String = try? rows.first?.decode("setting") else { return missing }
+            let conn = try? PostgresConnection(cluster.connectionString),
+            let rows = try? conn.query("select setting from pg_config where name = 'SHAREDIR'").rows,
+            let dir: String = try? rows.first?.decode("setting")
+        else { return missing }
         return (dir as NSString).standardizingPath.hasPrefix((root as NSString).standardizingPath + "/") ? nil : missing
     }
 

@@ -18,7 +18,9 @@ extension LocalCluster {
     }
 
     /// Starts a server program as `user`, its output going to `log`.
-    static func launch(_ path: String, _ args: [String], as user: ServerUser?, log: String, in dir: String) throws -> Process {
+    static func launch(_ path: String, _ args: [String], as user: ServerUser?, log: String, in dir: String) throws
+        -> Process
+    {
         let (exe, argv) = command(path, args, as: user)
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         if let user { _ = chown(log, user.uid, user.gid) }
@@ -38,7 +40,9 @@ extension LocalCluster {
 
     /// Launches under the exit lock and records the pid before letting go, so a signal either
     /// comes before the child exists or finds it recorded (and the watchdog told).
-    static func launchRecorded(_ path: String, _ args: [String], as user: ServerUser?, log: String, in dir: String, child: ChildProcess) throws -> Process {
+    static func launchRecorded(
+        _ path: String, _ args: [String], as user: ServerUser?, log: String, in dir: String, child: ChildProcess
+    ) throws -> Process {
         try ClusterRegistry.shared.exiting.withLock { _ in
             let p = try launch(path, args, as: user, log: log, in: dir)
             child.pid.withLock { $0 = p.processIdentifier }
@@ -47,7 +51,9 @@ extension LocalCluster {
         }
     }
 
-    static func run(_ path: String, _ args: [String], as user: ServerUser?, log: String, in dir: String, child: ChildProcess) throws {
+    static func run(
+        _ path: String, _ args: [String], as user: ServerUser?, log: String, in dir: String, child: ChildProcess
+    ) throws {
         let p = try launchRecorded(path, args, as: user, log: log, in: dir, child: child)
         p.waitUntilExit()
         child.pid.withLock { $0 = 0 }
@@ -56,7 +62,9 @@ extension LocalCluster {
         }
     }
 
-    static func spawnServer(_ path: String, data: String, as user: ServerUser?, log: String, in dir: String, child: ChildProcess) throws -> Int32 {
+    static func spawnServer(
+        _ path: String, data: String, as user: ServerUser?, log: String, in dir: String, child: ChildProcess
+    ) throws -> Int32 {
         try launchRecorded(path, ["-D", data], as: user, log: log, in: dir, child: child).processIdentifier
     }
 

@@ -45,15 +45,20 @@ public final class LocalCluster: Sendable {
         // (initdb or the server) is running.
         let child = ChildProcess()
         childProcess = child
-        let (made, registered) = try ClusterRegistry.shared.exiting.withLock { _ throws(LocalClusterError) -> (String, Int) in
+        let (made, registered) = try ClusterRegistry.shared.exiting.withLock {
+            _ throws(LocalClusterError) -> (String, Int) in
             // The watchdog comes first, so even a kill -9 right after mkdtemp is covered.
             Watchdog.start(child: child)
-            guard let made = template.withCString({ p -> String? in
-                let buf = strdup(p)!
-                defer { free(buf) }
-                return mkdtemp(buf).map { String(cString: $0) }
-            }) else {
-                throw LocalClusterError("cannot create a temporary directory under \(base) (\(String(cString: strerror(errno)))): set TMPDIR to a writable directory", configuration: true)
+            guard
+                let made = template.withCString({ p -> String? in
+                    let buf = strdup(p)!
+                    defer { free(buf) }
+                    return mkdtemp(buf).map { String(cString: $0) }
+                })
+            else {
+                throw LocalClusterError(
+                    "cannot create a temporary directory under \(base) (\(String(cString: strerror(errno)))): set TMPDIR to a writable directory",
+                    configuration: true)
             }
             Watchdog.tell(child, "dir " + made)
             return (made, ClusterRegistry.shared.add { Self.terminate(child: child, directory: made) })
@@ -63,52 +68,67 @@ public final class LocalCluster: Sendable {
         let data = made + "/data"
         do {
             if let runAs {
-                guard chown(made, runAs.uid, runAs.gid) == 0 else { throw LocalClusterError("cannot give \(made) to user \(runAs.name) (errno \(errno))") }
+                guard chown(made, runAs.uid, runAs.gid) == 0 else {
+                    throw LocalClusterError("cannot give \(made) to user \(runAs.name) (errno \(errno))")
+                }
                 // The server runs as that user: every folder above the cluster must let it through.
                 var dir = (base as NSString).standardizingPath
                 while dir != "/" && !dir.isEmpty {
                     var st = stat()
                     if stat(dir, &st) == 0, st.st_mode & S_IXOTH == 0, st.st_uid != runAs.uid {
-                        throw LocalClusterError("the server runs as user \(runAs.name), which cannot enter \(dir): set TMPDIR to a folder it can reach, such as /tmp", configuration: true)
+                        throw LocalClusterError(
+                            "the server runs as user \(runAs.name), which cannot enter \(dir): set TMPDIR to a folder it can reach, such as /tmp",
+                            configuration: true)
                     }
                     dir = (dir as NSString).deletingLastPathComponent
                 }
             }
-            try Self.run(bin + "/initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "-N", "--no-instructions"],
-                         as: runAs, log: made + "/initdb.log", in: made, child: child)
+            try Self.run(
+                bin + "/initdb",
+                ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "-N", "--no-instructions"],
+                as: runAs, log: made + "/initdb.log", in: made, child: child)
             var conf = """
 
-            # rlskit throwaway cluster: socket only, no durability (the directory is deleted anyway)
-            listen_addresses = ''
-            unix_socket_directories = \(Self.confQuoted(made))
-            unix_socket_permissions = 0700
-            fsync = off
-            synchronous_commit = off
-            full_page_writes = off
-            log_min_messages = warning
-            logging_collector = off
+                # rlskit throwaway cluster: socket only, no durability (the directory is deleted anyway)
+                listen_addresses = ''
+                unix_socket_directories = \(Self.confQuoted(made))
+                unix_socket_permissions = 0700
+                fsync = off
+                synchronous_commit = off
+                full_page_writes = off
+                log_min_messages = warning
+                logging_collector = off
 
-            """
-            let overlay = try ExtensionOverlay.prepare(root: made + "/install", bin: bin, files: options.extensionFiles, preload: options.preloadLibraries)
+                """
+            let overlay = try ExtensionOverlay.prepare(
+                root: made + "/install", bin: bin, files: options.extensionFiles, preload: options.preloadLibraries)
             preloaded = overlay.preload
-            if !overlay.preload.isEmpty { conf += "shared_preload_libraries = '\(overlay.preload.joined(separator: ","))'\n" }
+            if !overlay.preload.isEmpty {
+                conf += "shared_preload_libraries = '\(overlay.preload.joined(separator: ","))'\n"
+            }
             for (k, v) in options.settings.sorted(by: { $0.key < $1.key }) { conf += "\(k) = \(v)\n" }
             let confPath = data + "/postgresql.conf"
-            guard let h = FileHandle(forWritingAtPath: confPath) else { throw LocalClusterError("cannot write \(confPath)") }
+            guard let h = FileHandle(forWritingAtPath: confPath) else {
+                throw LocalClusterError("cannot write \(confPath)")
+            }
             h.seekToEndOfFile()
             h.write(Data(conf.utf8))
             h.closeFile()
-            serverPID = try Self.spawnServer(overlay.server, data: data, as: runAs, log: made + "/server.log", in: made, child: child)
+            serverPID = try Self.spawnServer(
+                overlay.server, data: data, as: runAs, log: made + "/server.log", in: made, child: child)
         } catch {
             if let cleanup = ClusterRegistry.shared.remove(registration) { cleanup() }
             throw error
         }
-        connectionString = ConnectionString("host=\(ConnectionString.quoted(made)) port=5432 user=postgres dbname=postgres")
+        connectionString = ConnectionString(
+            "host=\(ConnectionString.quoted(made)) port=5432 user=postgres dbname=postgres")
         do { try waitUntilReady(timeout: options.startTimeout) } catch {
             stop()
             throw error
         }
-        if !options.extensionFiles.isEmpty { overlayNote.withLock { $0 = ExtensionOverlay.note(self, root: made + "/install") } }
+        if !options.extensionFiles.isEmpty {
+            overlayNote.withLock { $0 = ExtensionOverlay.note(self, root: made + "/install") }
+        }
     }
 
     deinit { stop() }
@@ -142,13 +162,17 @@ public final class LocalCluster: Sendable {
             }
             usleep(2_000)
         }
-        throw LocalClusterError("the server did not accept connections within \(Int(timeout)) s: " + Self.lastLines(of: directory + "/server.log"))
+        throw LocalClusterError(
+            "the server did not accept connections within \(Int(timeout)) s: "
+                + Self.lastLines(of: directory + "/server.log"))
     }
 
     /// Immediate shutdown (SIGQUIT) is safe here: nothing in the cluster is kept.
     static func terminate(child: ChildProcess, directory: String) {
         defer { Watchdog.release(child: child, keep: false) }
-        let pid = child.pid.withLock { p in defer { p = 0 }; return p }
+        let pid = child.pid.withLock { p in
+            defer { p = 0 }; return p
+        }
         if pid > 0, kill(pid, SIGQUIT) == 0 {
             var status: Int32 = 0
             for _ in 0..<5000 {
@@ -162,7 +186,8 @@ public final class LocalCluster: Sendable {
 }
 
 /// Runs `body` with a fresh cluster and always stops it afterwards.
-public func withLocalCluster<T>(options: LocalCluster.Options = .init(), _ body: (LocalCluster) throws -> T) throws -> T {
+public func withLocalCluster<T>(options: LocalCluster.Options = .init(), _ body: (LocalCluster) throws -> T) throws -> T
+{
     let cluster = try LocalCluster(options: options)
     defer { cluster.stop() }
     return try body(cluster)

@@ -36,8 +36,12 @@ public enum PipelineIsolation: Sendable {
 extension PostgresConnection {
     /// Sends every statement without waiting for replies (libpq pipeline mode) and returns
     /// the outcomes in order. Each statement is its own group.
-    public func pipeline(_ statements: [PostgresStatement], isolation: PipelineIsolation = .none) throws -> [StatementOutcome] {
-        try run(PipelinePlan(statements: statements, groups: statements.indices.map { $0..<($0 + 1) }), isolation: isolation)
+    public func pipeline(_ statements: [PostgresStatement], isolation: PipelineIsolation = .none) throws
+        -> [StatementOutcome]
+    {
+        try run(
+            PipelinePlan(statements: statements, groups: statements.indices.map { $0..<($0 + 1) }), isolation: isolation
+        )
     }
 
     /// Sends groups of statements in pipeline mode. Within a group, a failure skips the rest
@@ -98,7 +102,9 @@ extension PostgresConnection {
         for st in plan.statements {
             try Self.checkNoNUL(st.sql, st.parameters)
             guard st.parameters.count <= 65535 else {
-                throw PostgresError(kind: .client, message: "a statement has \(st.parameters.count) parameters; the protocol allows 65535")
+                throw PostgresError(
+                    kind: .client,
+                    message: "a statement has \(st.parameters.count) parameters; the protocol allows 65535")
             }
         }
         guard PQenterPipelineMode(handle) == 1 else { throw connectionError() }
@@ -184,10 +190,14 @@ extension PostgresConnection {
             for w in wanted {
                 if guarded { try control("ROLLBACK TO SAVEPOINT rlskit_prepare") }
                 let types = w.key.types.map { Oid($0) }
-                let ok = types.withUnsafeBufferPointer { t in PQsendPrepare(handle, w.name, w.key.sql, Int32(types.count), t.baseAddress) }
+                let ok = types.withUnsafeBufferPointer { t in
+                    PQsendPrepare(handle, w.name, w.key.sql, Int32(types.count), t.baseAddress)
+                }
                 guard ok == 1, PQpipelineSync(handle) == 1 else { throw connectionError() }
             }
-            if guarded { try control("ROLLBACK TO SAVEPOINT rlskit_prepare"); try control("RELEASE SAVEPOINT rlskit_prepare") }
+            if guarded {
+                try control("ROLLBACK TO SAVEPOINT rlskit_prepare"); try control("RELEASE SAVEPOINT rlskit_prepare")
+            }
             guard PQpipelineSync(handle) == 1 else { throw connectionError() }
             // Segment k holds prepare k; a prepare's result is the one without a command tag.
             var segment = 0

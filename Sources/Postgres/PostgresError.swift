@@ -70,7 +70,8 @@ extension PostgresError {
             guard let p = PQresultErrorField(result, code) else { return nil }
             return Self.scrub(String(cString: p), secret)
         }
-        let primary = field(Int32(UInt8(ascii: "M")))
+        let primary =
+            field(Int32(UInt8(ascii: "M")))
             ?? Self.scrub(String(cString: PQresultErrorMessage(result)), secret).trimmingWhitespace()
         self.init(kind: .server, message: primary.isEmpty ? "unknown server error" : primary)
         sqlState = field(Int32(UInt8(ascii: "C")))

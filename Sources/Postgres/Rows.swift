@@ -22,11 +22,14 @@ public protocol PostgresTextDecodable: PostgresDecodable {
 extension PostgresTextDecodable {
     public static func decode(text: String?, type: PostgresType, column: String) throws -> Self {
         guard let text else {
-            throw RowDecodingError(column: column, type: "\(Self.self)", reason: "value is NULL (read it as an Optional)")
+            throw RowDecodingError(
+                column: column, type: "\(Self.self)", reason: "value is NULL (read it as an Optional)")
         }
         guard let v = Self(postgresText: text, type: type) else {
             // Never the value itself: a column may hold a secret, and errors reach logs.
-            throw RowDecodingError(column: column, type: "\(Self.self)", reason: "a value of \(text.count) characters of type oid \(type.rawValue) is not a valid \(Self.self)")
+            throw RowDecodingError(
+                column: column, type: "\(Self.self)",
+                reason: "a value of \(text.count) characters of type oid \(type.rawValue) is not a valid \(Self.self)")
         }
         return v
     }
@@ -111,7 +114,9 @@ extension Data: PostgresTextDecodable {
 extension Array: PostgresDecodable, PostgresTextDecodable where Element == String {
     /// A one-dimensional text[] (or varchar[], name[]) literal; NULL elements are not allowed.
     public init?(postgresText: String, type: PostgresType) {
-        guard let parsed = PostgresArrayParser.parse(postgresText), !parsed.contains(where: { $0 == nil }) else { return nil }
+        guard let parsed = PostgresArrayParser.parse(postgresText), !parsed.contains(where: { $0 == nil }) else {
+            return nil
+        }
         self = parsed.map { $0! }
     }
 }
@@ -185,7 +190,8 @@ public struct PostgresRow: Sendable {
 
     public func decode<T: PostgresDecodable>(_ i: Int, as type: T.Type = T.self) throws -> T {
         guard i >= 0, i < values.count else {
-            throw RowDecodingError(column: "#\(i)", type: "\(T.self)", reason: "no such column (row has \(values.count))")
+            throw RowDecodingError(
+                column: "#\(i)", type: "\(T.self)", reason: "no such column (row has \(values.count))")
         }
         let c = index.columns[i]
         return try T.decode(text: values[i], type: c.type, column: c.name)
@@ -202,7 +208,8 @@ public struct PostgresRow: Sendable {
     public func decodeJSON<T: Decodable>(_ name: String, as type: T.Type = T.self) throws -> T {
         let data: Data = try decode(name)
         do { return try JSONDecoder().decode(T.self, from: data) } catch {
-            throw RowDecodingError(column: name, type: "\(T.self)", reason: "invalid JSON for this type\(Self.codingPath(error))")
+            throw RowDecodingError(
+                column: name, type: "\(T.self)", reason: "invalid JSON for this type\(Self.codingPath(error))")
         }
     }
 
@@ -210,10 +217,12 @@ public struct PostgresRow: Sendable {
     static func codingPath(_ error: Error) -> String {
         let path: [CodingKey]
         switch error as? DecodingError {
-        case .typeMismatch(_, let c)?, .valueNotFound(_, let c)?, .keyNotFound(_, let c)?, .dataCorrupted(let c)?: path = c.codingPath
+        case .typeMismatch(_, let c)?, .valueNotFound(_, let c)?, .keyNotFound(_, let c)?, .dataCorrupted(let c)?:
+            path = c.codingPath
         default: path = []
         }
-        return path.isEmpty ? "" : " (at " + path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".") + ")"
+        return path.isEmpty
+            ? "" : " (at " + path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".") + ")"
     }
 
     /// The raw text of a column (nil for NULL or unknown column).

@@ -15,7 +15,11 @@ extension PostgresConnection {
         // COMMIT of a failed transaction answers ROLLBACK: the body swallowed an error.
         let tag = try query("COMMIT").commandTag
         guard tag == "COMMIT" else {
-            throw PostgresError(kind: .client, message: "the transaction failed inside the block (an error was caught and ignored), so it was rolled back", sqlState: "25P02")
+            throw PostgresError(
+                kind: .client,
+                message:
+                    "the transaction failed inside the block (an error was caught and ignored), so it was rolled back",
+                sqlState: "25P02")
         }
         return value
     }
@@ -46,7 +50,11 @@ extension PostgresConnection {
             // The body swallowed an error: undo it like a throw would, and say so.
             _ = try? query("ROLLBACK TO SAVEPOINT \(name)")
             _ = try? query("RELEASE SAVEPOINT \(name)")
-            throw PostgresError(kind: .client, message: "a statement failed inside the savepoint (an error was caught and ignored), so it was rolled back", sqlState: "25P02")
+            throw PostgresError(
+                kind: .client,
+                message:
+                    "a statement failed inside the savepoint (an error was caught and ignored), so it was rolled back",
+                sqlState: "25P02")
         }
         try query("RELEASE SAVEPOINT \(name)")
         return value

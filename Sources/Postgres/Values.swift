@@ -95,7 +95,8 @@ extension Data: PostgresEncodable {
 extension Array: PostgresEncodable where Element == String {
     /// A text[] literal; every element quoted and escaped.
     public var postgresText: String? {
-        "{" + map { "\"" + $0.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"") + "\"" }
+        "{"
+            + map { "\"" + $0.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"") + "\"" }
             .joined(separator: ",") + "}"
     }
     public static var postgresType: PostgresType { .textArray }
@@ -151,8 +152,9 @@ enum PostgresTimestamp {
             return v
         }
         guard u.count >= 19, let year = num(0, 4), u[4] == 45, let month = num(5, 2), u[7] == 45,
-              let day = num(8, 2), u[10] == 32 || u[10] == 84, let hour = num(11, 2), u[13] == 58,
-              let minute = num(14, 2), u[16] == 58, let second = num(17, 2) else { return nil }
+            let day = num(8, 2), u[10] == 32 || u[10] == 84, let hour = num(11, 2), u[13] == 58,
+            let minute = num(14, 2), u[16] == 58, let second = num(17, 2)
+        else { return nil }
         var i = 19
         var fraction = 0.0
         if i < u.count, u[i] == 46 {

@@ -61,7 +61,9 @@ enum Watchdog {
     }
 
     static func release(child: ChildProcess, keep: Bool) {
-        let fd = child.watchdog.withLock { fd in defer { fd = -1 }; return fd }
+        let fd = child.watchdog.withLock { fd in
+            defer { fd = -1 }; return fd
+        }
         guard fd >= 0 else { return }
         if readerAlive(fd) {
             let word = keep ? "keep\n" : "done\n"

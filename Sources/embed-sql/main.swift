@@ -27,13 +27,18 @@ func literal(_ s: String) -> String {
         case "\r": out += "\\r"
         case "\t": out += "\\t"
         default:
-            if u.value < 0x20 || u.value == 0x7F { out += "\\u{\(String(u.value, radix: 16))}" } else { out.unicodeScalars.append(u) }
+            if u.value < 0x20 || u.value == 0x7F {
+                out += "\\u{\(String(u.value, radix: 16))}"
+            } else {
+                out.unicodeScalars.append(u)
+            }
         }
     }
     return out + "\""
 }
 
-var swift = "// Generated at build time from sql/ by the EmbedSQL plugin.\nenum EmbeddedSQL {\n    static let files: [(path: String, contents: String)] = [\n"
+var swift =
+    "// Generated at build time from sql/ by the EmbedSQL plugin.\nenum EmbeddedSQL {\n    static let files: [(path: String, contents: String)] = [\n"
 for path in paths {
     guard let data = fm.contents(atPath: root + "/" + path), let text = String(data: data, encoding: .utf8) else {
         FileHandle.standardError.write(Data("embed-sql: \(root)/\(path) is not UTF-8 text\n".utf8))

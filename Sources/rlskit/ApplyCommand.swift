@@ -7,13 +7,13 @@ enum ApplyCommand {
         name: "apply",
         summary: "apply migrations to a database (tracked, checksummed, locked)",
         details: """
-        Applies every *.sql file of the directory in name order, each in one transaction with its
-        ledger row (rlskit.migrations). Installs the Supabase stand-in first where auth/storage
-        are missing. Concurrent runs wait on an advisory lock, then find nothing left to do.
-        A file whose first lines include '-- rlskit:no-transaction' runs statement by statement
-        outside a transaction (for CREATE INDEX CONCURRENTLY and the like).
-        Default directory: sql/migrations, else supabase/migrations, else the built-in schema.
-        """,
+            Applies every *.sql file of the directory in name order, each in one transaction with its
+            ledger row (rlskit.migrations). Installs the Supabase stand-in first where auth/storage
+            are missing. Concurrent runs wait on an advisory lock, then find nothing left to do.
+            A file whose first lines include '-- rlskit:no-transaction' runs statement by statement
+            outside a transaction (for CREATE INDEX CONCURRENTLY and the like).
+            Default directory: sql/migrations, else supabase/migrations, else the built-in schema.
+            """,
         options: [
             DatabaseTarget.option,
             .option("dir", "DIR", "Directory of migrations (*.sql, applied in name order)."),
@@ -23,8 +23,11 @@ enum ApplyCommand {
             .option("lock-timeout", "DURATION", "How long to wait for a concurrent apply (default 120s)."),
             .option("ddl-lock-timeout", "DURATION", "lock_timeout inside migrations (default 5s)."),
             .option("statement-timeout", "DURATION", "statement_timeout inside migrations (default 10m)."),
-            .option("storage-url", "URL", "Storage API base URL for the avatar cleanup, e.g. https://<ref>.supabase.co."),
-            .option("service-key-env", "NAME", "Environment variable holding the service role key (never pass the key itself)."),
+            .option(
+                "storage-url", "URL", "Storage API base URL for the avatar cleanup, e.g. https://<ref>.supabase.co."),
+            .option(
+                "service-key-env", "NAME",
+                "Environment variable holding the service role key (never pass the key itself)."),
         ])
 
     static func options(_ args: ParsedArguments) throws -> Migrator.Options {
@@ -62,7 +65,9 @@ enum ApplyCommand {
             let store = try StorageSettings.write(try target.connect(), url: storage.url, serviceKey: storage.key)
             print("storage API settings written to \(store.rawValue) (key from $\(storage.env))")
         }
-        if target.isThrowaway { print(term.dim("(that was a throwaway database; give --database-url to provision a real one)")) }
+        if target.isThrowaway {
+            print(term.dim("(that was a throwaway database; give --database-url to provision a real one)"))
+        }
         return .success
     }
 }

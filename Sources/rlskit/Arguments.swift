@@ -87,14 +87,19 @@ extension CommandSpec {
                 }
             } else {
                 guard arg.count == 2, let s = arg.last else { throw fail("unknown option '\(arg)'") }
-                if s == "h" { name = "help" } else {
+                if s == "h" {
+                    name = "help"
+                } else {
                     guard let o = options.first(where: { $0.short == s }) else { throw fail("unknown option '\(arg)'") }
                     name = o.name
                 }
             }
             if name == "help" { out.flags.insert("help"); continue }
             guard let spec = options.first(where: { $0.name == name }) else {
-                let hint = Suggestion.closest(to: name, among: options.map(\.name) + ["help"]).map { " (did you mean '--\($0)'?)" } ?? ""
+                let hint =
+                    Suggestion.closest(to: name, among: options.map(\.name) + ["help"]).map {
+                        " (did you mean '--\($0)'?)"
+                    } ?? ""
                 throw fail("unknown option '--\(name)'" + hint)
             }
             if spec.value == nil {
@@ -103,7 +108,9 @@ extension CommandSpec {
                 continue
             }
             let v: String
-            if let inline { v = inline } else {
+            if let inline {
+                v = inline
+            } else {
                 guard i < args.count else { throw fail("option '--\(name)' needs a value (\(spec.value!))") }
                 v = args[i]
                 i += 1
@@ -140,7 +147,9 @@ enum Suggestion {
             for j in 1...y.count {
                 let cost = x[i - 1] == y[j - 1] ? 0 : 1
                 d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
-                if i > 1, j > 1, x[i - 1] == y[j - 2], x[i - 2] == y[j - 1] { d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1) }
+                if i > 1, j > 1, x[i - 1] == y[j - 2], x[i - 2] == y[j - 1] {
+                    d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+                }
             }
         }
         return d[x.count][y.count]

@@ -7,12 +7,12 @@ enum AuditCommand {
         name: "audit",
         summary: "lint the live catalog's security surface",
         details: """
-        Reads the catalog of the database in one read-only transaction and reports findings
-        (ERROR, WARN, INFO). Exposed schemas: --exposed-schemas, else the data API's
-        pgrst.db_schemas setting, else public; storage policies are always audited.
-        Exit 1 when a finding is at or above --fail-on (default error).
-        Baseline file: one '<fingerprint> # reason' per line.
-        """,
+            Reads the catalog of the database in one read-only transaction and reports findings
+            (ERROR, WARN, INFO). Exposed schemas: --exposed-schemas, else the data API's
+            pgrst.db_schemas setting, else public; storage policies are always audited.
+            Exit 1 when a finding is at or above --fail-on (default error).
+            Baseline file: one '<fingerprint> # reason' per line.
+            """,
         options: [DatabaseTarget.existingRepeatableOption, DatabaseTarget.manyOption] + OptionSpec.audit + [
             .option("format", "FORMAT", "text (default), json, sarif or github."),
             OptionSpec.output,
@@ -31,13 +31,17 @@ enum AuditCommand {
         }
         if args.flag("list") {
             for l in LintRegistry.all {
-                print("\(l.id)  \(l.level.label.padding(toLength: 5, withPad: " ", startingAt: 0))  \(l.name.padding(toLength: 52, withPad: " ", startingAt: 0))\(l.title)")
+                print(
+                    "\(l.id)  \(l.level.label.padding(toLength: 5, withPad: " ", startingAt: 0))  \(l.name.padding(toLength: 52, withPad: " ", startingAt: 0))\(l.title)"
+                )
             }
             return .success
         }
         let exposed = try args.value("exposed-schemas").map { text -> [String] in
             let names = ExposedSchemas.parseList(text)
-            if names.isEmpty { throw ConfigurationError("--exposed-schemas is empty: give a comma-separated list such as public,api") }
+            if names.isEmpty {
+                throw ConfigurationError("--exposed-schemas is empty: give a comma-separated list such as public,api")
+            }
             return names
         }
         if args.flag("print-queries") {
@@ -51,15 +55,19 @@ enum AuditCommand {
         let failOn = try level(args.value("fail-on") ?? "error")
         let baseline = try args.value("baseline").map(Baseline.load) ?? Baseline()
         let output = try OutputTarget(args.value("output"))
-        try OutputTarget.refuseOverlap([("output", output.path)], inputs: args.all("baseline") + args.all("database-urls"))
+        try OutputTarget.refuseOverlap(
+            [("output", output.path)], inputs: args.all("baseline") + args.all("database-urls"))
         if let many = try DatabaseTarget.resolveMany(args) {
-            return try runMany(many, exposed: exposed, baseline: baseline, failOn: failOn, format: format, output: output, term: term)
+            return try runMany(
+                many, exposed: exposed, baseline: baseline, failOn: failOn, format: format, output: output, term: term)
         }
         try DatabaseTarget.requireGiven(args, command: "audit")
 
         let target = try DatabaseTarget.resolve(args) { _ in }
         defer { target.stop() }
-        let report = AuditReport(result: try Auditor.run(options: AuditOptions(exposedSchemas: exposed), on: target.connection), baseline: baseline)
+        let report = AuditReport(
+            result: try Auditor.run(options: AuditOptions(exposedSchemas: exposed), on: target.connection),
+            baseline: baseline)
         switch format {
         case "json": try output.write(report.json())
         case "sarif": try output.write(report.sarif())
@@ -73,17 +81,23 @@ enum AuditCommand {
         if !report.result.failedLints.isEmpty {
             // Never pass silently on a partial audit: the server failed some statements.
             let names = report.result.failedLints.keys.sorted()
-            printError("\(names.count) lint\(names.count == 1 ? "" : "s") could not run (\(names.joined(separator: ", "))): \(report.result.failedLints[names[0]]!)")
+            printError(
+                "\(names.count) lint\(names.count == 1 ? "" : "s") could not run (\(names.joined(separator: ", "))): \(report.result.failedLints[names[0]]!)"
+            )
             return .server
         }
         return report.fails(at: failOn) ? .checksFailed : .success
     }
 
     /// Several databases in parallel: a summary line each, the reports one after another.
-    static func runMany(_ targets: [DatabaseTarget], exposed: [String]?, baseline: Baseline, failOn: FindingLevel,
-                        format: String, output: OutputTarget, term: Terminal) throws -> ExitCode {
+    static func runMany(
+        _ targets: [DatabaseTarget], exposed: [String]?, baseline: Baseline, failOn: FindingLevel,
+        format: String, output: OutputTarget, term: Terminal
+    ) throws -> ExitCode {
         let results = ManyDatabases.run(targets) { t in
-            AuditReport(result: try Auditor.run(options: AuditOptions(exposedSchemas: exposed), on: t.connection), baseline: baseline)
+            AuditReport(
+                result: try Auditor.run(options: AuditOptions(exposedSchemas: exposed), on: t.connection),
+                baseline: baseline)
         }
         var codes: [ExitCode] = []
         var documents: [String] = []
@@ -110,7 +124,10 @@ enum AuditCommand {
         }
         // JSON and SARIF stay one document: an array of reports, or one SARIF log with a run per database.
         switch format {
-        case "json": try output.write("[\n" + documents.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ",\n") + "\n]\n")
+        case "json":
+            try output.write(
+                "[\n" + documents.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ",\n")
+                    + "\n]\n")
         case "sarif": try output.write(mergeSARIF(documents))
         default: try output.write(documents.joined())
         }

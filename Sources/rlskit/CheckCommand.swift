@@ -8,20 +8,22 @@ enum CheckCommand {
         name: "check",
         summary: "provision a database and prove its policies (throwaway server by default)",
         details: """
-        With no database given, starts a throwaway PostgreSQL in a temporary directory, installs
-        the Supabase stand-in, applies the migrations, runs the policy tests and prints one
-        summary; the server is removed afterwards, also on failure or Ctrl-C.
-        Migrations: --dir, else sql/migrations, else supabase/migrations, else the built-in schema.
-        Tests: --tests, else sql/tests, else supabase/tests (pgTAP), else the built-in tests when
-        the built-in schema was applied. Then the audit: exit 1 when a check fails or a finding is
-        at or above --fail-on (default error).
-        """,
+            With no database given, starts a throwaway PostgreSQL in a temporary directory, installs
+            the Supabase stand-in, applies the migrations, runs the policy tests and prints one
+            summary; the server is removed afterwards, also on failure or Ctrl-C.
+            Migrations: --dir, else sql/migrations, else supabase/migrations, else the built-in schema.
+            Tests: --tests, else sql/tests, else supabase/tests (pgTAP), else the built-in tests when
+            the built-in schema was applied. Then the audit: exit 1 when a check fails or a finding is
+            at or above --fail-on (default error).
+            """,
         options: [
             DatabaseTarget.option,
-            .option("dir", "DIR", "Migrations to apply (default: sql/migrations, else supabase/migrations, else built in)."),
+            .option(
+                "dir", "DIR", "Migrations to apply (default: sql/migrations, else supabase/migrations, else built in)."),
             .option("tests", "PATH", "Access files, scenarios or pgTAP files to run (repeatable).", repeatable: true),
             .option("format", "FORMAT", "Combined result for CI: text (default), junit, json or sarif (the audit)."),
-            .option("output", "FILE", "Write the --format result to FILE (the text summary still goes to the terminal)."),
+            .option(
+                "output", "FILE", "Write the --format result to FILE (the text summary still goes to the terminal)."),
             .option("junit", "FILE", "Also write JUnit XML (tests and audit findings) to FILE."),
             .option("sarif", "FILE", "Also write the audit as SARIF 2.1.0 to FILE (code scanning)."),
             .option("json", "FILE", "Also write the combined result as JSON to FILE."),
@@ -29,14 +31,19 @@ enum CheckCommand {
         ] + OptionSpec.harness + OptionSpec.audit)
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
-        let format = try args.value("format").map { f -> String in
-            guard ["text", "junit", "json", "sarif"].contains(f) else { throw ConfigurationError("--format must be text, junit, json or sarif (got '\(f)')") }
-            return f
-        } ?? "text"
+        let format =
+            try args.value("format").map { f -> String in
+                guard ["text", "junit", "json", "sarif"].contains(f) else {
+                    throw ConfigurationError("--format must be text, junit, json or sarif (got '\(f)')")
+                }
+                return f
+            } ?? "text"
         var options = ProjectCheck.Options()
         options.harness = try TestCommand.harnessOptions(args)
         let output = try OutputTarget(args.value("output"))
-        let extraOutputs = try ["junit", "sarif", "json"].compactMap { f in try args.value(f).map { (format: f, target: try OutputTarget($0, option: f)) } }
+        let extraOutputs = try ["junit", "sarif", "json"].compactMap { f in
+            try args.value(f).map { (format: f, target: try OutputTarget($0, option: f)) }
+        }
         // A machine format on standard output keeps it clean: the human summary goes to stderr.
         let machineOnStdout = format != "text" && !output.isFile
         let say: (String) -> Void = machineOnStdout ? { printNote($0) } : { print($0) }
@@ -47,22 +54,27 @@ enum CheckCommand {
         options.baseline = try args.value("baseline").map(Baseline.load) ?? Baseline()
         options.audit.exposedSchemas = try args.value("exposed-schemas").map { text -> [String] in
             let names = ExposedSchemas.parseList(text)
-            if names.isEmpty { throw ConfigurationError("--exposed-schemas is empty: give a comma-separated list such as public,api") }
+            if names.isEmpty {
+                throw ConfigurationError("--exposed-schemas is empty: give a comma-separated list such as public,api")
+            }
             return names
         }
         let source: MigrationSource = args.value("dir").map { .directory($0) } ?? .defaultSource()
         let input = ProjectCheck.Input(migrations: source, tests: try tests(args.all("tests"), migrations: source))
         var inputs = args.all("tests").isEmpty ? ["sql/tests", "supabase/tests"] : args.all("tests")
         if case .directory(let dir) = source { inputs.append(dir) }
-        try OutputTarget.refuseOverlap([("output", output.path)] + extraOutputs.map { ($0.format, $0.target.path) }, inputs: inputs + args.all("baseline"))
+        try OutputTarget.refuseOverlap(
+            [("output", output.path)] + extraOutputs.map { ($0.format, $0.target.path) },
+            inputs: inputs + args.all("baseline"))
         let progress = Progress(term: term)
 
         progress.show("starting the database")
         let started = Date()
         let target = try DatabaseTarget.resolve(args) { _ in }
         defer { target.stop() }
-        let database = ProjectCheck.Database(connection: target.connection, isThrowaway: target.isThrowaway,
-                                      startMilliseconds: Int(Date().timeIntervalSince(started) * 1000))
+        let database = ProjectCheck.Database(
+            connection: target.connection, isThrowaway: target.isThrowaway,
+            startMilliseconds: Int(Date().timeIntervalSince(started) * 1000))
         let report = try ProjectCheck.run(input, options: options, on: database) { progress.show($0) }
         progress.clear()
 
@@ -76,10 +88,14 @@ enum CheckCommand {
         if !audit.findings.isEmpty { say(String(audit.text(color: term.color && !machineOnStdout).dropLast())) }
         for p in report.phases {
             let mark = p.ok ? term.green("✓") : term.red("✗")
-            say("  \(mark) \(p.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(p.summary)  " + term.dim("\(p.milliseconds) ms"))
+            say(
+                "  \(mark) \(p.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(p.summary)  "
+                    + term.dim("\(p.milliseconds) ms"))
         }
         let total = report.phases.reduce(0) { $0 + $1.milliseconds }
-        say((report.passed ? term.green("passed") : term.red("failed")) + " in " + String(format: "%.1f s", Double(total) / 1000))
+        say(
+            (report.passed ? term.green("passed") : term.red("failed")) + " in "
+                + String(format: "%.1f s", Double(total) / 1000))
 
         func rendered(_ format: String) -> String {
             switch format {

@@ -5,8 +5,10 @@ import Postgres
 /// The database a command works on: `--database-url`, else the environment, else a
 /// throwaway local cluster that lives as long as the command.
 struct DatabaseTarget: Sendable {
-    static let option = OptionSpec.option("database-url", "URL",
-        "Database to use (postgresql://… or key=value). Default: DATABASE_URL / PG* environment, else a throwaway local server.")
+    static let option = OptionSpec.option(
+        "database-url", "URL",
+        "Database to use (postgresql://… or key=value). Default: DATABASE_URL / PG* environment, else a throwaway local server."
+    )
 
     let connection: ConnectionString
     let cluster: LocalCluster?
@@ -15,7 +17,8 @@ struct DatabaseTarget: Sendable {
 
     /// `--database-url` given several times, and/or `--database-urls FILE` (one per line, `#`
     /// comments): several databases checked in parallel. Nil when only one database is meant.
-    static let manyOption = OptionSpec.option("database-urls", "FILE", "A file of database URLs, one per line (# comments): check them all, in parallel.")
+    static let manyOption = OptionSpec.option(
+        "database-urls", "FILE", "A file of database URLs, one per line (# comments): check them all, in parallel.")
     static let repeatableOption: OptionSpec = {
         var o = option
         o.repeatable = true
@@ -23,7 +26,8 @@ struct DatabaseTarget: Sendable {
         return o
     }()
     /// For commands that read an existing database and never start an empty one.
-    static let existingOption = OptionSpec.option("database-url", "URL",
+    static let existingOption = OptionSpec.option(
+        "database-url", "URL",
         "Database to read (postgresql://… or key=value). Default: DATABASE_URL / PG* environment; required.")
     static let existingRepeatableOption: OptionSpec = {
         var o = existingOption
@@ -42,7 +46,8 @@ struct DatabaseTarget: Sendable {
                 let t = line.trimmingCharacters(in: .whitespaces)
                 if t.isEmpty || t.hasPrefix("#") { continue }
                 do { _ = try ConnectionString(t).options() } catch {
-                    throw ConfigurationError("\(file):\(n + 1): not a valid connection string; expected postgresql://user@host:port/db")
+                    throw ConfigurationError(
+                        "\(file):\(n + 1): not a valid connection string; expected postgresql://user@host:port/db")
                 }
                 urls.append(t)
             }
@@ -55,7 +60,9 @@ struct DatabaseTarget: Sendable {
         return try urls.map { url in
             let c = ConnectionString(url)
             do { _ = try c.options() } catch let e as PostgresError {
-                throw ConfigurationError("--database-url is not a valid connection string (\(e.message.replacingOccurrences(of: "invalid connection string: ", with: ""))): expected postgresql://user@host:port/db")
+                throw ConfigurationError(
+                    "--database-url is not a valid connection string (\(e.message.replacingOccurrences(of: "invalid connection string: ", with: ""))): expected postgresql://user@host:port/db"
+                )
             }
             return DatabaseTarget(connection: c, cluster: nil)
         }
@@ -63,10 +70,14 @@ struct DatabaseTarget: Sendable {
 
     static func resolve(_ args: ParsedArguments, log: (String) -> Void) throws -> DatabaseTarget {
         if let url = args.value("database-url") {
-            guard !url.isEmpty else { throw ConfigurationError("--database-url is empty: give a postgresql:// URL or a key=value string") }
+            guard !url.isEmpty else {
+                throw ConfigurationError("--database-url is empty: give a postgresql:// URL or a key=value string")
+            }
             let c = ConnectionString(url)
             do { _ = try c.options() } catch let e as PostgresError {
-                throw ConfigurationError("--database-url is not a valid connection string (\(e.message.replacingOccurrences(of: "invalid connection string: ", with: ""))): expected postgresql://user@host:port/db")
+                throw ConfigurationError(
+                    "--database-url is not a valid connection string (\(e.message.replacingOccurrences(of: "invalid connection string: ", with: ""))): expected postgresql://user@host:port/db"
+                )
             }
             return DatabaseTarget(connection: c, cluster: nil)
         }
@@ -74,7 +85,9 @@ struct DatabaseTarget: Sendable {
             let c = ConnectionString.fromEnvironment()
             if !c.raw.isEmpty {
                 do { _ = try c.options() } catch let e as PostgresError {
-                    throw ConfigurationError("DATABASE_URL is not a valid connection string (\(e.message.replacingOccurrences(of: "invalid connection string: ", with: ""))): expected postgresql://user@host:port/db")
+                    throw ConfigurationError(
+                        "DATABASE_URL is not a valid connection string (\(e.message.replacingOccurrences(of: "invalid connection string: ", with: ""))): expected postgresql://user@host:port/db"
+                    )
                 }
             }
             return DatabaseTarget(connection: c, cluster: nil)

@@ -9,11 +9,11 @@ enum DiffCommand {
         positionals: "[LOCKFILE]",
         maxPositionals: 1,
         details: """
-        Lists what changed from LOCKFILE (or from the database, with --against) to the
-        database (or to --against URL), each change WIDENING (someone may see or do more),
-        NARROWING or NEUTRAL. A change that cannot be shown to narrow access is widening.
-        Exit 1 when there is a widening change, unless --accept-widening.
-        """,
+            Lists what changed from LOCKFILE (or from the database, with --against) to the
+            database (or to --against URL), each change WIDENING (someone may see or do more),
+            NARROWING or NEUTRAL. A change that cannot be shown to narrow access is widening.
+            Exit 1 when there is a widening change, unless --accept-widening.
+            """,
         options: [
             DatabaseTarget.existingOption,
             .option("against", "URL", "Compare with this database instead of the lock file (it is the new side)."),
@@ -40,7 +40,10 @@ enum DiffCommand {
         var new: SecuritySurface
         if let against {
             let c = ConnectionString(against)
-            do { _ = try c.options() } catch { throw ConfigurationError("--against is not a valid connection string: expected postgresql://user@host:port/db") }
+            do { _ = try c.options() } catch {
+                throw ConfigurationError(
+                    "--against is not a valid connection string: expected postgresql://user@host:port/db")
+            }
             if old == nil {
                 try DatabaseTarget.requireGiven(args, command: "diff --against")
                 let target = try DatabaseTarget.resolve(args) { _ in }
@@ -59,10 +62,14 @@ enum DiffCommand {
         }
         let widening = changes.filter { $0.kind == .widening }.count
         let narrowing = changes.filter { $0.kind == .narrowing }.count
-        print(changes.isEmpty ? "no changes" :
-              "\(widening) widening, \(narrowing) narrowing, \(changes.count - widening - narrowing) neutral")
+        print(
+            changes.isEmpty
+                ? "no changes"
+                : "\(widening) widening, \(narrowing) narrowing, \(changes.count - widening - narrowing) neutral")
         if widening > 0 && !args.flag("accept-widening") {
-            printError("\(widening) change\(widening == 1 ? " widens" : "s widen") access; review them, then rerun with --accept-widening or update the lock file with 'rlskit snapshot'")
+            printError(
+                "\(widening) change\(widening == 1 ? " widens" : "s widen") access; review them, then rerun with --accept-widening or update the lock file with 'rlskit snapshot'"
+            )
             return .checksFailed
         }
         return .success

@@ -22,7 +22,8 @@ extension ExitCode {
         case let e as UsageError: return (.usage, e.message)
         case let e as InputError: return (.usage, e.description)
         case let e as ConfigurationError: return (.usage, e.message)
-        case let e as LocalClusterError: return (e.isConfiguration ? .usage : .server, "cannot start a throwaway PostgreSQL: \(e.message)")
+        case let e as LocalClusterError:
+            return (e.isConfiguration ? .usage : .server, "cannot start a throwaway PostgreSQL: \(e.message)")
         case let e as PostgresError where e.connectTarget != nil && e.message.hasPrefix("invalid "):
             // libpq refusing a setting ("invalid sslmode value") is the user's configuration.
             return (.usage, "the database URL has an invalid setting: \(e.message)")

@@ -23,7 +23,9 @@ struct OutputTarget {
             if !fm.fileExists(atPath: parent, isDirectory: &isDir) || !isDir.boolValue {
                 throw ConfigurationError("cannot write \(path): directory \(parent) does not exist")
             }
-            if !fm.isWritableFile(atPath: parent) { throw ConfigurationError("cannot write \(path): permission denied") }
+            if !fm.isWritableFile(atPath: parent) {
+                throw ConfigurationError("cannot write \(path): permission denied")
+            }
         }
     }
 
@@ -38,7 +40,9 @@ struct OutputTarget {
         // /proc/self/fd/1) is written through the same buffer so nothing overwrites anything.
         fflush(nil)
         var target = stat(), out = stat()
-        if stat(path, &target) == 0, fstat(STDOUT_FILENO, &out) == 0, target.st_dev == out.st_dev, target.st_ino == out.st_ino {
+        if stat(path, &target) == 0, fstat(STDOUT_FILENO, &out) == 0, target.st_dev == out.st_dev,
+            target.st_ino == out.st_ino
+        {
             writeOut(text)
             return
         }
@@ -55,8 +59,10 @@ struct OutputTarget {
     /// Writes through an existing path with plain system calls, so a failure is errno's
     /// words ("Input/output error" for /proc/version) rather than Foundation's error numbers.
     static func rewrite(_ path: String, _ text: String) throws {
-        func fail() -> ConfigurationError { ConfigurationError("cannot write \(path): \(String(cString: strerror(errno)))") }
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)   // O_CREAT: a dangling symlink
+        func fail() -> ConfigurationError {
+            ConfigurationError("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)  // O_CREAT: a dangling symlink
         guard fd >= 0 else { throw fail() }
         let bytes = Array(text.utf8)
         var done = 0
@@ -95,7 +101,8 @@ extension DatabaseTarget {
     /// Commands that read an existing database refuse to invent an empty throwaway one.
     static func requireGiven(_ args: ParsedArguments, command: String) throws {
         if args.value("database-url") == nil && !ConnectionString.environmentNamesDatabase() {
-            throw ConfigurationError("\(command) needs a database: give --database-url URL or set DATABASE_URL (or PGHOST/PGDATABASE)")
+            throw ConfigurationError(
+                "\(command) needs a database: give --database-url URL or set DATABASE_URL (or PGHOST/PGDATABASE)")
         }
     }
 }
@@ -121,7 +128,11 @@ extension OutputTarget {
         for input in inputs {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: input, isDirectory: &isDir) else { continue }
-            let files = isDir.boolValue ? (FileManager.default.enumerator(atPath: input)?.allObjects as? [String] ?? []).map { (input as NSString).appendingPathComponent($0) } : [input]
+            let files =
+                isDir.boolValue
+                ? (FileManager.default.enumerator(atPath: input)?.allObjects as? [String] ?? []).map {
+                    (input as NSString).appendingPathComponent($0)
+                } : [input]
             for f in files { if let id = FileID(f), read[id] == nil { read[id] = f } }
         }
         var written: [FileID: String] = [:]
@@ -130,9 +141,14 @@ extension OutputTarget {
             let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
             if let id = FileID(path) {
                 if let input = read[id] {
-                    throw ConfigurationError("--\(option) \(path) is \(input == path ? "one of the inputs" : "the same file as the input \(input)"): writing it would destroy the input; choose another file")
+                    throw ConfigurationError(
+                        "--\(option) \(path) is \(input == path ? "one of the inputs" : "the same file as the input \(input)"): writing it would destroy the input; choose another file"
+                    )
                 }
-                if let other = written[id] { throw ConfigurationError("--\(option) and --\(other) name the same file (\(path)): give each its own") }
+                if let other = written[id] {
+                    throw ConfigurationError(
+                        "--\(option) and --\(other) name the same file (\(path)): give each its own")
+                }
                 written[id] = option
             } else if !absolute.hasPrefix("/dev/"), !absolute.hasPrefix("/proc/"), let other = writtenPaths[absolute] {
                 throw ConfigurationError("--\(option) and --\(other) name the same file (\(path)): give each its own")

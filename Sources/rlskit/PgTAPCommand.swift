@@ -19,16 +19,16 @@ enum PgTAPRun {
         positionals: "[PATH…]",
         maxPositionals: Int.max,
         details: """
-        PATHs are pgTAP files or folders (searched recursively for *.sql and *.pg, run in name
-        order); default supabase/tests. Each file runs over one connection, statement by statement
-        as psql sends it, inside a transaction that is always rolled back. pgTAP is created in that
-        transaction when the database lacks it, and the supabase-test-helpers functions (tests.*)
-        are built in. psql's \\set, \\unset, \\i, \\ir, \\echo, \\qecho, \\warn and \\q work;
-        \\pset, \\timing, \\x, \\t and \\a are ignored; other meta-commands stop the file from running.
+            PATHs are pgTAP files or folders (searched recursively for *.sql and *.pg, run in name
+            order); default supabase/tests. Each file runs over one connection, statement by statement
+            as psql sends it, inside a transaction that is always rolled back. pgTAP is created in that
+            transaction when the database lacks it, and the supabase-test-helpers functions (tests.*)
+            are built in. psql's \\set, \\unset, \\i, \\ir, \\echo, \\qecho, \\warn and \\q work;
+            \\pset, \\timing, \\x, \\t and \\a are ignored; other meta-commands stop the file from running.
 
-        exit codes: 0 all passed, 1 a test failed, 2 bad paths or a file that cannot run,
-                    3 cannot connect or the connection was lost.
-        """,
+            exit codes: 0 all passed, 1 a test failed, 2 bad paths or a file that cannot run,
+                        3 cannot connect or the connection was lost.
+            """,
         options: options)
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
@@ -60,7 +60,8 @@ enum PgTAPRun {
         try target.provisionIfThrowaway { printNote($0) }
         var options = HarnessOptions()
         options.jobs = jobs
-        let result = try PolicyTests.run(TestSuite(pgtap: files), options: options, on: target.connection, ownsDatabase: target.isThrowaway)
+        let result = try PolicyTests.run(
+            TestSuite(pgtap: files), options: options, on: target.connection, ownsDatabase: target.isThrowaway)
         let report = result.report
         if outputTarget.isFile {
             try outputTarget.write(TestReportWriter.render(report, format: format))

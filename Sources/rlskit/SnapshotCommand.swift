@@ -7,10 +7,10 @@ enum SnapshotCommand {
         name: "snapshot",
         summary: "write the policy lock file (the security surface as canonical text)",
         details: """
-        Prints RLS flags, policies, grants to the API roles, SECURITY DEFINER functions and
-        storage buckets of the exposed schemas and storage, sorted so that the same schema
-        always gives the same bytes. Commit it; 'rlskit diff FILE' shows what changed.
-        """,
+            Prints RLS flags, policies, grants to the API roles, SECURITY DEFINER functions and
+            storage buckets of the exposed schemas and storage, sorted so that the same schema
+            always gives the same bytes. Commit it; 'rlskit diff FILE' shows what changed.
+            """,
         options: [
             DatabaseTarget.existingOption,
             .option("exposed-schemas", "LIST", "Comma-separated schemas the API serves (overrides pgrst.db_schemas)."),
@@ -26,7 +26,9 @@ enum SnapshotCommand {
         let surface = try SurfaceReader.read(try target.connect(), exposedSchemas: exposed, helper: target.connection)
         try output.write(LockFile.render(surface))
         if output.isFile {
-            print("wrote \(output.path!): \(surface.tables.count) tables, \(surface.tables.reduce(0) { $0 + $1.policies.count }) policies, \(surface.functions.count) SECURITY DEFINER functions, \(surface.buckets.count) buckets")
+            print(
+                "wrote \(output.path!): \(surface.tables.count) tables, \(surface.tables.reduce(0) { $0 + $1.policies.count }) policies, \(surface.functions.count) SECURITY DEFINER functions, \(surface.buckets.count) buckets"
+            )
         }
         return .success
     }
@@ -34,7 +36,9 @@ enum SnapshotCommand {
     static func exposedSchemas(_ args: ParsedArguments) throws -> [String]? {
         try args.value("exposed-schemas").map { text in
             let names = ExposedSchemas.parseList(text)
-            if names.isEmpty { throw ConfigurationError("--exposed-schemas is empty: give a comma-separated list such as public,api") }
+            if names.isEmpty {
+                throw ConfigurationError("--exposed-schemas is empty: give a comma-separated list such as public,api")
+            }
             return names
         }
     }

@@ -19,7 +19,8 @@ struct Terminal: Sendable {
 /// Writes one error line to standard error (what the user caused, never a stack trace).
 /// Newlines inside a message are folded, so a failure is always one line.
 func printError(_ message: String) {
-    let line = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+    let line = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(
+        separator: " ")
     printNote("rlskit: " + line)
 }
 

@@ -9,12 +9,12 @@ enum TestCommand {
         positionals: "[PATH…]",
         maxPositionals: 1000,
         details: """
-        Reads access files (*.rls: who may read and write each table and bucket) and scenarios
-        (*.scenario) from PATHs, folders searched recursively (default: sql/tests). Generates the
-        own-row matrix from the declared intent and the live catalog, runs every check as anon,
-        signed-in users and service_role exactly as Supabase's API servers do, and rolls
-        everything back. On a throwaway server, sql/compat and sql/migrations are applied first.
-        """,
+            Reads access files (*.rls: who may read and write each table and bucket) and scenarios
+            (*.scenario) from PATHs, folders searched recursively (default: sql/tests). Generates the
+            own-row matrix from the declared intent and the live catalog, runs every check as anon,
+            signed-in users and service_role exactly as Supabase's API servers do, and rolls
+            everything back. On a throwaway server, sql/compat and sql/migrations are applied first.
+            """,
         options: [
             DatabaseTarget.repeatableOption,
             DatabaseTarget.manyOption,
@@ -23,26 +23,33 @@ enum TestCommand {
         ] + OptionSpec.harness)
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
-        let format = try args.value("format").map { f -> TestReportFormat in
-            guard let v = TestReportFormat(rawValue: f) else { throw ConfigurationError("--format must be text, tap, junit or json (got '\(f)')") }
-            return v
-        } ?? .text
+        let format =
+            try args.value("format").map { f -> TestReportFormat in
+                guard let v = TestReportFormat(rawValue: f) else {
+                    throw ConfigurationError("--format must be text, tap, junit or json (got '\(f)')")
+                }
+                return v
+            } ?? .text
         let options = try harnessOptions(args)
         var paths = args.positionals
         if paths.isEmpty {
             paths = ["sql/tests", "supabase/tests"].filter { FileManager.default.fileExists(atPath: $0) }
             guard !paths.isEmpty else {
-                throw ConfigurationError("no tests given and no sql/tests folder here: pass PATHs to access files (*.rls), scenarios (*.scenario) or pgTAP files (*.sql)")
+                throw ConfigurationError(
+                    "no tests given and no sql/tests folder here: pass PATHs to access files (*.rls), scenarios (*.scenario) or pgTAP files (*.sql)"
+                )
             }
         }
         let suite = try TestSuite.load(paths)
         guard !suite.isEmpty else {
-            throw ConfigurationError("no access files (*.rls), scenarios (*.scenario) or pgTAP files under \(paths.joined(separator: ", "))")
+            throw ConfigurationError(
+                "no access files (*.rls), scenarios (*.scenario) or pgTAP files under \(paths.joined(separator: ", "))")
         }
-        let output = try OutputTarget(args.value("output"))   // fail before the run, not after it
+        let output = try OutputTarget(args.value("output"))  // fail before the run, not after it
         // Files that pgTAP suites pull in with \i are inputs too.
         let included = Set(suite.pgtap.flatMap { PsqlScript.load(path: $0.path, display: $0.display).files })
-        try OutputTarget.refuseOverlap([("output", output.path)], inputs: paths + args.all("database-urls") + included.sorted())
+        try OutputTarget.refuseOverlap(
+            [("output", output.path)], inputs: paths + args.all("database-urls") + included.sorted())
 
         if let many = try DatabaseTarget.resolveMany(args) {
             return try runMany(many, suite: suite, options: options, format: format, output: output, term: term)
@@ -61,7 +68,9 @@ enum TestCommand {
     static func harnessOptions(_ args: ParsedArguments) throws -> HarnessOptions {
         var options = HarnessOptions()
         if let j = args.value("jobs") {
-            guard let n = Int(j), n >= 1, n <= 64 else { throw ConfigurationError("--jobs must be a number from 1 to 64 (got '\(j)')") }
+            guard let n = Int(j), n >= 1, n <= 64 else {
+                throw ConfigurationError("--jobs must be a number from 1 to 64 (got '\(j)')")
+            }
             options.jobs = n
         }
         options.strict = args.flag("strict")
@@ -81,8 +90,10 @@ enum TestCommand {
 
     /// Several databases at once, one worker each: a summary line per database, one combined
     /// report (suites prefixed with the database), the worst exit code.
-    static func runMany(_ targets: [DatabaseTarget], suite: TestSuite, options: HarnessOptions, format: TestReportFormat,
-                        output: OutputTarget, term: Terminal) throws -> ExitCode {
+    static func runMany(
+        _ targets: [DatabaseTarget], suite: TestSuite, options: HarnessOptions, format: TestReportFormat,
+        output: OutputTarget, term: Terminal
+    ) throws -> ExitCode {
         let results = ManyDatabases.run(targets) { t in
             try PolicyTests.run(suite, options: options, on: t.connection, ownsDatabase: t.isThrowaway)
         }
@@ -95,10 +106,16 @@ enum TestCommand {
             case .success(let r):
                 let line = "\(r.report.count(.passed)) passed, \(r.report.failed) failed"
                 print((r.report.passed ? term.green("✓") : term.red("✗")) + " \(name): \(line)")
-                for o in r.report.outcomes where o.isFailure { print("    ✗ \(o.suite) " + (o.actor.map { "[\($0)] " } ?? "") + o.name) }
+                for o in r.report.outcomes where o.isFailure {
+                    print("    ✗ \(o.suite) " + (o.actor.map { "[\($0)] " } ?? "") + o.name)
+                }
                 for p in r.problems { print("    ✗ " + p.description) }
-                combined.outcomes += r.report.outcomes.map { var o = $0; o.suite = name + " " + o.suite; return o }
-                combined.sequences += r.report.sequences.map { var s = $0; s.sequence = name + " " + s.sequence; return s }
+                combined.outcomes += r.report.outcomes.map {
+                    var o = $0; o.suite = name + " " + o.suite; return o
+                }
+                combined.sequences += r.report.sequences.map {
+                    var s = $0; s.sequence = name + " " + s.sequence; return s
+                }
                 if let note = SequenceGuard.note(r.report.sequences) { print("    " + note) }
                 codes.append(!r.problems.isEmpty ? .usage : r.report.passed ? .success : .checksFailed)
             case .failure(let e):

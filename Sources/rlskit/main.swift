@@ -5,20 +5,20 @@ import Postgres
 let subcommands = Commands.all
 
 let topHelp = """
-rlskit \(RLSKitVersion.current) — provision, prove and audit PostgresRow FindingLevel Security on PostgreSQL / Supabase
+    rlskit \(RLSKitVersion.current) — provision, prove and audit PostgresRow FindingLevel Security on PostgreSQL / Supabase
 
-usage: rlskit <command> [options]
+    usage: rlskit <command> [options]
 
-commands:
-\(subcommands.map { "  " + $0.spec.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.spec.summary }.joined(separator: "\n"))
+    commands:
+    \(subcommands.map { "  " + $0.spec.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.spec.summary }.joined(separator: "\n"))
 
-options:
-  -h, --help     Show help (also after a command: rlskit check --help).
-  --version      Print the version.
+    options:
+      -h, --help     Show help (also after a command: rlskit check --help).
+      --version      Print the version.
 
-exit codes: 0 passed, 1 checks failed or findings, 2 usage or configuration error,
-            3 cannot connect or server error.
-"""
+    exit codes: 0 passed, 1 checks failed or findings, 2 usage or configuration error,
+                3 cannot connect or server error.
+    """
 
 /// Maps any error to one line and its documented exit code.
 @MainActor func report(_ error: Error, command: String?) -> ExitCode {
@@ -54,9 +54,15 @@ exit codes: 0 passed, 1 checks failed or findings, 2 usage or configuration erro
     }
     guard let sub = subcommands.first(where: { $0.spec.name == first }) else {
         let hint = first.hasPrefix("-") ? nil : Suggestion.closest(to: first, among: subcommands.map(\.spec.name))
-        return report(UsageError(message: first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown command '\(first)'" + (hint.map { " (did you mean '\($0)'?)" } ?? ""),
-                                 usage: "usage: rlskit <command> [options]  (commands: \(subcommands.map(\.spec.name).joined(separator: ", ")))"),
-                      command: nil)
+        return report(
+            UsageError(
+                message: first.hasPrefix("-")
+                    ? "unknown option '\(first)'"
+                    : "unknown command '\(first)'" + (hint.map { " (did you mean '\($0)'?)" } ?? ""),
+                usage:
+                    "usage: rlskit <command> [options]  (commands: \(subcommands.map(\.spec.name).joined(separator: ", ")))"
+            ),
+            command: nil)
     }
     args.removeFirst()
     do {

@@ -27,13 +27,16 @@ final class ConnectionStringTests: XCTestCase {
     }
 
     func testPasswordsInUnparseableStringsOrQueriesNeverShow() {
-        for raw in ["postgresql://u@localhost/db?password=s3cret&applicationname=x", "password=s3cret&3 horse",
-                    "postgresql://u:s3cret@[::1/x", "host=h password='s3cret"] {
+        for raw in [
+            "postgresql://u@localhost/db?password=s3cret&applicationname=x", "password=s3cret&3 horse",
+            "postgresql://u:s3cret@[::1/x", "host=h password='s3cret",
+        ] {
             let c = ConnectionString(raw)
             XCTAssertFalse(c.description.contains("s3cret"), raw)
             XCTAssertThrowsError(try c.options()) { XCTAssertFalse("\($0)".contains("s3cret"), raw) }
         }
-        XCTAssertEqual(ConnectionString("postgresql://u@h/db?password=s3cret").description, "host=h user=u dbname=db password=***")
+        XCTAssertEqual(
+            ConnectionString("postgresql://u@h/db?password=s3cret").description, "host=h user=u dbname=db password=***")
     }
 
     func testEnvironmentSelection() {
@@ -48,15 +51,23 @@ final class ConnectionStringTests: XCTestCase {
     /// database name: no piece of the password reaches a description, an error or a message.
     static var hostileStrings: [String] {
         var list: [String] = []
-        for sep in ["@", "/", "?", "#", ":", "@@", "/@", "@/", "?@", "/?", "&", "=", ",", "[", "]", "%", " ", "'", "\\"] {
+        for sep in [
+            "@", "/", "?", "#", ":", "@@", "/@", "@/", "?@", "/?", "&", "=", ",", "[", "]", "%", " ", "'", "\\",
+        ] {
             let pw = "S3cr" + sep + "t3PWxyzzy"
-            list += ["postgresql://postgres:\(pw)@127.0.0.1:1/postgres", "postgres://postgres:\(pw)@127.0.0.1:1/postgres?sslmode=disable",
-                     "postgresql://postgres:\(pw)@127.0.0.1:1", "postgresql://postgres:\(pw)@127.0.0.1:1/db?application_name=a@b",
-                     "postgresql://po@st:\(pw)@127.0.0.1:1/db", "host=127.0.0.1 port=1 user=u password=\(pw) dbname=x",
-                     "host=127.0.0.1 port=1 password='\(pw)' dbname=x", "host=127.0.0.1 port=1 password='\(pw)"]
+            list += [
+                "postgresql://postgres:\(pw)@127.0.0.1:1/postgres",
+                "postgres://postgres:\(pw)@127.0.0.1:1/postgres?sslmode=disable",
+                "postgresql://postgres:\(pw)@127.0.0.1:1",
+                "postgresql://postgres:\(pw)@127.0.0.1:1/db?application_name=a@b",
+                "postgresql://po@st:\(pw)@127.0.0.1:1/db", "host=127.0.0.1 port=1 user=u password=\(pw) dbname=x",
+                "host=127.0.0.1 port=1 password='\(pw)' dbname=x", "host=127.0.0.1 port=1 password='\(pw)",
+            ]
         }
-        return list + ["postgresql://u:S3cr/t3PW?xyzzy@127.0.0.1:1/db", "postgresql://u:S3cr/t3PW?host=xyzzy@127.0.0.1:1/db",
-                       "postgresql://u:S3cr@t3PW@xyzzy@127.0.0.1:1/db", "postgresql://u:S3cr%ZZt3PWxyzzy@127.0.0.1:1/db"]
+        return list + [
+            "postgresql://u:S3cr/t3PW?xyzzy@127.0.0.1:1/db", "postgresql://u:S3cr/t3PW?host=xyzzy@127.0.0.1:1/db",
+            "postgresql://u:S3cr@t3PW@xyzzy@127.0.0.1:1/db", "postgresql://u:S3cr%ZZt3PWxyzzy@127.0.0.1:1/db",
+        ]
     }
 
     static func leaks(_ text: String) -> Bool { ["S3cr", "t3PW", "xyzzy"].contains { text.contains($0) } }
@@ -66,13 +77,17 @@ final class ConnectionStringTests: XCTestCase {
             let c = ConnectionString(raw)
             XCTAssertFalse(Self.leaks(c.description), "\(raw) → \(c.description)")
             do { _ = try c.options() } catch { XCTAssertFalse(Self.leaks("\(error)"), "\(raw) → \(error)") }
-            do { _ = try PostgresConnection(c); XCTFail("\(raw) connected") } catch { XCTAssertFalse(Self.leaks("\(error)"), "\(raw) → \(error)") }
+            do { _ = try PostgresConnection(c); XCTFail("\(raw) connected") } catch {
+                XCTAssertFalse(Self.leaks("\(error)"), "\(raw) → \(error)")
+            }
         }
     }
 
     func testWellFormedURLsStillParse() throws {
-        for raw in ["postgresql://u:S3cr%40t3PW%2Fxyzzy@127.0.0.1:1/db", "postgresql://u:pw@h/db?application_name=me@work",
-                    "postgresql://h:5432/db?user=me@work", "postgresql://u:p?w@h/db", "postgresql://[::1]:5432/db?user=a@b"] {
+        for raw in [
+            "postgresql://u:S3cr%40t3PW%2Fxyzzy@127.0.0.1:1/db", "postgresql://u:pw@h/db?application_name=me@work",
+            "postgresql://h:5432/db?user=me@work", "postgresql://u:p?w@h/db", "postgresql://[::1]:5432/db?user=a@b",
+        ] {
             XCTAssertNoThrow(try ConnectionString(raw).options(), raw)
         }
         XCTAssertEqual(try ConnectionString("postgresql://u:S3cr%40t3PW@h/db").options()["password"], "S3cr@t3PW")

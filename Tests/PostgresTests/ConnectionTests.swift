@@ -13,12 +13,16 @@ final class ConnectionTests: XCTestCase {
 
     func testConnectsWithURI() throws {
         let opts = try TestServer.connectionString.options()
-        guard let host = opts["host"], host.hasPrefix("/") else { throw XCTSkip("URI form tested against the socket cluster only") }
+        guard let host = opts["host"], host.hasPrefix("/") else {
+            throw XCTSkip("URI form tested against the socket cluster only")
+        }
         var allowed = CharacterSet.urlQueryAllowed
         allowed.remove(charactersIn: "/&=")
-        let uri = "postgresql:///\(opts["dbname"] ?? "postgres")?host=\(host.addingPercentEncoding(withAllowedCharacters: allowed)!)&user=\(opts["user"] ?? "postgres")"
+        let uri =
+            "postgresql:///\(opts["dbname"] ?? "postgres")?host=\(host.addingPercentEncoding(withAllowedCharacters: allowed)!)&user=\(opts["user"] ?? "postgres")"
         let conn = try PostgresConnection(ConnectionString(uri))
-        XCTAssertEqual(try conn.query("select current_user::text as u").rows[0].decode("u") as String, opts["user"] ?? "postgres")
+        XCTAssertEqual(
+            try conn.query("select current_user::text as u").rows[0].decode("u") as String, opts["user"] ?? "postgres")
     }
 
     func testConnectsFromLibpqEnvironment() throws {
@@ -30,7 +34,9 @@ final class ConnectionTests: XCTestCase {
         setenv("PGDATABASE", opts["dbname"] ?? "postgres", 1)
         defer { unsetenv("PGHOST"); unsetenv("PGUSER"); unsetenv("PGDATABASE") }
         let conn = try PostgresConnection(ConnectionString(""))
-        XCTAssertEqual(try conn.query("select current_database()::text as d").rows[0].decode("d") as String, opts["dbname"] ?? "postgres")
+        XCTAssertEqual(
+            try conn.query("select current_database()::text as d").rows[0].decode("d") as String,
+            opts["dbname"] ?? "postgres")
     }
 
     func testWrongPasswordNeverAppearsInError() throws {
@@ -77,7 +83,9 @@ final class ConnectionCloseTests: XCTestCase {
         let admin = try TestServer.connect()
         var gone = false
         for _ in 0..<100 where !gone {
-            gone = try admin.query("select count(*)::int as n from pg_stat_activity where pid = $1", [pid]).rows[0].decode("n") as Int == 0
+            gone =
+                try admin.query("select count(*)::int as n from pg_stat_activity where pid = $1", [pid]).rows[0].decode(
+                    "n") as Int == 0
             if !gone { usleep(10_000) }
         }
         XCTAssertTrue(gone, "backend \(pid) still connected after close()")

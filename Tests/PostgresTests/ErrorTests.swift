@@ -8,7 +8,7 @@ final class ErrorTests: XCTestCase {
         XCTAssertThrowsError(try conn.query("select 1 frm x")) { error in
             let e = error as! PostgresError
             XCTAssertEqual(e.sqlState, "42601")
-            XCTAssertEqual(e.position, 14) // "frm" is read as an alias; "x" is the error
+            XCTAssertEqual(e.position, 14)  // "frm" is read as an alias; "x" is the error
             XCTAssertEqual(e.severity, "ERROR")
             XCTAssertEqual(e.kind, .server)
             XCTAssertTrue(e.description.contains("42601"))
@@ -31,9 +31,12 @@ final class ErrorTests: XCTestCase {
 
     func testFieldsFromPlpgsql() throws {
         let conn = try TestServer.connect()
-        XCTAssertThrowsError(try conn.query("""
-            do $$ begin raise exception using message = 'boom', detail = 'd', hint = 'h', errcode = 'P0099', column = 'c1', table = 't1'; end $$
-            """)) { error in
+        XCTAssertThrowsError(
+            try conn.query(
+                """
+                do $$ begin raise exception using message = 'boom', detail = 'd', hint = 'h', errcode = 'P0099', column = 'c1', table = 't1'; end $$
+                """)
+        ) { error in
             let e = error as! PostgresError
             XCTAssertEqual(e.sqlState, "P0099")
             XCTAssertEqual(e.message, "boom")

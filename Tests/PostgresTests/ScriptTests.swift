@@ -5,7 +5,8 @@ import XCTest
 final class ScriptTests: XCTestCase {
     func testMultiStatementScriptReturnsEveryResult() throws {
         let conn = try TestServer.connect()
-        let out = try conn.runScript("""
+        let out = try conn.runScript(
+            """
             create temp table s (x int);
             insert into s values (1), (2);
             select x from s order by x;

@@ -7,7 +7,9 @@ final class ValuesTests: XCTestCase {
     var conn: PostgresConnection!
     override func setUpWithError() throws { conn = try TestServer.connect() }
 
-    func roundTrip<T: PostgresEncodable & PostgresDecodable & Equatable>(_ v: T, as sqlType: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    func roundTrip<T: PostgresEncodable & PostgresDecodable & Equatable>(
+        _ v: T, as sqlType: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let r = try conn.query("select $1::\(sqlType) as v", [v])
         XCTAssertEqual(try r.rows[0].decode("v") as T, v, file: file, line: line)
         XCTAssertEqual(try r.rows[0].decode(0) as T, v, file: file, line: line)
@@ -57,15 +59,19 @@ final class ValuesTests: XCTestCase {
     func testDecodingMistakesNameColumnAndType() throws {
         let row = try conn.query("select 'abc'::text as word").rows[0]
         XCTAssertThrowsError(try row.decode("word") as Int) { e in
-            XCTAssertEqual("\(e)", "cannot read column \"word\" as Int: a value of 3 characters of type oid 25 is not a valid Int")
+            XCTAssertEqual(
+                "\(e)", "cannot read column \"word\" as Int: a value of 3 characters of type oid 25 is not a valid Int")
         }
         XCTAssertThrowsError(try row.decode("missing") as String) { e in
             XCTAssertTrue("\(e)".contains("\"missing\""))
         }
         XCTAssertThrowsError(try row.decode(3) as String)
         // A value that cannot be read never appears in the error: it may be a secret.
-        let secret = try conn.query("select 'sk_live_S3cretValue'::text as token, '{\"name\": \"sk_live_S3cretValue\"}'::jsonb as doc").rows[0]
-        XCTAssertThrowsError(try secret.decode("token") as Int) { e in XCTAssertFalse("\(e)".contains("S3cret"), "\(e)") }
+        let secret = try conn.query(
+            "select 'sk_live_S3cretValue'::text as token, '{\"name\": \"sk_live_S3cretValue\"}'::jsonb as doc"
+        ).rows[0]
+        XCTAssertThrowsError(try secret.decode("token") as Int) { e in XCTAssertFalse("\(e)".contains("S3cret"), "\(e)")
+        }
         struct Wrong: Decodable { var name: Int }
         XCTAssertThrowsError(try secret.decodeJSON("doc") as Wrong) { e in
             XCTAssertFalse("\(e)".contains("S3cret"), "\(e)")

@@ -35,7 +35,8 @@ final class HiddenCommitTests: XCTestCase {
     func testCommitWithATrailingCommentInPgTAPLeavesNothingBehind() throws {
         let (conn, url) = try database(pgtap: true)
         let dir = try folder([
-            "sneaky.sql": "select plan(1);\ncreate table public.sneaky (x int);\ninsert into public.sneaky values (1);\ncommit--sneaky\n;\nselect ok(true);\n",
+            "sneaky.sql":
+                "select plan(1);\ncreate table public.sneaky (x int);\ninsert into public.sneaky values (1);\ncommit--sneaky\n;\nselect ok(true);\n",
             "sneaky2.sql": "select plan(1);\ncreate table public.sneaky2 (x int);\nEND/* x */;\nselect ok(true);\n",
         ])
         let r = try PgTAPRunner(connection: url).run(try PgTAPRunner.discover([dir]))
@@ -61,7 +62,9 @@ final class HiddenCommitTests: XCTestCase {
                 XCTAssertTrue("\(e)".contains("controls the transaction"), "\(e)")
             }
             XCTAssertFalse(try exists(conn, "public.half_\(n)"), "nothing of the file ran: \(trick)")
-            let ledger = try exists(conn, "rlskit.migrations") ? try conn.query("select count(*)::int as n from rlskit.migrations").rows[0].decode("n") as Int : 0
+            let ledger =
+                try exists(conn, "rlskit.migrations")
+                ? try conn.query("select count(*)::int as n from rlskit.migrations").rows[0].decode("n") as Int : 0
             XCTAssertEqual(ledger, 0)
         }
     }
@@ -75,7 +78,9 @@ final class HiddenCommitTests: XCTestCase {
         try admin.query("alter database \(try admin.escapeIdentifier(db.name)) set standard_conforming_strings = off")
         let conn = try PostgresConnection(db.connectionString)
         XCTAssertEqual(conn.parameterStatus("standard_conforming_strings"), "off")
-        let dir = try folder(["001_t.sql": "create table public.scs (x int);\nselect 'a\\'b';\ncommit;\nselect 'x\\'y';\nselect 1/0;\n"])
+        let dir = try folder([
+            "001_t.sql": "create table public.scs (x int);\nselect 'a\\'b';\ncommit;\nselect 'x\\'y';\nselect 1/0;\n"
+        ])
         var o = Migrator.Options()
         o.standIn = false
         XCTAssertThrowsError(try Migrator(conn, source: .directory(dir), options: o).run()) { e in
@@ -86,8 +91,16 @@ final class HiddenCommitTests: XCTestCase {
 
     func testAMigrationThatSwitchesRoleOrDropsTheLedgerNamesFileAndLine() throws {
         let (conn, _) = try database()
-        for (body, want) in [("create table public.r (x int);\nset role anon;\n", "001_t.sql:2: the migration leaves the role switched to anon"),
-                             ("create table public.r (x int);\n\ndrop schema rlskit cascade;\n", "001_t.sql:3: the migration drops schema rlskit")] {
+        for (body, want) in [
+            (
+                "create table public.r (x int);\nset role anon;\n",
+                "001_t.sql:2: the migration leaves the role switched to anon"
+            ),
+            (
+                "create table public.r (x int);\n\ndrop schema rlskit cascade;\n",
+                "001_t.sql:3: the migration drops schema rlskit"
+            ),
+        ] {
             let dir = try folder(["001_t.sql": body])
             var o = Migrator.Options()
             o.standIn = false
@@ -112,7 +125,9 @@ final class HiddenCommitTests: XCTestCase {
         }
         try conn.query("commit")
         let at = SourceLocation(file: "t/a.sql", line: 7, column: 1)
-        XCTAssertEqual(PgTAPSession.transactionProblem(conn, at: at)?.description.hasPrefix("t/a.sql:7:1: this statement ended rlskit's transaction"), true)
+        XCTAssertEqual(
+            PgTAPSession.transactionProblem(conn, at: at)?.description.hasPrefix(
+                "t/a.sql:7:1: this statement ended rlskit's transaction"), true)
         try conn.query("begin")
         XCTAssertNil(PgTAPSession.transactionProblem(conn, at: at))
         try conn.query("rollback")
@@ -124,7 +139,9 @@ final class HiddenCommitTests: XCTestCase {
         let (conn, _) = try database()
         let at = SourceLocation(file: "t/s.scenario", line: 3)
         let steps = ["create table public.stepped (x int)", "commit", "select 1"].map {
-            PolicyCheck(suite: "s", actor: "admin", operation: "select", name: $0, statements: [$0], expectations: [.succeeds], location: at)
+            PolicyCheck(
+                suite: "s", actor: "admin", operation: "select", name: $0, statements: [$0], expectations: [.succeeds],
+                location: at)
         }
         for isolation in [PipelineIsolation.keepSuccesses, .rollbackEach] {
             let unit = HarnessUnit(suite: "s", checks: steps, isolation: isolation, location: at)
@@ -147,14 +164,20 @@ final class HiddenCommitTests: XCTestCase {
         let r = try PgTAPRunner(connection: url).run(try PgTAPRunner.discover([dir]))
         let problems = r.files.flatMap(\.malformed).map(\.description)
         XCTAssertEqual(problems.count, 2, "\(problems)")
-        XCTAssertTrue(problems[0].hasSuffix("a-release.sql:4:1: 'commit' needs rlskit's savepoint rlskit_pgtap_file, which no longer exists (the file's statement at line 2 released or rolled back past it): leave that savepoint to rlskit; the file was rolled back"), problems[0])
-        XCTAssertTrue(problems[1].hasSuffix("b-nul.sql:2:19: contains a NUL byte, which PostgreSQL cannot accept: remove it"), problems[1])
+        XCTAssertTrue(
+            problems[0].hasSuffix(
+                "a-release.sql:4:1: 'commit' needs rlskit's savepoint rlskit_pgtap_file, which no longer exists (the file's statement at line 2 released or rolled back past it): leave that savepoint to rlskit; the file was rolled back"
+            ), problems[0])
+        XCTAssertTrue(
+            problems[1].hasSuffix("b-nul.sql:2:19: contains a NUL byte, which PostgreSQL cannot accept: remove it"),
+            problems[1])
     }
 
     func testANULByteInAScenarioStepIsAnInputErrorWithItsLine() {
         let text = "scenario s\n  user alice\n  as alice: select 1\n    , 'a\u{0}b'\n    expect ok\n"
         XCTAssertThrowsError(try ScenarioFile.parse(text, path: "t/x.scenario")) { e in
-            XCTAssertEqual("\(e)", "t/x.scenario:4: the step contains a NUL byte, which PostgreSQL cannot accept: remove it")
+            XCTAssertEqual(
+                "\(e)", "t/x.scenario:4: the step contains a NUL byte, which PostgreSQL cannot accept: remove it")
         }
         XCTAssertEqual(AccessFile.expressionProblem("'a\u{0}'"), "contains a NUL byte, which PostgreSQL cannot accept")
         // Under standard_conforming_strings off the server would run the COMMIT between these strings.

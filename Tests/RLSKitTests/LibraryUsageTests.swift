@@ -16,9 +16,9 @@ final class LibraryUsageTests: XCTestCase {
 
     func testPolicies() throws {
         try inRepository {
-            try withLocalCluster { cluster in                      // throwaway server, always removed
+            try withLocalCluster { cluster in  // throwaway server, always removed
                 let db = cluster.connectionString
-                _ = try Migrator.run(.directory("sql/migrations"), on: db)      // stand-in + migrations
+                _ = try Migrator.run(.directory("sql/migrations"), on: db)  // stand-in + migrations
 
                 let report = try Harness.run(try HarnessLoader.load(["sql/tests"]), on: db)
                 XCTAssertTrue(report.passed, TestReportWriter.render(report, format: .text))
@@ -32,8 +32,10 @@ final class LibraryUsageTests: XCTestCase {
     func testWhatCheckRuns() throws {
         try inRepository {
             try withLocalCluster { cluster in
-                let input = ProjectCheck.Input(migrations: .directory("sql/migrations"), tests: try TestSuite.load(["sql/tests"]))
-                let check = try ProjectCheck.run(input, on: .init(connection: cluster.connectionString, isThrowaway: true))
+                let input = ProjectCheck.Input(
+                    migrations: .directory("sql/migrations"), tests: try TestSuite.load(["sql/tests"]))
+                let check = try ProjectCheck.run(
+                    input, on: .init(connection: cluster.connectionString, isThrowaway: true))
                 XCTAssertTrue(check.passed, check.json())
                 XCTAssertEqual(check.phases.map(\.name), ["database", "apply", "test", "audit"])
                 XCTAssertGreaterThan(check.tests.count(.passed), 50)
@@ -44,9 +46,11 @@ final class LibraryUsageTests: XCTestCase {
     /// The README shows the same code as this file.
     func testREADMEShowsThisCode() throws {
         let readme = try String(contentsOfFile: Provisioned.repositoryRoot + "/README.md", encoding: .utf8)
-        for line in ["_ = try Migrator.run(.directory(\"sql/migrations\"), on: db)",
-                     "let audit = AuditReport(result: try Auditor.run(on: db))",
-                     "let check = try ProjectCheck.run(input, on: .init(connection: cluster.connectionString, isThrowaway: true))"] {
+        for line in [
+            "_ = try Migrator.run(.directory(\"sql/migrations\"), on: db)",
+            "let audit = AuditReport(result: try Auditor.run(on: db))",
+            "let check = try ProjectCheck.run(input, on: .init(connection: cluster.connectionString, isThrowaway: true))",
+        ] {
             XCTAssertTrue(readme.contains(line), line)
         }
     }

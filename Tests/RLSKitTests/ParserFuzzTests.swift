@@ -19,7 +19,9 @@ final class ParserFuzzTests: XCTestCase {
         var files: [(String, String)] = []
         for dir in ["sql/tests", "sql/migrations", "Tests/Fixtures/pgtap"] {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + dir)) ?? [] {
-                if let t = try? String(contentsOfFile: root + "/" + dir + "/" + name, encoding: .utf8) { files.append((dir + "/" + name, t)) }
+                if let t = try? String(contentsOfFile: root + "/" + dir + "/" + name, encoding: .utf8) {
+                    files.append((dir + "/" + name, t))
+                }
             }
         }
         XCTAssertGreaterThan(files.count, 5)
@@ -30,12 +32,17 @@ final class ParserFuzzTests: XCTestCase {
         let scalars = Array(text.unicodeScalars)
         var out: [String] = []
         let step = max(1, scalars.count / 60)
-        for cut in stride(from: 0, to: scalars.count, by: step) { out.append(String(String.UnicodeScalarView(scalars[..<cut]))) }
+        for cut in stride(from: 0, to: scalars.count, by: step) {
+            out.append(String(String.UnicodeScalarView(scalars[..<cut])))
+        }
         for _ in 0..<20 where !scalars.isEmpty {
             var s = scalars
             for _ in 0..<3 {
                 let i = Int.random(in: 0..<s.count, using: &rng)
-                s[i] = ["\n", "'", "$", "\"", ";", "{", "\\", "#", ":", " ", "é", "\u{0}", "€", "\u{00A0}", "-", "*", "/", "E", "&", "\r"].randomElement(using: &rng)!
+                s[i] = [
+                    "\n", "'", "$", "\"", ";", "{", "\\", "#", ":", " ", "é", "\u{0}", "€", "\u{00A0}", "-", "*", "/",
+                    "E", "&", "\r",
+                ].randomElement(using: &rng)!
             }
             out.append(String(String.UnicodeScalarView(s)))
         }
@@ -48,13 +55,15 @@ final class ParserFuzzTests: XCTestCase {
                 _ = SQLScanner.statements(in: v)
                 _ = try? AccessFile.parse(v, path: path)
                 _ = try? ScenarioFile.parse(v, path: path)
-                _ = TAPParser.parse(v.split(separator: "\n", omittingEmptySubsequences: false).map { TAPLine(String($0)) })
+                _ = TAPParser.parse(
+                    v.split(separator: "\n", omittingEmptySubsequences: false).map { TAPLine(String($0)) })
                 _ = PsqlVariables.substitute(v, ["x": "1", "name": "o'brien"])
             }
         }
         let tapAlphabet = Array("ok not 0123456789 -#\n.SKIPTODO Bail out!")
         for _ in 0..<3000 {
-            _ = TAPParser.parse(randomText(tapAlphabet, maxLength: 200).split(separator: "\n").map { TAPLine(String($0)) })
+            _ = TAPParser.parse(
+                randomText(tapAlphabet, maxLength: 200).split(separator: "\n").map { TAPLine(String($0)) })
         }
     }
 
@@ -76,7 +85,10 @@ final class ParserFuzzTests: XCTestCase {
     /// names: keywords, case, quotes, spaces, `#`, `;`, non-ASCII.
     func testQuotedNamesReadBackFromAccessFiles() throws {
         let alphabet = Array("abz_09AZ \"';#.$é-")
-        var names = Array(SQL.keywords) + ["unique", "current_user", "window", "left", "full", "Owner", "a b", "a\"b", "#x", "x;y", "é"]
+        var names =
+            Array(SQL.keywords) + [
+                "unique", "current_user", "window", "left", "full", "Owner", "a b", "a\"b", "#x", "x;y", "é",
+            ]
         for _ in 0..<300 { names.append(randomText(alphabet, maxLength: 8)) }
         for n in names where !n.isEmpty {
             let text = "table \(SQL.qualified("public", n))\n  owner \(SQL.ident(n))\n  read owner\n  write owner\n"
@@ -91,22 +103,34 @@ final class ParserFuzzTests: XCTestCase {
     func testLineEndingsAndByteOrderMarkNeverChangeTheMeaning() throws {
         // Test users get fresh ids on every parse: compare everything else.
         // (and the per-setting locations are a dictionary, printed in any order).
-        let ids = try NSRegularExpression(pattern: "[0-9A-Fa-f]{8}(-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}|-[0-9a-f]{8}@|settings: \\[[^\\]]*\\]")
+        let ids = try NSRegularExpression(
+            pattern: "[0-9A-Fa-f]{8}(-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}|-[0-9a-f]{8}@|settings: \\[[^\\]]*\\]")
         func describe<T>(_ body: () throws -> T) -> String {
             let text: String
             do { text = "ok \(try body())" } catch { text = "error \(error)" }
-            return ids.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "ID")
+            return ids.stringByReplacingMatches(
+                in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "ID")
         }
         func crlf(_ s: String) -> String { s.replacingOccurrences(of: "\n", with: "\r\n") }
         var checked = 0
         for (path, text) in try corpus() {
             for (n, v) in ([text] + variants(text)).enumerated() where n % 3 == 0 && !v.contains("\r") {
                 for other in [crlf(v), "\u{FEFF}" + v, "\u{FEFF}" + crlf(v)] {
-                    XCTAssertEqual(describe { try AccessFile.parse(other, path: path) }, describe { try AccessFile.parse(v, path: path) }, path)
-                    XCTAssertEqual(describe { try ScenarioFile.parse(other, path: path) }, describe { try ScenarioFile.parse(v, path: path) }, path)
-                    XCTAssertEqual(describe { try Baseline.parse(other, file: path) }, describe { try Baseline.parse(v, file: path) }, path)
-                    XCTAssertEqual(describe { try LockFile.parse(other, file: path) }, describe { try LockFile.parse(v, file: path) }, path)
-                    XCTAssertEqual(SQLFile(path: path, contents: other).runsOutsideTransaction, SQLFile(path: path, contents: v).runsOutsideTransaction, path)
+                    XCTAssertEqual(
+                        describe { try AccessFile.parse(other, path: path) },
+                        describe { try AccessFile.parse(v, path: path) }, path)
+                    XCTAssertEqual(
+                        describe { try ScenarioFile.parse(other, path: path) },
+                        describe { try ScenarioFile.parse(v, path: path) }, path)
+                    XCTAssertEqual(
+                        describe { try Baseline.parse(other, file: path) },
+                        describe { try Baseline.parse(v, file: path) }, path)
+                    XCTAssertEqual(
+                        describe { try LockFile.parse(other, file: path) },
+                        describe { try LockFile.parse(v, file: path) }, path)
+                    XCTAssertEqual(
+                        SQLFile(path: path, contents: other).runsOutsideTransaction,
+                        SQLFile(path: path, contents: v).runsOutsideTransaction, path)
                     checked += 1
                 }
             }
@@ -116,6 +140,7 @@ final class ParserFuzzTests: XCTestCase {
         XCTAssertTrue(SQLFile(path: "a.sql", contents: crlf(marked)).runsOutsideTransaction)
         XCTAssertTrue(SQLFile(path: "a.sql", contents: "\u{FEFF}" + marked).runsOutsideTransaction)
         XCTAssertEqual(SQLFile(path: "a.sql", contents: "\u{FEFF}select 1;").contents, "select 1;")
-        XCTAssertEqual(TextFile.decode(Data([0xEF, 0xBB, 0xBF, 0x61, 0x0D, 0x0A, 0x62])).map(TextFile.lines), ["a", "b"])
+        XCTAssertEqual(
+            TextFile.decode(Data([0xEF, 0xBB, 0xBF, 0x61, 0x0D, 0x0A, 0x62])).map(TextFile.lines), ["a", "b"])
     }
 }

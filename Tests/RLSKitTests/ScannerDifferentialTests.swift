@@ -8,7 +8,8 @@ import XCTest
 /// on thousands of generated and mutated inputs from a fixed seed.
 final class ScannerDifferentialTests: XCTestCase {
     /// Fixed, so a failure reproduces; RLSKIT_SCANNER_SEED (hex) explores other inputs.
-    static let seed: UInt64 = ProcessInfo.processInfo.environment["RLSKIT_SCANNER_SEED"].flatMap { UInt64($0, radix: 16) } ?? 0x5EED_2026
+    static let seed: UInt64 =
+        ProcessInfo.processInfo.environment["RLSKIT_SCANNER_SEED"].flatMap { UInt64($0, radix: 16) } ?? 0x5EED_2026
 
     func testTokensAndStatementsMatchPostgreSQL() throws {
         let started = Date()
@@ -30,23 +31,32 @@ final class ScannerDifferentialTests: XCTestCase {
             let s = Array(sql.unicodeScalars)
             // Tokens cover the text with no gap or overlap, whatever PostgreSQL made of it.
             let all = SQLLexer.tokens(s)
-            if zip(all, all.dropFirst()).contains(where: { $0.end != $1.start }) || all.first.map({ $0.start != 0 }) == true || (all.last?.end ?? 0) != s.count {
-                mismatches.append("tokens of \(sql.debugDescription) do not cover it: \(all.map { [$0.start, $0.end] })")
+            if zip(all, all.dropFirst()).contains(where: { $0.end != $1.start })
+                || all.first.map({ $0.start != 0 }) == true || (all.last?.end ?? 0) != s.count
+            {
+                mismatches.append(
+                    "tokens of \(sql.debugDescription) do not cover it: \(all.map { [$0.start, $0.end] })")
             }
             if let want = expected.tokens {
                 tokenCases += 1
                 let got = SQLLexer.tokens(s).filter { $0.kind != .space }.map { [$0.start, $0.end] }
-                if got != want { mismatches.append("tokens of \(sql.debugDescription): ours \(got), PostgreSQL's \(want)") }
+                if got != want {
+                    mismatches.append("tokens of \(sql.debugDescription): ours \(got), PostgreSQL's \(want)")
+                }
             }
             let statements = SQLScanner.statements(in: sql)
             if let want = expected.statements, !statements.contains(where: { $0.kind == .meta }) {
                 splitCases += 1
                 let got = statements.map { [$0.offset, $0.offset + $0.text.unicodeScalars.count] }
-                if got != want { mismatches.append("statements of \(sql.debugDescription): ours \(got), PostgreSQL's \(want)") }
+                if got != want {
+                    mismatches.append("statements of \(sql.debugDescription): ours \(got), PostgreSQL's \(want)")
+                }
             }
         }
         let seconds = Date().timeIntervalSince(started)
-        print("scanner differential: seed \(String(Self.seed, radix: 16)), \(inputs.count) inputs, \(tokenCases) token cases, \(splitCases) statement cases, \(server.statements) statements through the server, \(mismatches.count) mismatches, \(String(format: "%.1f", seconds)) s")
+        print(
+            "scanner differential: seed \(String(Self.seed, radix: 16)), \(inputs.count) inputs, \(tokenCases) token cases, \(splitCases) statement cases, \(server.statements) statements through the server, \(mismatches.count) mismatches, \(String(format: "%.1f", seconds)) s"
+        )
         if !oracle.isEmpty {
             XCTAssertGreaterThan(tokenCases, 4000)
             XCTAssertGreaterThan(splitCases, 1500)
@@ -68,8 +78,12 @@ extension ScannerDifferentialTests {
         for sql in scripts {
             for st in SQLScanner.statements(in: sql) where st.kind == .sql {
                 count += 1
-                do { try conn.query(st.text) } catch let e as PostgresError where e.message.contains("cannot insert multiple commands") {
-                    mismatches.append("the server found more than one statement in \(st.text.debugDescription) (from \(sql.debugDescription))")
+                do { try conn.query(st.text) } catch let e as PostgresError
+                    where e.message.contains("cannot insert multiple commands")
+                {
+                    mismatches.append(
+                        "the server found more than one statement in \(st.text.debugDescription) (from \(sql.debugDescription))"
+                    )
                 } catch {}
             }
             if conn.inTransaction { try conn.query("rollback") }
@@ -107,7 +121,9 @@ enum PgLastOracle {
         try ensurePglast()
         let out = try python(["Tests/Scripts/pglast_oracle.py"], input: try JSONEncoder().encode(inputs))
         let answers = try JSONDecoder().decode([Answer].self, from: out)
-        guard answers.count == inputs.count else { throw Failure("pglast answered \(answers.count) of \(inputs.count) inputs") }
+        guard answers.count == inputs.count else {
+            throw Failure("pglast answered \(answers.count) of \(inputs.count) inputs")
+        }
         return answers
     }
 
@@ -115,7 +131,9 @@ enum PgLastOracle {
         if (try? python(["-c", "import pglast"], input: Data())) != nil { return }
         // Into a folder of the build, not the system: Debian's Python refuses system-wide pip installs.
         let base = ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target", packages, "pglast"]
-        if (try? python(base, input: Data())) == nil { _ = try python(base + ["--break-system-packages"], input: Data()) }
+        if (try? python(base, input: Data())) == nil {
+            _ = try python(base + ["--break-system-packages"], input: Data())
+        }
     }
 
     @discardableResult
@@ -141,7 +159,8 @@ enum PgLastOracle {
         group.wait()
         p.waitUntilExit()
         guard p.terminationStatus == 0 else {
-            throw Failure("python3 \(args.joined(separator: " ")) failed: \(String(decoding: err, as: UTF8.self).suffix(400))")
+            throw Failure(
+                "python3 \(args.joined(separator: " ")) failed: \(String(decoding: err, as: UTF8.self).suffix(400))")
         }
         return out
     }

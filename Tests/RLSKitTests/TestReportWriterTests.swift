@@ -1,19 +1,23 @@
 import Foundation
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 import RLSKit
 import XCTest
 
 final class TestReportWriterTests: XCTestCase {
-    let report = TestReport(outcomes: [
-        TestOutcome(suite: "public.profiles", name: "A reads own row", status: .passed, actor: "user A", duration: 0.001),
-        TestOutcome(suite: "public.profiles", name: "A cannot update B's row <&>", status: .failed,
-                    message: "expected 0 rows affected\nactual 1", location: SourceLocation(file: "sql/tests/access.rls", line: 3),
-                    sql: "update public.profiles set full_name = 'x' where id = $1", actor: "user A"),
-        TestOutcome(suite: "t.sql", name: "later # thing", status: .todo, message: "not yet"),
-        TestOutcome(suite: "t.sql", name: "skipped one", status: .skipped, message: "no pgtap"),
-    ], notes: ["coverage: 1 of 2 tables"])
+    let report = TestReport(
+        outcomes: [
+            TestOutcome(
+                suite: "public.profiles", name: "A reads own row", status: .passed, actor: "user A", duration: 0.001),
+            TestOutcome(
+                suite: "public.profiles", name: "A cannot update B's row <&>", status: .failed,
+                message: "expected 0 rows affected\nactual 1",
+                location: SourceLocation(file: "sql/tests/access.rls", line: 3),
+                sql: "update public.profiles set full_name = 'x' where id = $1", actor: "user A"),
+            TestOutcome(suite: "t.sql", name: "later # thing", status: .todo, message: "not yet"),
+            TestOutcome(suite: "t.sql", name: "skipped one", status: .skipped, message: "no pgtap"),
+        ], notes: ["coverage: 1 of 2 tables"])
 
     func testTAP() {
         let tap = TestReportWriter.render(report, format: .tap)

@@ -15,12 +15,16 @@ public enum CLI {
         return dir.appendingPathComponent("rlskit").path
     }
 
-    public static func start(_ args: [String], environment: [String: String] = [:], directory: String? = nil) throws -> (Process, Pipe, Pipe) {
+    public static func start(_ args: [String], environment: [String: String] = [:], directory: String? = nil) throws
+        -> (Process, Pipe, Pipe)
+    {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
         p.arguments = args
         var env = ProcessInfo.processInfo.environment
-        for k in ["DATABASE_URL", "PGHOST", "PGPORT", "PGDATABASE", "PGSERVICE", "PGHOSTADDR"] { env.removeValue(forKey: k) }
+        for k in ["DATABASE_URL", "PGHOST", "PGPORT", "PGDATABASE", "PGSERVICE", "PGHOSTADDR"] {
+            env.removeValue(forKey: k)
+        }
         env.merge(environment) { $1 }
         p.environment = env
         if let directory { p.currentDirectoryURL = URL(fileURLWithPath: directory) }
@@ -32,7 +36,9 @@ public enum CLI {
         return (p, out, err)
     }
 
-    public static func run(_ args: [String], environment: [String: String] = [:], directory: String? = nil) throws -> Outcome {
+    public static func run(_ args: [String], environment: [String: String] = [:], directory: String? = nil) throws
+        -> Outcome
+    {
         let (p, out, err) = try start(args, environment: environment, directory: directory)
         // Read both pipes before waiting: a child writing more than a pipe holds would block.
         let group = DispatchGroup()
@@ -41,7 +47,9 @@ public enum CLI {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         p.waitUntilExit()
-        return Outcome(code: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        return Outcome(
+            code: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 
     /// A fresh empty directory, removed by the caller.

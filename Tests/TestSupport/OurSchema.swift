@@ -5,7 +5,8 @@ import Postgres
 public enum OurSchema {
     /// The repository root, found from this file's location.
     public static var root: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
     }
 
     /// A new database with the stand-in and our migrations (through the shared provisioner),
@@ -19,14 +20,18 @@ public enum OurSchema {
     /// Row counts of every table the harness could touch, for "nothing persists" checks.
     public static func snapshot(_ conn: PostgresConnection) throws -> [String: Int] {
         var out: [String: Int] = [:]
-        let tables = try conn.query("""
+        let tables = try conn.query(
+            """
             select n.nspname || '.' || c.relname as t from pg_class c join pg_namespace n on n.oid = c.relnamespace
              where c.relkind = 'r' and n.nspname in ('public', 'auth', 'storage', 'private') order by 1
-            """).rows.map { try $0.decode("t", as: String.self) }
+            """
+        ).rows.map { try $0.decode("t", as: String.self) }
         for t in tables {
             let parts = t.split(separator: ".")
-            out[t] = try conn.query("select count(*) as n from \(try conn.escapeIdentifier(String(parts[0]))).\(try conn.escapeIdentifier(String(parts[1])))")
-                .rows[0].decode("n")
+            out[t] = try conn.query(
+                "select count(*) as n from \(try conn.escapeIdentifier(String(parts[0]))).\(try conn.escapeIdentifier(String(parts[1])))"
+            )
+            .rows[0].decode("n")
         }
         out["pg_roles"] = try conn.query("select count(*) as n from pg_roles").rows[0].decode("n")
         out["pg_proc"] = try conn.query("select count(*) as n from pg_proc").rows[0].decode("n")

@@ -4,12 +4,15 @@ import Postgres
 /// The pgTAP fixture suites and databases prepared for them.
 public enum PgTAPFixtures {
     /// The repository root, found from this file.
-    public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
     public static let dir = root + "/Tests/Fixtures/pgtap"
     public static let extraDir = root + "/Tests/Fixtures/pgtap-extra"
 
     /// A fresh database with the Supabase stand-in (sql/compat), and pgTAP when asked.
-    public static func standInDatabase(pgtap: Bool = false, extraSQL: String? = nil) throws -> (name: String, connectionString: ConnectionString) {
+    public static func standInDatabase(pgtap: Bool = false, extraSQL: String? = nil) throws -> (
+        name: String, connectionString: ConnectionString
+    ) {
         let db = try TestServer.makeDatabase(prefix: "pgtap")
         let conn = try PostgresConnection(db.connectionString)
         let compat = root + "/sql/compat"

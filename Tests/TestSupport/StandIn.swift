@@ -5,17 +5,21 @@ import Postgres
 /// this is the one place that knows how: every file of a directory, in name order.
 public enum StandIn {
     /// The package root (this file is Tests/TestSupport/StandIn.swift).
-    public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// The Supabase stand-in (sql/compat).
     public static func install(_ conn: PostgresConnection) throws { try apply(directory: "sql/compat", conn) }
 
     /// Our schema (sql/migrations), on top of the stand-in.
-    public static func installMigrations(_ conn: PostgresConnection) throws { try apply(directory: "sql/migrations", conn) }
+    public static func installMigrations(_ conn: PostgresConnection) throws {
+        try apply(directory: "sql/migrations", conn)
+    }
 
     public static func apply(directory: String, _ conn: PostgresConnection) throws {
         let dir = root.appendingPathComponent(directory)
-        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".sql") }.sorted()
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".sql") }
+            .sorted()
         for f in files { try apply(file: "\(directory)/\(f)", conn) }
     }
 
@@ -25,7 +29,9 @@ public enum StandIn {
     }
 
     /// A fresh database with the stand-in installed; returns it connected.
-    public static func makeDatabase(prefix: String = "a") throws -> (name: String, connectionString: ConnectionString, conn: PostgresConnection) {
+    public static func makeDatabase(prefix: String = "a") throws -> (
+        name: String, connectionString: ConnectionString, conn: PostgresConnection
+    ) {
         let db = try TestServer.makeDatabase(prefix: prefix)
         let conn = try PostgresConnection(db.connectionString)
         try install(conn)

@@ -27,9 +27,13 @@ public final class TinyHTTPServer: Sendable {
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         addr.sin_port = 0
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, len) } }
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, len) }
+        }
         guard bound == 0, listen(s, 16) == 0 else { close(s); throw POSIXError(.EADDRINUSE) }
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(s, $0, &len) } }
+        _ = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(s, $0, &len) }
+        }
         port = UInt16(bigEndian: addr.sin_port)
         fd = s
         let thread = Thread { [self] in self.serve() }
@@ -63,7 +67,9 @@ public final class TinyHTTPServer: Sendable {
                 headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces)
             }
             let path = first.count > 1 ? String(first[1]) : ""
-            requests.withLock { $0.append(Request(method: first.first.map(String.init) ?? "", path: path, headers: headers)) }
+            requests.withLock {
+                $0.append(Request(method: first.first.map(String.init) ?? "", path: path, headers: headers))
+            }
             guard let code = status(path) else {
                 held.withLock { $0.append(c) }
                 continue

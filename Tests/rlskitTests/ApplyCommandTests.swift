@@ -39,7 +39,10 @@ final class ApplyCommandTests: XCTestCase {
 
     func testBrokenMigrationExits3WithFileLineAndOneLine() throws {
         let url = try database().raw
-        let dir = try folder(["001_ok.sql": "create table t1 (x int);", "002_bad.sql": "create table t2 (x int);\ncreate tabel t3 (x int);"])
+        let dir = try folder([
+            "001_ok.sql": "create table t1 (x int);",
+            "002_bad.sql": "create table t2 (x int);\ncreate tabel t3 (x int);",
+        ])
         let r = try CLI.run(["apply", "--database-url", url, "--dir", dir, "--no-stand-in"])
         XCTAssertEqual(r.code, 3)
         XCTAssertEqual(r.stderr, "rlskit: \(dir)/002_bad.sql:2:8: syntax error at or near \"tabel\" (SQLSTATE 42601)\n")
@@ -58,15 +61,26 @@ final class ApplyCommandTests: XCTestCase {
     func testStorageSettingsNeverPrintTheKey() throws {
         let url = try database().raw
         let key = "eyJhbGciOiJIUzI1NiJ9.eyJyb2xlIjoic2VydmljZV9yb2xlIn0.\(UUID().uuidString)"
-        let r = try CLI.run(["apply", "--database-url", url, "--storage-url", "https://abc.supabase.co", "--service-key-env", "MY_KEY"],
-                            environment: ["MY_KEY": key])
+        let r = try CLI.run(
+            [
+                "apply", "--database-url", url, "--storage-url", "https://abc.supabase.co", "--service-key-env",
+                "MY_KEY",
+            ],
+            environment: ["MY_KEY": key])
         XCTAssertEqual(r.code, 0, r.output)
-        XCTAssertTrue(r.stdout.contains("storage API settings written to private.storage_api_settings (key from $MY_KEY)"))
+        XCTAssertTrue(
+            r.stdout.contains("storage API settings written to private.storage_api_settings (key from $MY_KEY)"))
         XCTAssertFalse(r.output.contains(key))
-        let missing = try CLI.run(["apply", "--database-url", url, "--storage-url", "https://abc.supabase.co", "--service-key-env", "NOPE_NOT_SET"])
+        let missing = try CLI.run([
+            "apply", "--database-url", url, "--storage-url", "https://abc.supabase.co", "--service-key-env",
+            "NOPE_NOT_SET",
+        ])
         XCTAssertEqual(missing.code, 2)
-        XCTAssertEqual(missing.stderr, "rlskit: environment variable NOPE_NOT_SET (from --service-key-env) is not set or empty\n")
-        let badURL = try CLI.run(["apply", "--database-url", url, "--storage-url", "ftp://x", "--service-key-env", "MY_KEY"], environment: ["MY_KEY": key])
+        XCTAssertEqual(
+            missing.stderr, "rlskit: environment variable NOPE_NOT_SET (from --service-key-env) is not set or empty\n")
+        let badURL = try CLI.run(
+            ["apply", "--database-url", url, "--storage-url", "ftp://x", "--service-key-env", "MY_KEY"],
+            environment: ["MY_KEY": key])
         XCTAssertEqual(badURL.code, 2)
     }
 

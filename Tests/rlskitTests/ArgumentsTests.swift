@@ -2,17 +2,21 @@
 import XCTest
 
 final class ArgumentsTests: XCTestCase {
-    let spec = CommandSpec(name: "demo", summary: "s", positionals: "[PATH…]", maxPositionals: 2, options: [
-        .option("database-url", "URL", "db"),
-        .option("format", "FMT", "f"),
-        .option("exposed-schema", "S", "e", repeatable: true),
-        .flag("strict", "strict"),
-        OptionSpec(name: "jobs", short: "j", value: "N", help: "jobs"),
-    ])
+    let spec = CommandSpec(
+        name: "demo", summary: "s", positionals: "[PATH…]", maxPositionals: 2,
+        options: [
+            .option("database-url", "URL", "db"),
+            .option("format", "FMT", "f"),
+            .option("exposed-schema", "S", "e", repeatable: true),
+            .flag("strict", "strict"),
+            OptionSpec(name: "jobs", short: "j", value: "N", help: "jobs"),
+        ])
 
     func testParsesEveryForm() throws {
-        let p = try spec.parse(["--database-url", "postgresql://x", "--format=json", "-j", "4", "--strict",
-                                "--exposed-schema", "a", "--exposed-schema=b", "one", "--", "--two"])
+        let p = try spec.parse([
+            "--database-url", "postgresql://x", "--format=json", "-j", "4", "--strict",
+            "--exposed-schema", "a", "--exposed-schema=b", "one", "--", "--two",
+        ])
         XCTAssertEqual(p.value("database-url"), "postgresql://x")
         XCTAssertEqual(p.value("format"), "json")
         XCTAssertEqual(p.value("jobs"), "4")
@@ -38,7 +42,8 @@ final class ArgumentsTests: XCTestCase {
         func message(_ args: [String]) -> String? {
             do { _ = try spec.parse(args); return nil } catch { return error.message }
         }
-        XCTAssertEqual(message(["--databse-url", "x"]), "unknown option '--databse-url' (did you mean '--database-url'?)")
+        XCTAssertEqual(
+            message(["--databse-url", "x"]), "unknown option '--databse-url' (did you mean '--database-url'?)")
         XCTAssertEqual(message(["--fromat", "json"]), "unknown option '--fromat' (did you mean '--format'?)")
         XCTAssertEqual(message(["--stirct"]), "unknown option '--stirct' (did you mean '--strict'?)")
         XCTAssertEqual(message(["--data", "x"]), "unknown option '--data' (did you mean '--database-url'?)")
@@ -58,12 +63,18 @@ final class ArgumentsTests: XCTestCase {
 
 extension ArgumentsTests {
     func testRandomArgumentsAndDurationsNeverCrash() {
-        let pieces = ["--", "-", "-j", "-h", "--format", "--format=", "=", "--strict", "--strict=1", "x", "", "--exposed-schema", "-jj", "--database-url=a=b", "é", "--jobs"]
+        let pieces = [
+            "--", "-", "-j", "-h", "--format", "--format=", "=", "--strict", "--strict=1", "x", "", "--exposed-schema",
+            "-jj", "--database-url=a=b", "é", "--jobs",
+        ]
         for _ in 0..<3000 {
             let args = (0..<Int.random(in: 0...6)).map { _ in pieces.randomElement()! }
             _ = try? spec.parse(args)
         }
-        for text in ["", "s", "ms", "1e309s", "-0", "nan", "inf", "0x10", "1_000", "  5s ", "5 s", "9999999999999h", "1.5m", ".5s", "5S"] {
+        for text in [
+            "", "s", "ms", "1e309s", "-0", "nan", "inf", "0x10", "1_000", "  5s ", "5 s", "9999999999999h", "1.5m",
+            ".5s", "5S",
+        ] {
             _ = try? duration(text, "x")
         }
         XCTAssertEqual(try duration("1.5m", "x"), 90)

@@ -39,7 +39,8 @@ final class AuditCLITests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("ERROR ("), r.stdout)
         XCTAssertTrue(r.stdout.contains("WARN ("), r.stdout)
         XCTAssertFalse(r.stdout.contains("\u{1B}["), "no colour when not a terminal")
-        XCTAssertFalse(r.stdout.contains("rJr4isAmE3EQYTGnVFpbjnF9YQ6vN2DizuIwo0LFGEs"), "the key itself is never printed")
+        XCTAssertFalse(
+            r.stdout.contains("rJr4isAmE3EQYTGnVFpbjnF9YQ6vN2DizuIwo0LFGEs"), "the key itself is never printed")
         XCTAssertEqual(r.stderr, "")
 
         let clean = try CLI.run(["audit", "--database-url", ours])
@@ -59,7 +60,9 @@ final class AuditCLITests: XCTestCase {
         let findings = try XCTUnwrap(obj["findings"] as? [[String: Any]])
         XCTAssertFalse(findings.isEmpty)
         for f in findings {
-            for key in ["name", "id", "level", "categories", "object", "detail", "remediation", "metadata", "fingerprint"] {
+            for key in [
+                "name", "id", "level", "categories", "object", "detail", "remediation", "metadata", "fingerprint",
+            ] {
                 XCTAssertNotNil(f[key], key)
             }
         }
@@ -82,7 +85,8 @@ final class AuditCLITests: XCTestCase {
             XCTAssertTrue(ruleIDs.contains(res["ruleId"] as? String ?? ""))
             XCTAssertTrue(["error", "warning", "note"].contains(res["level"] as? String ?? ""))
             XCTAssertNotNil((res["message"] as? [String: Any])?["text"] as? String)
-            let loc = try XCTUnwrap(((res["locations"] as? [[String: Any]])?.first?["logicalLocations"] as? [[String: Any]])?.first)
+            let loc = try XCTUnwrap(
+                ((res["locations"] as? [[String: Any]])?.first?["logicalLocations"] as? [[String: Any]])?.first)
             XCTAssertTrue((loc["fullyQualifiedName"] as? String ?? "").contains("."))
             XCTAssertNotNil(loc["kind"] as? String)
             XCTAssertNotNil((res["partialFingerprints"] as? [String: String])?["rlskit/v1"])
@@ -120,7 +124,8 @@ final class AuditCLITests: XCTestCase {
         try "0123456789abcdef\n".write(toFile: file, atomically: true, encoding: .utf8)
         let noReason = try CLI.run(["audit", "--database-url", seed, "--baseline", file])
         XCTAssertEqual(noReason.code, 2)
-        XCTAssertTrue(noReason.stderr.contains("baseline.txt:1:") && noReason.stderr.contains("no reason"), noReason.stderr)
+        XCTAssertTrue(
+            noReason.stderr.contains("baseline.txt:1:") && noReason.stderr.contains("no reason"), noReason.stderr)
     }
 
     func testExplainNeedsNoDatabase() throws {
@@ -142,7 +147,8 @@ final class AuditCLITests: XCTestCase {
         let ok = try CLI.run(["audit", "--database-url", seed, "--format", "sarif", "--output", dir + "/out.sarif"])
         XCTAssertEqual(ok.code, 1)
         XCTAssertTrue(ok.stdout.contains("report written to"))
-        XCTAssertNotNil(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/out.sarif"))))
+        XCTAssertNotNil(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/out.sarif"))))
         let bad = try CLI.run(["audit", "--database-url", seed, "--output", dir + "/missing/dir/out.txt"])
         XCTAssertEqual(bad.code, 2)
         XCTAssertEqual(bad.stderr.split(separator: "\n").count, 1, bad.stderr)
@@ -161,7 +167,9 @@ final class AuditCLITests: XCTestCase {
     func testUnreachableServerExits3WithoutPassword() throws {
         let secret = "pw-\(UUID().uuidString)"
         for command in ["audit", "snapshot"] {
-            let r = try CLI.run([command, "--database-url", "postgresql://alice:\(secret)@127.0.0.1:1/app?connect_timeout=3"])
+            let r = try CLI.run([
+                command, "--database-url", "postgresql://alice:\(secret)@127.0.0.1:1/app?connect_timeout=3",
+            ])
             XCTAssertEqual(r.code, 3, r.output)
             XCTAssertFalse(r.output.contains(secret))
             XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)

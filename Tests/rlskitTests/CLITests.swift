@@ -38,12 +38,16 @@ final class CLITests: XCTestCase {
 
     func testUnreachableServerExits3WithOneLineAndNoPassword() throws {
         let secret = "pw-\(UUID().uuidString)"
-        let r = try CLI.run(["check", "--database-url", "postgresql://alice:\(secret)@127.0.0.1:1/app?connect_timeout=3"])
+        let r = try CLI.run([
+            "check", "--database-url", "postgresql://alice:\(secret)@127.0.0.1:1/app?connect_timeout=3",
+        ])
         XCTAssertEqual(r.code, 3)
         XCTAssertFalse(r.output.contains(secret))
         let lines = r.stderr.split(separator: "\n")
         XCTAssertEqual(lines.count, 1, r.stderr)
-        XCTAssertTrue(r.stderr.hasPrefix("rlskit: cannot connect to host=127.0.0.1 port=1 user=alice dbname=app password=***"), r.stderr)
+        XCTAssertTrue(
+            r.stderr.hasPrefix("rlskit: cannot connect to host=127.0.0.1 port=1 user=alice dbname=app password=***"),
+            r.stderr)
     }
 
     func testMalformedDatabaseURLExits2() throws {
@@ -71,7 +75,9 @@ final class CLITests: XCTestCase {
         let connect = try XCTUnwrap(lines.first { $0.hasPrefix("kept the throwaway database; connect with: psql \"") })
         let info = String(connect.split(separator: "\"")[1])
         let conn = try PostgresConnection(ConnectionString(info))
-        XCTAssertEqual(try conn.query("select count(*)::int from rlskit.migrations").rows[0].decode(0) as Int, BuiltInSQL.files(in: "migrations").count)
+        XCTAssertEqual(
+            try conn.query("select count(*)::int from rlskit.migrations").rows[0].decode(0) as Int,
+            BuiltInSQL.files(in: "migrations").count)
         let stop = try XCTUnwrap(lines.first { $0.hasPrefix("stop it with: kill ") })
         let pid = try XCTUnwrap(Int32(stop.split(separator: " ")[4]))
         kill(pid, SIGQUIT)
@@ -93,8 +99,10 @@ final class CLITests: XCTestCase {
                 if let d = dirs.first {
                     if !waitForServer { break }
                     if let pidText = try? String(contentsOfFile: "\(tmp)/\(d)/data/postmaster.pid", encoding: .utf8),
-                       let pid = Int32(pidText.split(separator: "\n").first ?? ""),
-                       (try? String(contentsOfFile: "\(tmp)/\(d)/data/postmaster.pid", encoding: .utf8))?.contains("ready") == true {
+                        let pid = Int32(pidText.split(separator: "\n").first ?? ""),
+                        (try? String(contentsOfFile: "\(tmp)/\(d)/data/postmaster.pid", encoding: .utf8))?.contains(
+                            "ready") == true
+                    {
                         serverPID = pid
                         break
                     }
@@ -104,7 +112,8 @@ final class CLITests: XCTestCase {
             kill(p.processIdentifier, SIGTERM)
             p.waitUntilExit()
             XCTAssertEqual(p.terminationStatus, 128 + SIGTERM)
-            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tmp), [], "waitForServer=\(waitForServer)")
+            XCTAssertEqual(
+                try FileManager.default.contentsOfDirectory(atPath: tmp), [], "waitForServer=\(waitForServer)")
             if waitForServer {
                 XCTAssertGreaterThan(serverPID, 0)
                 var gone = false
@@ -123,12 +132,14 @@ extension CLITests {
         try FileManager.default.createSymbolicLink(atPath: tmp + "/link.xml", withDestinationPath: tmp + "/target.xml")
         let r = try CLI.run(["check", "--junit", tmp + "/link.xml"], environment: ["TMPDIR": tmp], directory: tmp)
         XCTAssertEqual(r.code, 0, r.output)
-        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: tmp + "/link.xml"), tmp + "/target.xml")
+        XCTAssertEqual(
+            try FileManager.default.destinationOfSymbolicLink(atPath: tmp + "/link.xml"), tmp + "/target.xml")
         XCTAssertTrue(try String(contentsOfFile: tmp + "/target.xml", encoding: .utf8).contains("<testsuites"))
         if FileManager.default.fileExists(atPath: "/dev/full") {
             let full = try CLI.run(["check", "--junit", "/dev/full"], environment: ["TMPDIR": tmp], directory: tmp)
             XCTAssertEqual(full.code, 2)
-            XCTAssertTrue(full.stderr.hasSuffix("rlskit: cannot write /dev/full: No space left on device\n"), full.stderr)
+            XCTAssertTrue(
+                full.stderr.hasSuffix("rlskit: cannot write /dev/full: No space left on device\n"), full.stderr)
             var attributes = stat()
             XCTAssertEqual(lstat("/dev/full", &attributes), 0)
             XCTAssertEqual(attributes.st_mode & S_IFMT, S_IFCHR, "/dev/full must stay a device")
@@ -152,7 +163,9 @@ extension CLITests {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline, serverPID == 0 {
             if let d = try FileManager.default.contentsOfDirectory(atPath: tmp).first,
-               let text = try? String(contentsOfFile: "\(tmp)/\(d)/data/postmaster.pid", encoding: .utf8), text.contains("ready") {
+                let text = try? String(contentsOfFile: "\(tmp)/\(d)/data/postmaster.pid", encoding: .utf8),
+                text.contains("ready")
+            {
                 serverPID = Int32(text.split(separator: "\n")[0]) ?? 0
             }
             usleep(10_000)

@@ -16,7 +16,9 @@ final class ConcurrencyTests: XCTestCase {
             try "create table t\(i) (x int);\ninsert into t\(i) values (\(i));\nselect pg_sleep(0.05);"
                 .write(toFile: dir + "/00\(i)_t\(i).sql", atomically: true, encoding: .utf8)
         }
-        let runs = try (0..<8).map { _ in try CLI.start(["apply", "--database-url", db.connectionString.raw, "--dir", dir]) }
+        let runs = try (0..<8).map { _ in
+            try CLI.start(["apply", "--database-url", db.connectionString.raw, "--dir", dir])
+        }
         var outputs: [String] = []
         for (p, out, err) in runs {
             let o = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -28,8 +30,12 @@ final class ConcurrencyTests: XCTestCase {
         let appliedLines = outputs.flatMap { $0.split(separator: "\n") }.filter { $0.hasPrefix("applied 00") }
         XCTAssertEqual(appliedLines.count, 5, "\(appliedLines)")
         let conn = try PostgresConnection(db.connectionString)
-        XCTAssertEqual(try conn.query("select count(*)::int, count(distinct version)::int from rlskit.migrations").rows[0].decode(0) as Int, 5)
+        XCTAssertEqual(
+            try conn.query("select count(*)::int, count(distinct version)::int from rlskit.migrations").rows[0].decode(
+                0) as Int, 5)
         for i in 1...5 { XCTAssertEqual(try conn.query("select count(*)::int from t\(i)").rows[0].decode(0) as Int, 1) }
-        XCTAssertEqual(try conn.query("select count(*)::int from rlskit.stand_in").rows[0].decode(0) as Int, BuiltInSQL.files(in: "compat").count)
+        XCTAssertEqual(
+            try conn.query("select count(*)::int from rlskit.stand_in").rows[0].decode(0) as Int,
+            BuiltInSQL.files(in: "compat").count)
     }
 }

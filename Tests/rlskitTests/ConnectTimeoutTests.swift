@@ -16,9 +16,13 @@ final class SilentListener: @unchecked Sendable {
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, len) } }
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, len) }
+        }
         guard bound == 0, listen(s, 64) == 0 else { close(s); throw POSIXError(.EADDRINUSE) }
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(s, $0, &len) } }
+        _ = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(s, $0, &len) }
+        }
         port = UInt16(bigEndian: addr.sin_port)
         fd = s
         Thread { [self] in
@@ -52,7 +56,9 @@ final class ConnectTimeoutTests: XCTestCase {
         let readers = running.map { ($0.1, $0.2) }
         var finished = [Double?](repeating: nil, count: running.count)
         while finished.contains(where: { $0 == nil }), Date().timeIntervalSince(started) < limit {
-            for (i, (p, _, _)) in running.enumerated() where finished[i] == nil && !p.isRunning { finished[i] = Date().timeIntervalSince(started) }
+            for (i, (p, _, _)) in running.enumerated() where finished[i] == nil && !p.isRunning {
+                finished[i] = Date().timeIntervalSince(started)
+            }
             usleep(50_000)
         }
         for (p, _, _) in running where p.isRunning { p.terminate() }
@@ -60,19 +66,27 @@ final class ConnectTimeoutTests: XCTestCase {
             r.0.waitUntilExit()
             let out = String(decoding: readers[i].0.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             let err = String(decoding: readers[i].1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            return (Outcome(code: finished[i] == nil ? -1 : r.0.terminationStatus, stdout: out, stderr: err), finished[i] ?? limit)
+            return (
+                Outcome(code: finished[i] == nil ? -1 : r.0.terminationStatus, stdout: out, stderr: err),
+                finished[i] ?? limit
+            )
         }
     }
 
     func commands(_ url: String, dir: String) -> [[String]] {
-        [["audit", "--database-url", url], ["test", "--database-url", url, dir + "/a.rls"], ["apply", "--database-url", url],
-         ["check", "--database-url", url], ["pgtap", "--database-url", url, dir + "/t.sql"], ["snapshot", "--database-url", url],
-         ["diff", "--database-url", url, "--against", url], ["storage", "drain", "--database-url", url]]
+        [
+            ["audit", "--database-url", url], ["test", "--database-url", url, dir + "/a.rls"],
+            ["apply", "--database-url", url],
+            ["check", "--database-url", url], ["pgtap", "--database-url", url, dir + "/t.sql"],
+            ["snapshot", "--database-url", url],
+            ["diff", "--database-url", url, "--against", url], ["storage", "drain", "--database-url", url],
+        ]
     }
 
     func fixtures() throws -> String {
         let dir = try CLI.temporaryDirectory()
-        try "table public.profiles\n  owner id\n  read anyone\n  write owner\n".write(toFile: dir + "/a.rls", atomically: true, encoding: .utf8)
+        try "table public.profiles\n  owner id\n  read anyone\n  write owner\n".write(
+            toFile: dir + "/a.rls", atomically: true, encoding: .utf8)
         try "select plan(1);\nselect ok(true);\n".write(toFile: dir + "/t.sql", atomically: true, encoding: .utf8)
         return dir
     }
@@ -90,7 +104,9 @@ final class ConnectTimeoutTests: XCTestCase {
             XCTAssertEqual(r.code, 3, "\(cmd[0]) still running or wrong code: \(r.output)")
             let lines = r.stderr.split(separator: "\n")
             XCTAssertEqual(lines.count, 1, "\(cmd[0]): \(r.stderr)")
-            XCTAssertTrue(r.stderr.hasPrefix("rlskit: cannot connect to host=127.0.0.1 port=\(silent.port)"), "\(cmd[0]): \(r.stderr)")
+            XCTAssertTrue(
+                r.stderr.hasPrefix("rlskit: cannot connect to host=127.0.0.1 port=\(silent.port)"),
+                "\(cmd[0]): \(r.stderr)")
             XCTAssertTrue(r.stderr.contains("timeout expired (no answer within 10 s"), "\(cmd[0]): \(r.stderr)")
             XCTAssertFalse(r.output.contains("secretpw"))
             XCTAssertGreaterThan(seconds, 9, cmd[0])
@@ -101,8 +117,9 @@ final class ConnectTimeoutTests: XCTestCase {
     func testUserTimeoutWins() throws {
         let silent = try SilentListener()
         let base = "postgresql://u@127.0.0.1:\(silent.port)/x"
-        let results = try runAll([["audit", "--database-url", base], ["apply", "--database-url", base + "?connect_timeout=3"]],
-                                 environment: ["PGCONNECT_TIMEOUT": "2"], limit: 9)
+        let results = try runAll(
+            [["audit", "--database-url", base], ["apply", "--database-url", base + "?connect_timeout=3"]],
+            environment: ["PGCONNECT_TIMEOUT": "2"], limit: 9)
         XCTAssertEqual(results[0].0.code, 3, results[0].0.output)
         XCTAssertTrue(results[0].0.stderr.contains("no answer within 2 s"), results[0].0.stderr)
         XCTAssertLessThan(results[0].1, 6)

@@ -12,30 +12,40 @@ final class CrashTests: XCTestCase {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try "create table first (x int);".write(toFile: dir + "/001_first.sql", atomically: true, encoding: .utf8)
-        try "create table slow (x int);\ninsert into slow values (1);\nselect pg_sleep(1.5);\ncreate table after_sleep (x int);"
+        try
+            "create table slow (x int);\ninsert into slow values (1);\nselect pg_sleep(1.5);\ncreate table after_sleep (x int);"
             .write(toFile: dir + "/002_slow.sql", atomically: true, encoding: .utf8)
         try "create table third (x int);".write(toFile: dir + "/003_third.sql", atomically: true, encoding: .utf8)
         let conn = try PostgresConnection(db.connectionString)
-        let (p, _, _) = try CLI.start(["apply", "--database-url", db.connectionString.raw, "--dir", dir, "--no-stand-in"])
+        let (p, _, _) = try CLI.start([
+            "apply", "--database-url", db.connectionString.raw, "--dir", dir, "--no-stand-in",
+        ])
         // Wait until the slow migration is running, then kill the client outright.
         let deadline = Date().addingTimeInterval(20)
         var sawSleep = false
         while Date() < deadline, !sawSleep {
-            sawSleep = try conn.query("select count(*)::int from pg_stat_activity where query like '%pg_sleep(1.5)%' and pid <> pg_backend_pid()").rows[0].decode(0) as Int > 0
+            sawSleep =
+                try conn.query(
+                    "select count(*)::int from pg_stat_activity where query like '%pg_sleep(1.5)%' and pid <> pg_backend_pid()"
+                ).rows[0].decode(0) as Int > 0
             if !sawSleep { usleep(10_000) }
         }
         XCTAssertTrue(sawSleep, "the slow migration never started")
         kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()
         func tables() throws -> [String] {
-            try conn.query("select tablename::text from pg_tables where schemaname = 'public' order by 1").rows.map { try $0.decode(0) }
+            try conn.query("select tablename::text from pg_tables where schemaname = 'public' order by 1").rows.map {
+                try $0.decode(0)
+            }
         }
         func ledger() throws -> [String] {
             try conn.query("select version from rlskit.migrations order by 1").rows.map { try $0.decode(0) }
         }
         // The killed run's transaction never commits: wait for its backend to go away.
         for _ in 0..<500 {
-            let busy: Int = try conn.query("select count(*)::int from pg_stat_activity where query like '%pg_sleep(1.5)%' and pid <> pg_backend_pid()").rows[0].decode(0)
+            let busy: Int = try conn.query(
+                "select count(*)::int from pg_stat_activity where query like '%pg_sleep(1.5)%' and pid <> pg_backend_pid()"
+            ).rows[0].decode(0)
             if busy == 0 { break }
             usleep(10_000)
         }
@@ -59,18 +69,22 @@ extension CrashTests {
         _ = try Migrator(conn, source: .builtIn, options: Migrator.Options()).run()
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try "scenario a slow step\n  as admin: select pg_sleep(3)\n    expect ok\n".write(toFile: dir + "/slow.scenario", atomically: true, encoding: .utf8)
+        try "scenario a slow step\n  as admin: select pg_sleep(3)\n    expect ok\n".write(
+            toFile: dir + "/slow.scenario", atomically: true, encoding: .utf8)
         let (p, _, errPipe) = try CLI.start(["test", "--database-url", cluster.connectionString.raw, dir])
         let deadline = Date().addingTimeInterval(20)
         var sleeping = false
         while Date() < deadline, !sleeping {
-            sleeping = try conn.query("select count(*)::int from pg_stat_activity where query like '%pg_sleep(3)%' and pid <> pg_backend_pid()").rows[0].decode(0) as Int > 0
+            sleeping =
+                try conn.query(
+                    "select count(*)::int from pg_stat_activity where query like '%pg_sleep(3)%' and pid <> pg_backend_pid()"
+                ).rows[0].decode(0) as Int > 0
             if !sleeping { usleep(10_000) }
         }
         XCTAssertTrue(sleeping)
         let pidText = try String(contentsOfFile: cluster.directory + "/data/postmaster.pid", encoding: .utf8)
         let pid = Int32(pidText.split(separator: "\n")[0])!
-        kill(pid, SIGQUIT)   // immediate shutdown, as if the server crashed
+        kill(pid, SIGQUIT)  // immediate shutdown, as if the server crashed
         p.waitUntilExit()
         let stderr = String(decoding: errPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertEqual(p.terminationStatus, 3, stderr)
@@ -84,15 +98,20 @@ extension CrashTests {
         let bin = try LocalCluster.findBinDirectory()
         let restart = Process()
         restart.executableURL = URL(fileURLWithPath: geteuid() == 0 ? "/usr/bin/setpriv" : bin + "/postgres")
-        restart.arguments = (geteuid() == 0 ? ["--reuid=postgres", "--regid=postgres", "--init-groups", "--", bin + "/postgres"] : []) + ["-D", cluster.directory + "/data"]
+        restart.arguments =
+            (geteuid() == 0 ? ["--reuid=postgres", "--regid=postgres", "--init-groups", "--", bin + "/postgres"] : [])
+            + ["-D", cluster.directory + "/data"]
         restart.standardOutput = FileHandle.nullDevice
         restart.standardError = FileHandle.nullDevice
         try restart.run()
         defer { kill(restart.processIdentifier, SIGQUIT); restart.waitUntilExit() }
         var up = false
-        for _ in 0..<1000 where !up { up = (try? PostgresConnection(cluster.connectionString)) != nil; if !up { usleep(10_000) } }
+        for _ in 0..<1000 where !up {
+            up = (try? PostgresConnection(cluster.connectionString)) != nil; if !up { usleep(10_000) }
+        }
         XCTAssertTrue(up)
-        try "scenario quick\n  as admin: select 1\n    expect value 1\n".write(toFile: dir + "/slow.scenario", atomically: true, encoding: .utf8)
+        try "scenario quick\n  as admin: select 1\n    expect value 1\n".write(
+            toFile: dir + "/slow.scenario", atomically: true, encoding: .utf8)
         let rerun = try CLI.run(["test", "--database-url", cluster.connectionString.raw, dir])
         XCTAssertEqual(rerun.code, 0, rerun.output)
     }

@@ -5,7 +5,8 @@ import XCTest
 /// rewritten, or every build (any change of environment) recompiles the whole library.
 final class EmbedSQLTests: XCTestCase {
     var tool: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("embed-sql").path
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("embed-sql")
+            .path
     }
 
     func run(_ args: [String]) throws -> Int32 {
@@ -32,7 +33,9 @@ final class EmbedSQLTests: XCTestCase {
         let old = Date(timeIntervalSinceNow: -3600)
         try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: out)
         XCTAssertEqual(try run([dir + "/sql", out]), 0)
-        XCTAssertEqual(try modified(out).timeIntervalSince1970, old.timeIntervalSince1970, accuracy: 1, "an unchanged output was rewritten")
+        XCTAssertEqual(
+            try modified(out).timeIntervalSince1970, old.timeIntervalSince1970, accuracy: 1,
+            "an unchanged output was rewritten")
 
         try "select 2;\n".write(toFile: dir + "/sql/a.sql", atomically: true, encoding: .utf8)
         XCTAssertEqual(try run([dir + "/sql", out]), 0)

@@ -18,7 +18,10 @@ final class PgTAPCommandTests: XCTestCase {
     }
 
     func testPassingFilesExit0() throws {
-        let r = try CLI.run(["pgtap", "--database-url", url, fixture("01-pass.sql"), fixture("06-skip-todo.sql"), fixture("11-helpers.sql")])
+        let r = try CLI.run([
+            "pgtap", "--database-url", url, fixture("01-pass.sql"), fixture("06-skip-todo.sql"),
+            fixture("11-helpers.sql"),
+        ])
         XCTAssertEqual(r.code, 0, r.output)
         XCTAssertTrue(r.stdout.contains("21 passed, 0 failed, 1 skipped, 1 todo"), r.stdout)
         XCTAssertEqual(r.stderr, "")
@@ -37,13 +40,16 @@ final class PgTAPCommandTests: XCTestCase {
         XCTAssertEqual(r.code, 2, r.output)
         let lines = r.stderr.split(separator: "\n")
         XCTAssertEqual(lines.count, 1, r.stderr)
-        XCTAssertTrue(lines[0].hasPrefix("rlskit: \(fixture("09-meta-typo.sql")):4:1: unknown psql command \\sett"), r.stderr)
+        XCTAssertTrue(
+            lines[0].hasPrefix("rlskit: \(fixture("09-meta-typo.sql")):4:1: unknown psql command \\sett"), r.stderr)
         XCTAssertTrue(r.stdout.contains("01-pass.sql  4 passed"), "the other files still run")
     }
 
     func testBadInputExits2BeforeConnecting() throws {
-        for args in [["/no/such/dir"], ["--format", "xml", fixture("01-pass.sql")], ["--jobs", "0", fixture("01-pass.sql")],
-                     ["--output", "/no/such/dir/report.xml", fixture("01-pass.sql")]] {
+        for args in [
+            ["/no/such/dir"], ["--format", "xml", fixture("01-pass.sql")], ["--jobs", "0", fixture("01-pass.sql")],
+            ["--output", "/no/such/dir/report.xml", fixture("01-pass.sql")],
+        ] {
             let r = try CLI.run(["pgtap", "--database-url", "postgresql://nobody@127.0.0.1:1/none"] + args)
             XCTAssertEqual(r.code, 2, "\(args): \(r.output)")
             XCTAssertTrue(r.stderr.hasPrefix("rlskit: "), r.stderr)
@@ -52,7 +58,10 @@ final class PgTAPCommandTests: XCTestCase {
     }
 
     func testUnreachableServerExits3() throws {
-        let r = try CLI.run(["pgtap", "--database-url", "postgresql://u:secret-pw@127.0.0.1:1/none?connect_timeout=3", fixture("01-pass.sql")])
+        let r = try CLI.run([
+            "pgtap", "--database-url", "postgresql://u:secret-pw@127.0.0.1:1/none?connect_timeout=3",
+            fixture("01-pass.sql"),
+        ])
         XCTAssertEqual(r.code, 3, r.output)
         XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
         XCTAssertTrue(r.stderr.contains("cannot connect to"), r.stderr)
@@ -62,8 +71,10 @@ final class PgTAPCommandTests: XCTestCase {
     func testReportFormatsAndOutputFile() throws {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let junit = try CLI.run(["pgtap", "--database-url", url, "--format", "junit", "--output", dir + "/r.xml", "--jobs", "2",
-                                 fixture("01-pass.sql"), fixture("02-fail.sql")])
+        let junit = try CLI.run([
+            "pgtap", "--database-url", url, "--format", "junit", "--output", dir + "/r.xml", "--jobs", "2",
+            fixture("01-pass.sql"), fixture("02-fail.sql"),
+        ])
         XCTAssertEqual(junit.code, 1)
         let xml = try String(contentsOfFile: dir + "/r.xml", encoding: .utf8)
         XCTAssertTrue(xml.contains("<testsuites name=\"rlskit\" tests=\"7\" failures=\"1\""), xml)

@@ -13,11 +13,16 @@ final class PlatformCLITests: XCTestCase {
     func testFixtureProjectChecksWithStandIns() throws {
         let tmp = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: tmp) }
-        let r = try CLI.run(["check", "--dir", Self.fixture + "/migrations", "--tests", Self.fixture + "/tests",
-                             "--json", tmp + "/r.json"], environment: ["TMPDIR": tmp], directory: tmp)
+        let r = try CLI.run(
+            [
+                "check", "--dir", Self.fixture + "/migrations", "--tests", Self.fixture + "/tests",
+                "--json", tmp + "/r.json",
+            ], environment: ["TMPDIR": tmp], directory: tmp)
         XCTAssertEqual(r.code, 0, r.output)
         XCTAssertTrue(r.stdout.contains("4 migrations applied"), r.stdout)
-        for name in ["http", "pg_graphql", "pg_jsonschema", "pg_net", "pgjwt", "pgmq", "pgsodium", "supabase_vault", "vector"] {
+        for name in [
+            "http", "pg_graphql", "pg_jsonschema", "pg_net", "pgjwt", "pgmq", "pgsodium", "supabase_vault", "vector",
+        ] {
             XCTAssertTrue(r.stdout.contains(" \(name)"), "stand-in \(name) not listed: \(r.stdout)")
         }
         XCTAssertTrue(r.stdout.contains("vector (similarity results are not meaningful)"), r.stdout)
@@ -36,13 +41,20 @@ final class PlatformCLITests: XCTestCase {
             .write(toFile: tmp + "/m/0001_wrappers.sql", atomically: true, encoding: .utf8)
         var r = try CLI.run(["apply", "--dir", tmp + "/m"], environment: ["TMPDIR": tmp], directory: tmp)
         XCTAssertNotEqual(r.code, 0)
-        XCTAssertTrue(r.stderr.contains("0001_wrappers.sql:2:1: extension \"wrappers\" is not available on this server and rlskit has no stand-in for it"), r.stderr)
+        XCTAssertTrue(
+            r.stderr.contains(
+                "0001_wrappers.sql:2:1: extension \"wrappers\" is not available on this server and rlskit has no stand-in for it"
+            ), r.stderr)
         XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
 
-        try "create extension pg_repack;\n".write(toFile: tmp + "/m/0001_wrappers.sql", atomically: true, encoding: .utf8)
+        try "create extension pg_repack;\n".write(
+            toFile: tmp + "/m/0001_wrappers.sql", atomically: true, encoding: .utf8)
         r = try CLI.run(["apply", "--dir", tmp + "/m"], environment: ["TMPDIR": tmp], directory: tmp)
-        XCTAssertNotNil(r.stderr.range(of: #"0001_wrappers\.sql:1:1: extension "pg_repack" is not available on this server: install postgresql-[0-9]+-repack"#,
-                                       options: .regularExpression), r.stderr)
+        XCTAssertNotNil(
+            r.stderr.range(
+                of:
+                    #"0001_wrappers\.sql:1:1: extension "pg_repack" is not available on this server: install postgresql-[0-9]+-repack"#,
+                options: .regularExpression), r.stderr)
     }
 
     /// Unqualified pgcrypto and uuid-ossp functions resolve as on the platform (search path
@@ -66,7 +78,9 @@ final class PlatformCLITests: XCTestCase {
           as anon: select length(encode(gen_random_bytes(4), 'hex'))
             expect value 8
         """.write(toFile: tmp + "/t/path.scenario", atomically: true, encoding: .utf8)
-        let r = try CLI.run(["check", "--dir", tmp + "/m", "--tests", tmp + "/t", "--fail-on", "error"], environment: ["TMPDIR": tmp], directory: tmp)
+        let r = try CLI.run(
+            ["check", "--dir", tmp + "/m", "--tests", tmp + "/t", "--fail-on", "error"], environment: ["TMPDIR": tmp],
+            directory: tmp)
         XCTAssertTrue(r.stdout.contains("3 passed, 0 failed"), r.output)
     }
 }

@@ -12,7 +12,9 @@ final class ReadmeExamplesTests: XCTestCase {
         for (n, line) in readme.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             if line.hasPrefix("```") { inCode.toggle(); continue }
             guard inCode, line.contains("rlskit ") else { continue }
-            for bad in ["--database-url \"$", "--database-url $", "--database-url \"${{", "--against \"$", "postgresql://"] {
+            for bad in [
+                "--database-url \"$", "--database-url $", "--database-url \"${{", "--against \"$", "postgresql://",
+            ] {
                 XCTAssertFalse(line.contains(bad) && !line.contains("ConnectionString("), "README.md:\(n + 1): \(line)")
             }
         }

@@ -10,22 +10,32 @@ final class SecretsTests: XCTestCase {
         let db = try TestServer.makeDatabase(prefix: "secret")
         defer { TestServer.drop(db.name) }
         let opts = try db.connectionString.options()
-        guard let host = opts["host"], host.hasPrefix("/") else { throw XCTSkip("needs the socket server (trust auth accepts any password)") }
+        guard let host = opts["host"], host.hasPrefix("/") else {
+            throw XCTSkip("needs the socket server (trust auth accepts any password)")
+        }
         let password = "pw-\(UUID().uuidString)"
         let key = "eyJhbGciOiJIUzI1NiJ9.eyJyb2xlIjoic2VydmljZV9yb2xlIn0.\(UUID().uuidString)"
         let url = "postgresql://postgres:\(password)@/\(db.name)?host=\(host)"
         let badURL = "postgresql://postgres:\(password)@127.0.0.1:1/\(db.name)?connect_timeout=2"
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try "create table t (x int);\nselect 1/0;".write(toFile: dir + "/001_bad.sql", atomically: true, encoding: .utf8)
+        try "create table t (x int);\nselect 1/0;".write(
+            toFile: dir + "/001_bad.sql", atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: dir + "/tap", withIntermediateDirectories: true)
-        try "select plan(2);\nselect ok(false, 'fails');\nselect nope;".write(toFile: dir + "/tap/t.sql", atomically: true, encoding: .utf8)
+        try "select plan(2);\nselect ok(false, 'fails');\nselect nope;".write(
+            toFile: dir + "/tap/t.sql", atomically: true, encoding: .utf8)
         let env = ["SERVICE_KEY": key]
         let runs: [[String]] = [
-            ["apply", "--database-url", url, "--storage-url", "https://abc.supabase.co", "--service-key-env", "SERVICE_KEY"],
+            [
+                "apply", "--database-url", url, "--storage-url", "https://abc.supabase.co", "--service-key-env",
+                "SERVICE_KEY",
+            ],
             ["apply", "--database-url", url, "--dry-run"],
             ["apply", "--database-url", url, "--dir", dir, "--no-stand-in"],
-            ["apply", "--database-url", badURL, "--storage-url", "https://abc.supabase.co", "--service-key-env", "SERVICE_KEY"],
+            [
+                "apply", "--database-url", badURL, "--storage-url", "https://abc.supabase.co", "--service-key-env",
+                "SERVICE_KEY",
+            ],
             ["apply", "--database-url", url + "&bogus_option=1"],
             ["check", "--database-url", url],
             ["check", "--database-url", badURL],

@@ -23,7 +23,9 @@ final class SequenceCLITests: XCTestCase {
             .write(toFile: dir + "/t.scenario", atomically: true, encoding: .utf8)
         let conn = try PostgresConnection(db.connectionString)
         func next(_ s: String) throws -> Int {
-            try conn.query("select (case when is_called then last_value + 1 else last_value end)::int from \(s)").rows[0].decode(0)
+            try conn.query("select (case when is_called then last_value + 1 else last_value end)::int from \(s)").rows[
+                0
+            ].decode(0)
         }
         let postsBefore = try next("public.posts_id_seq")
 
@@ -41,7 +43,10 @@ final class SequenceCLITests: XCTestCase {
 
         let text = try CLI.run(["test", "--database-url", db.connectionString.raw, dir])
         XCTAssertEqual(text.code, 0, text.output)
-        XCTAssertTrue(text.stdout.contains("note: sequences advanced by the run, left as they are (gaps are harmless; resetting could hand an id out twice): public.tickets +1\n"), text.stdout)
+        XCTAssertTrue(
+            text.stdout.contains(
+                "note: sequences advanced by the run, left as they are (gaps are harmless; resetting could hand an id out twice): public.tickets +1\n"
+            ), text.stdout)
     }
 
     func testThrowawaySequencesAreReset() throws {
@@ -58,7 +63,9 @@ final class SequenceCLITests: XCTestCase {
         let db = try OurSchema.makeDatabase()
         defer { TestServer.drop(db.name) }
         let setup = try PostgresConnection(db.connectionString)
-        let user: String = try setup.query("insert into auth.users (id, email) values (gen_random_uuid(), 'w@example.com') returning id::text").rows[0].decode(0)
+        let user: String = try setup.query(
+            "insert into auth.users (id, email) values (gen_random_uuid(), 'w@example.com') returning id::text"
+        ).rows[0].decode(0)
         let stop = Atomic<Bool>(false)
         let failures = Mutex<[String]>([])
         let inserts = Atomic<Int>(0)
@@ -68,7 +75,9 @@ final class SequenceCLITests: XCTestCase {
                 while !stop.load(ordering: .relaxed) {
                     do {
                         let c = try PostgresConnection(db.connectionString)
-                        try c.query("insert into public.posts (author_id, image_path) values ($1::uuid, $1 || '/w.png')", [user])
+                        try c.query(
+                            "insert into public.posts (author_id, image_path) values ($1::uuid, $1 || '/w.png')", [user]
+                        )
                         inserts.add(1, ordering: .relaxed)
                     } catch { failures.withLock { $0.append("\(error)") } }
                 }

@@ -27,8 +27,11 @@ final class SnapshotCLITests: XCTestCase {
         try db.conn.query("drop policy \"Users delete their own posts\" on public.posts")
         let changed = try CLI.run(["diff", lock, "--database-url", url])
         XCTAssertEqual(changed.code, 1, changed.output)
-        XCTAssertTrue(changed.stdout.contains("WIDENING  table public.posts: row level security disabled"), changed.stdout)
-        XCTAssertTrue(changed.stdout.contains("NARROWING policy \"Users delete their own posts\" on table public.posts: removed"), changed.stdout)
+        XCTAssertTrue(
+            changed.stdout.contains("WIDENING  table public.posts: row level security disabled"), changed.stdout)
+        XCTAssertTrue(
+            changed.stdout.contains("NARROWING policy \"Users delete their own posts\" on table public.posts: removed"),
+            changed.stdout)
         XCTAssertTrue(changed.stdout.contains("1 widening, 1 narrowing, 0 neutral"))
         XCTAssertEqual(changed.stderr.split(separator: "\n").count, 1)
         XCTAssertEqual(try CLI.run(["diff", lock, "--database-url", url, "--accept-widening"]).code, 0)
@@ -47,9 +50,12 @@ final class SnapshotCLITests: XCTestCase {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let bad = dir + "/bad.lock"
-        try "# rlskit policy lock, format 1\ntable public.a\n  colour: red\n".write(toFile: bad, atomically: true, encoding: .utf8)
-        for args in [["diff", bad, "--database-url", "host=/nonexistent dbname=x"], ["diff"], ["diff", dir + "/missing.lock"],
-                     ["snapshot"], ["snapshot", "--database-url", "host=/x", "--output", dir + "/no/such/dir/x.lock"]] {
+        try "# rlskit policy lock, format 1\ntable public.a\n  colour: red\n".write(
+            toFile: bad, atomically: true, encoding: .utf8)
+        for args in [
+            ["diff", bad, "--database-url", "host=/nonexistent dbname=x"], ["diff"], ["diff", dir + "/missing.lock"],
+            ["snapshot"], ["snapshot", "--database-url", "host=/x", "--output", dir + "/no/such/dir/x.lock"],
+        ] {
             let r = try CLI.run(args)
             XCTAssertEqual(r.code, 2, "\(args): \(r.output)")
             XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, "\(args): \(r.stderr)")

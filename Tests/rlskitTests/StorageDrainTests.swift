@@ -11,29 +11,46 @@ final class StorageDrainTests: XCTestCase {
         defer { TestServer.drop(db.name) }
         let server = try TinyHTTPServer { $0.contains("broken") ? 500 : ($0.contains("gone") ? 404 : 200) }
         let conn = try PostgresConnection(db.connectionString)
-        try conn.query("""
+        try conn.query(
+            """
             insert into private.storage_deletion_outbox (bucket_id, object_name)
             values ('avatars', 'u1/old photo.png'), ('avatars', 'u1/broken.png'), ('avatars', 'u1/gone.png')
             """)
         let key = "drain-key-\(UUID().uuidString)"
-        let r = try CLI.run(["storage", "drain", "--database-url", db.connectionString.raw, "--storage-url", server.url, "--service-key-env", "KEY"],
-                            environment: ["KEY": key])
+        let r = try CLI.run(
+            [
+                "storage", "drain", "--database-url", db.connectionString.raw, "--storage-url", server.url,
+                "--service-key-env", "KEY",
+            ],
+            environment: ["KEY": key])
         XCTAssertEqual(r.code, 1, r.output)
         XCTAssertTrue(r.stdout.contains("2 deleted, 1 failed"), r.stdout)
         XCTAssertFalse(r.output.contains(key))
         let paths = server.received.map(\.path).sorted()
-        XCTAssertEqual(paths, ["/storage/v1/object/avatars/u1/broken.png", "/storage/v1/object/avatars/u1/gone.png", "/storage/v1/object/avatars/u1/old%20photo.png"])
-        XCTAssertTrue(server.received.allSatisfy { $0.method == "DELETE" && $0.headers["authorization"] == "Bearer " + key })
-        let pending: [String] = try conn.query("select object_name from private.storage_deletion_outbox where sent_at is null").rows.map { try $0.decode(0) }
+        XCTAssertEqual(
+            paths,
+            [
+                "/storage/v1/object/avatars/u1/broken.png", "/storage/v1/object/avatars/u1/gone.png",
+                "/storage/v1/object/avatars/u1/old%20photo.png",
+            ])
+        XCTAssertTrue(
+            server.received.allSatisfy { $0.method == "DELETE" && $0.headers["authorization"] == "Bearer " + key })
+        let pending: [String] = try conn.query(
+            "select object_name from private.storage_deletion_outbox where sent_at is null"
+        ).rows.map { try $0.decode(0) }
         XCTAssertEqual(pending, ["u1/broken.png"])
-        XCTAssertEqual(try conn.query("select attempts from private.storage_deletion_outbox where object_name = 'u1/broken.png'").rows[0].decode(0) as Int, 1)
+        XCTAssertEqual(
+            try conn.query("select attempts from private.storage_deletion_outbox where object_name = 'u1/broken.png'")
+                .rows[0].decode(0) as Int, 1)
 
         // Stored settings (written by apply) are used when no flags are given; the failure is retried.
         try StorageSettings.write(conn, url: server.url, serviceKey: key)
         let again = try CLI.run(["storage", "drain", "--database-url", db.connectionString.raw])
         XCTAssertEqual(again.code, 1)
         XCTAssertEqual(server.received.count, 4)
-        XCTAssertEqual(try conn.query("select attempts from private.storage_deletion_outbox where object_name = 'u1/broken.png'").rows[0].decode(0) as Int, 2)
+        XCTAssertEqual(
+            try conn.query("select attempts from private.storage_deletion_outbox where object_name = 'u1/broken.png'")
+                .rows[0].decode(0) as Int, 2)
         XCTAssertEqual(try CLI.run(["storage", "sweep", "--database-url", db.connectionString.raw]).code, 2)
     }
 
@@ -47,30 +64,48 @@ final class StorageDrainTests: XCTestCase {
         let u = UUID().uuidString.lowercased()
         let unsafe = StorageNames.refused(owner: u, victim: UUID().uuidString.lowercased())
         for name in unsafe + ["\(u)/ok.png"] {
-            try conn.query("insert into private.storage_deletion_outbox (bucket_id, object_name) values ('avatars', $1)", [name])
+            try conn.query(
+                "insert into private.storage_deletion_outbox (bucket_id, object_name) values ('avatars', $1)", [name])
         }
         for bucket in ["avatars/..", "..", "a\\b"] {
-            try conn.query("insert into private.storage_deletion_outbox (bucket_id, object_name) values ($1, $2)", [bucket, "\(u)/b.png"])
+            try conn.query(
+                "insert into private.storage_deletion_outbox (bucket_id, object_name) values ($1, $2)",
+                [bucket, "\(u)/b.png"])
         }
         let key = "drain-key-\(UUID().uuidString)"
-        let r = try CLI.run(["storage", "drain", "--database-url", db.connectionString.raw, "--storage-url", server.url, "--service-key-env", "KEY"],
-                            environment: ["KEY": key])
+        let r = try CLI.run(
+            [
+                "storage", "drain", "--database-url", db.connectionString.raw, "--storage-url", server.url,
+                "--service-key-env", "KEY",
+            ],
+            environment: ["KEY": key])
         XCTAssertEqual(r.code, 1, r.output)
         XCTAssertTrue(r.stdout.contains("1 deleted, 0 failed, \(unsafe.count + 3) refused"), r.stdout)
         XCTAssertEqual(server.received.map(\.path), ["/storage/v1/object/avatars/\(u)/ok.png"])
         XCTAssertFalse(r.output.contains(key))
         // Names are shown escaped: no raw control character reaches the terminal.
-        XCTAssertFalse(r.output.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || (0x7F...0x9F).contains($0.value) }, r.output.debugDescription)
-        let rows = try conn.query("select object_name, attempts, last_error from private.storage_deletion_outbox where sent_at is null order by id").rows
+        XCTAssertFalse(
+            r.output.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || (0x7F...0x9F).contains($0.value) },
+            r.output.debugDescription)
+        let rows = try conn.query(
+            "select object_name, attempts, last_error from private.storage_deletion_outbox where sent_at is null order by id"
+        ).rows
         XCTAssertEqual(rows.count, unsafe.count + 3)
         for row in rows {
             XCTAssertEqual(try row.decode("attempts") as Int, 0)
             let error: String = try row.decode("last_error")
-            XCTAssertTrue(error.hasPrefix("refused, not sent: ") && error.contains("(check the row, then delete it)"), error)
+            XCTAssertTrue(
+                error.hasPrefix("refused, not sent: ") && error.contains("(check the row, then delete it)"), error)
         }
         // A second drain refuses them again and still sends nothing.
-        XCTAssertEqual(try CLI.run(["storage", "drain", "--database-url", db.connectionString.raw, "--storage-url", server.url, "--service-key-env", "KEY"],
-                                   environment: ["KEY": key]).code, 1)
+        XCTAssertEqual(
+            try CLI.run(
+                [
+                    "storage", "drain", "--database-url", db.connectionString.raw, "--storage-url", server.url,
+                    "--service-key-env", "KEY",
+                ],
+                environment: ["KEY": key]
+            ).code, 1)
         XCTAssertEqual(server.received.count, 1)
     }
 
@@ -80,15 +115,23 @@ final class StorageDrainTests: XCTestCase {
         defer { TestServer.drop(db.name) }
         let victim = UUID().uuidString.lowercased()
         for code in [301, 302, 307, 308] {
-            let server = try TinyHTTPServer(location: "/auth/v1/admin/users/\(victim)") { $0.hasPrefix("/storage/") ? code : 200 }
+            let server = try TinyHTTPServer(location: "/auth/v1/admin/users/\(victim)") {
+                $0.hasPrefix("/storage/") ? code : 200
+            }
             let conn = try PostgresConnection(db.connectionString)
             try conn.query("delete from private.storage_deletion_outbox")
-            try conn.query("insert into private.storage_deletion_outbox (bucket_id, object_name) values ('avatars', 'u1/a.png')")
+            try conn.query(
+                "insert into private.storage_deletion_outbox (bucket_id, object_name) values ('avatars', 'u1/a.png')")
             let r = try StorageDrain.run(conn, url: server.url, key: "k", timeout: 5)
             XCTAssertEqual(server.received.map(\.path), ["/storage/v1/object/avatars/u1/a.png"], "HTTP \(code)")
             XCTAssertEqual(r.failed.count, 1)
-            XCTAssertTrue(r.failed.first?.error.contains("redirected to /auth/v1/admin/users/\(victim), not followed") == true, "\(r.failed)")
-            XCTAssertEqual(try conn.query("select count(*)::int from private.storage_deletion_outbox where sent_at is null").rows[0].decode(0) as Int, 1)
+            XCTAssertTrue(
+                r.failed.first?.error.contains("redirected to /auth/v1/admin/users/\(victim), not followed") == true,
+                "\(r.failed)")
+            XCTAssertEqual(
+                try conn.query("select count(*)::int from private.storage_deletion_outbox where sent_at is null").rows[
+                    0
+                ].decode(0) as Int, 1)
         }
     }
 
@@ -99,23 +142,34 @@ final class StorageDrainTests: XCTestCase {
         defer { TestServer.drop(db.name) }
         let server = try TinyHTTPServer { _ in nil }
         let conn = try PostgresConnection(db.connectionString)
-        try conn.query("insert into private.storage_deletion_outbox (bucket_id, object_name) values ('avatars', 'u1/a.png'), ('avatars', 'u1/b.png')")
+        try conn.query(
+            "insert into private.storage_deletion_outbox (bucket_id, object_name) values ('avatars', 'u1/a.png'), ('avatars', 'u1/b.png')"
+        )
         let started = Date()
         let r = try StorageDrain.run(conn, url: server.url, key: "k", timeout: 1)
         let elapsed = Date().timeIntervalSince(started)
         XCTAssertEqual(r.failed.count, 2)
         XCTAssertLessThan(elapsed, 5, "two silent requests with a 1 s timeout took \(elapsed) s")
         XCTAssertEqual(r.failed.first?.error, "no answer from 127.0.0.1:\(server.port) within 1 s (request timed out)")
-        let stored: String = try conn.query("select last_error from private.storage_deletion_outbox order by id limit 1").rows[0].decode(0)
+        let stored: String = try conn.query(
+            "select last_error from private.storage_deletion_outbox order by id limit 1"
+        ).rows[0].decode(0)
         XCTAssertFalse(stored.contains("NSURLErrorDomain"), stored)
     }
 
     func testStorageURLWithQueryFragmentOrDotPathIsRefused() throws {
         let db = try Provisioned.database(prefix: "drain")
         defer { TestServer.drop(db.name) }
-        for url in ["http://127.0.0.1:9/?x=", "http://127.0.0.1:9/#", "http://127.0.0.1:9?", "http://127.0.0.1:9/api/../auth", "http://127.0.0.1:9/%2e%2e"] {
-            let r = try CLI.run(["storage", "drain", "--database-url", db.connectionString.raw, "--storage-url", url, "--service-key-env", "KEY"],
-                                environment: ["KEY": "k"])
+        for url in [
+            "http://127.0.0.1:9/?x=", "http://127.0.0.1:9/#", "http://127.0.0.1:9?", "http://127.0.0.1:9/api/../auth",
+            "http://127.0.0.1:9/%2e%2e",
+        ] {
+            let r = try CLI.run(
+                [
+                    "storage", "drain", "--database-url", db.connectionString.raw, "--storage-url", url,
+                    "--service-key-env", "KEY",
+                ],
+                environment: ["KEY": "k"])
             XCTAssertEqual(r.code, 2, "\(url): \(r.output)")
             XCTAssertTrue(r.stderr.contains("--storage-url"), r.stderr)
         }

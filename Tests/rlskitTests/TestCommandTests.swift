@@ -35,26 +35,37 @@ final class TestCommandTests: XCTestCase {
     }
 
     func testFailureShowsSQLActorExpectedAndActualAndExits1() throws {
-        let url = try database("drop policy \"Users delete their own posts\" on public.posts; create policy d on public.posts for delete to authenticated using (true);")
+        let url = try database(
+            "drop policy \"Users delete their own posts\" on public.posts; create policy d on public.posts for delete to authenticated using (true);"
+        )
         let r = try CLI.run(["test", "--database-url", url, tests + "/access.rls"])
         XCTAssertEqual(r.code, 1, r.output)
         XCTAssertTrue(r.stdout.contains("[A] A deletes B's row"), r.stdout)
-        XCTAssertTrue(r.stdout.contains("public.posts · delete · as A: expected nothing written (0 rows, or denied by RLS or privilege), got 1 row affected"), r.stdout)
+        XCTAssertTrue(
+            r.stdout.contains(
+                "public.posts · delete · as A: expected nothing written (0 rows, or denied by RLS or privilege), got 1 row affected"
+            ), r.stdout)
         XCTAssertTrue(r.stdout.contains("sql: delete from public.posts where author_id = '"), r.stdout)
     }
 
     func testReportFormatsAndOutputFile() throws {
         let url = try database()
         let dir = try folder([:])
-        for (format, marker) in [("junit", "<testsuites name=\"rlskit\""), ("tap", "TAP version 13"), ("json", "\"outcomes\"")] {
+        for (format, marker) in [
+            ("junit", "<testsuites name=\"rlskit\""), ("tap", "TAP version 13"), ("json", "\"outcomes\""),
+        ] {
             let out = dir + "/report." + format
-            let r = try CLI.run(["test", "--database-url", url, "--format", format, "--output", out, "--jobs", "2", tests])
+            let r = try CLI.run([
+                "test", "--database-url", url, "--format", format, "--output", out, "--jobs", "2", tests,
+            ])
             XCTAssertEqual(r.code, 0, r.output)
             let text = try String(contentsOfFile: out, encoding: .utf8)
             XCTAssertTrue(text.contains(marker), format)
             XCTAssertTrue(text.contains(format == "junit" ? "A deletes B&apos;s row" : "A deletes B's row"), format)
         }
-        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/report.json"))) as? [String: Any]
+        let json =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/report.json")))
+            as? [String: Any]
         XCTAssertEqual(json?["failed"] as? Int, 0)
         let tap = try CLI.run(["test", "--database-url", url, "--format", "tap", tests + "/profiles.scenario"])
         XCTAssertTrue(tap.stdout.hasPrefix("TAP version 13\n1..14\n"), tap.stdout)
@@ -64,9 +75,15 @@ final class TestCommandTests: XCTestCase {
         // The URL points nowhere: a malformed file must be reported before any connection.
         let nowhere = "postgresql://u:secret-pw@127.0.0.1:1/x?connect_timeout=2"
         let cases: [(String, String, String)] = [
-            ("access.rls", "table posts\n  owner author_id\n  read sometimes\n  write owner\n", "access.rls:3: unknown read value 'sometimes'"),
+            (
+                "access.rls", "table posts\n  owner author_id\n  read sometimes\n  write owner\n",
+                "access.rls:3: unknown read value 'sometimes'"
+            ),
             ("a.scenario", "scenario x\n  as nobody: select 1\n  expect ok\n", "a.scenario:2: unknown actor 'nobody'"),
-            ("b.scenario", "scenario x\n  as anon: select 1\n  expect perhaps\n", "b.scenario:3: unknown expectation 'perhaps'"),
+            (
+                "b.scenario", "scenario x\n  as anon: select 1\n  expect perhaps\n",
+                "b.scenario:3: unknown expectation 'perhaps'"
+            ),
         ]
         for (name, text, message) in cases {
             let dir = try folder([name: text, "ok.scenario": "scenario fine\n  as anon: select 1\n  expect ok\n"])
@@ -84,26 +101,35 @@ final class TestCommandTests: XCTestCase {
     }
 
     func testUnreachableServerExits3() throws {
-        let r = try CLI.run(["test", "--database-url", "postgresql://u:secret-pw@127.0.0.1:1/x?connect_timeout=2", tests])
+        let r = try CLI.run([
+            "test", "--database-url", "postgresql://u:secret-pw@127.0.0.1:1/x?connect_timeout=2", tests,
+        ])
         XCTAssertEqual(r.code, 3, r.output)
         XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
         XCTAssertFalse(r.output.contains("secret-pw"))
     }
 
     func testStrictFailsOnUndeclaredRLSTable() throws {
-        let url = try database("create table public.secrets (id int); alter table public.secrets enable row level security;")
+        let url = try database(
+            "create table public.secrets (id int); alter table public.secrets enable row level security;")
         let relaxed = try CLI.run(["test", "--database-url", url, tests + "/access.rls"])
         XCTAssertEqual(relaxed.code, 0, relaxed.output)
-        XCTAssertTrue(relaxed.stdout.contains("uncovered: RLS enabled but no intent declared (--strict fails on these): public.secrets"), relaxed.stdout)
+        XCTAssertTrue(
+            relaxed.stdout.contains(
+                "uncovered: RLS enabled but no intent declared (--strict fails on these): public.secrets"),
+            relaxed.stdout)
         let strict = try CLI.run(["test", "--strict", "--database-url", url, tests + "/access.rls"])
         XCTAssertEqual(strict.code, 1, strict.output)
-        XCTAssertTrue(strict.stdout.contains("public.secrets has row level security but no block in the access file"), strict.stdout)
+        XCTAssertTrue(
+            strict.stdout.contains("public.secrets has row level security but no block in the access file"),
+            strict.stdout)
     }
 
     /// A declared table nobody could test is a failure (exit 1), never a green run;
     /// --allow-untested turns it into a skip.
     func testUntestableDeclaredTableFailsUnlessAllowed() throws {
-        let url = try database("""
+        let url = try database(
+            """
             create table public.parents (id int primary key);
             create table public.children (owner_id uuid not null references auth.users (id), parent_id int not null references public.parents (id));
             alter table public.children enable row level security;

@@ -11,70 +11,71 @@ enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
         case .policies:
             // Storage policies are audited too, although the data API does not expose storage.
             return """
-            select n.nspname as schema, c.relname as table_name, p.polname as name, p.polcmd::text as cmd,
-                   p.polpermissive as permissive, c.relrowsecurity as rls,
-                   array(select case when r = 0 then 'public' else pg_catalog.pg_get_userbyid(r)::text end
-                         from unnest(p.polroles) r) as roles,
-                   pg_catalog.pg_get_expr(p.polqual, p.polrelid) as qual,
-                   pg_catalog.pg_get_expr(p.polwithcheck, p.polrelid) as with_check
-            from pg_catalog.pg_policy p
-            join pg_catalog.pg_class c on c.oid = p.polrelid
-            join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-            where (n.nspname = any($1::text[]) or n.nspname = 'storage')
-              and \(SQLParts.notExtensionMember("c"))
-            """
+                select n.nspname as schema, c.relname as table_name, p.polname as name, p.polcmd::text as cmd,
+                       p.polpermissive as permissive, c.relrowsecurity as rls,
+                       array(select case when r = 0 then 'public' else pg_catalog.pg_get_userbyid(r)::text end
+                             from unnest(p.polroles) r) as roles,
+                       pg_catalog.pg_get_expr(p.polqual, p.polrelid) as qual,
+                       pg_catalog.pg_get_expr(p.polwithcheck, p.polrelid) as with_check
+                from pg_catalog.pg_policy p
+                join pg_catalog.pg_class c on c.oid = p.polrelid
+                join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+                where (n.nspname = any($1::text[]) or n.nspname = 'storage')
+                  and \(SQLParts.notExtensionMember("c"))
+                """
         case .buckets:
             // Fails with 42P01 where there is no storage schema: read as "no buckets".
             return "select id, name, coalesce(public, false) as public from storage.buckets"
         case .indexColumns:
             return """
-            select n.nspname as schema, c.relname as table_name, a.attname as column_name
-            from pg_catalog.pg_index i
-            join pg_catalog.pg_class c on c.oid = i.indrelid
-            join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-            join pg_catalog.pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]
-            where n.nspname = any($1::text[])
-            """
+                select n.nspname as schema, c.relname as table_name, a.attname as column_name
+                from pg_catalog.pg_index i
+                join pg_catalog.pg_class c on c.oid = i.indrelid
+                join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+                join pg_catalog.pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]
+                where n.nspname = any($1::text[])
+                """
         case .secretCandidates:
             // A cheap regex pre-filter on the server; Swift decides what is a secret.
-            let pattern = "'eyJ[A-Za-z0-9_-]{8,}\\.eyJ|sb_secret_|[A-Za-z][A-Za-z0-9+.-]*://[^/:@[:space:]]+:[^/@[:space:]]+@'"
+            let pattern =
+                "'eyJ[A-Za-z0-9_-]{8,}\\.eyJ|sb_secret_|[A-Za-z][A-Za-z0-9+.-]*://[^/:@[:space:]]+:[^/@[:space:]]+@'"
             return """
-            select 'function' as kind, n.nspname as schema,
-                   p.proname || '(' || pg_catalog.oidvectortypes(p.proargtypes) || ')' as name, null::text as member,
-                   'body' as place, p.prosrc as text
-            from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
-            where \(SchemaLists.notSystem("n")) and p.prosrc ~ \(pattern)
-              and \(SQLParts.notExtensionMember("p", catalog: "pg_proc"))
-            union all
-            select v.kind, v.schema, v.name, null, 'definition', d.definition
-            from (
-              -- OFFSET 0 keeps the planner from deparsing (and opening) system views first.
-              select case c.relkind when 'm' then 'materialized view' else 'view' end as kind, n.nspname as schema,
-                     c.relname as name, c.oid
-              from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-              where c.relkind in ('v', 'm') and \(SchemaLists.notSystem("n")) and \(SQLParts.notExtensionMember("c"))
-              offset 0
-            ) v cross join lateral (select pg_catalog.pg_get_viewdef(v.oid) as definition) d
-            where d.definition ~ \(pattern)
-            union all
-            select 'column', n.nspname, c.relname, a.attname, 'default', pg_catalog.pg_get_expr(d.adbin, d.adrelid)
-            from pg_catalog.pg_attrdef d
-            join pg_catalog.pg_class c on c.oid = d.adrelid
-            join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-            join pg_catalog.pg_attribute a on a.attrelid = d.adrelid and a.attnum = d.adnum
-            where \(SchemaLists.notSystem("n")) and \(SQLParts.notExtensionMember("c"))
-              -- Deparsing opens the table: only defaults with a string constant can hold a secret.
-              and case when d.adbin::text ~ ':consttype (25|1043|705|19|1042) ' and n.nspname <> ''
-                       then pg_catalog.pg_get_expr(d.adbin, d.adrelid) end ~ \(pattern)
-            union all
-            select 'comment', coalesce(o.schema, ''), o.identity, o.type, 'comment', ds.description
-            from pg_catalog.pg_description ds
-            cross join lateral pg_catalog.pg_identify_object(ds.classoid, ds.objoid, ds.objsubid) o
-            where ds.objoid >= 16384 and ds.description ~ \(pattern)
-              and coalesce(o.schema, '') not in (\(SchemaLists.sqlList(SchemaLists.system)))
-              and not exists (select 1 from pg_catalog.pg_depend dep where dep.classid = ds.classoid
-                              and dep.objid = ds.objoid and dep.deptype = 'e')
-            """
+                select 'function' as kind, n.nspname as schema,
+                       p.proname || '(' || pg_catalog.oidvectortypes(p.proargtypes) || ')' as name, null::text as member,
+                       'body' as place, p.prosrc as text
+                from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
+                where \(SchemaLists.notSystem("n")) and p.prosrc ~ \(pattern)
+                  and \(SQLParts.notExtensionMember("p", catalog: "pg_proc"))
+                union all
+                select v.kind, v.schema, v.name, null, 'definition', d.definition
+                from (
+                  -- OFFSET 0 keeps the planner from deparsing (and opening) system views first.
+                  select case c.relkind when 'm' then 'materialized view' else 'view' end as kind, n.nspname as schema,
+                         c.relname as name, c.oid
+                  from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+                  where c.relkind in ('v', 'm') and \(SchemaLists.notSystem("n")) and \(SQLParts.notExtensionMember("c"))
+                  offset 0
+                ) v cross join lateral (select pg_catalog.pg_get_viewdef(v.oid) as definition) d
+                where d.definition ~ \(pattern)
+                union all
+                select 'column', n.nspname, c.relname, a.attname, 'default', pg_catalog.pg_get_expr(d.adbin, d.adrelid)
+                from pg_catalog.pg_attrdef d
+                join pg_catalog.pg_class c on c.oid = d.adrelid
+                join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+                join pg_catalog.pg_attribute a on a.attrelid = d.adrelid and a.attnum = d.adnum
+                where \(SchemaLists.notSystem("n")) and \(SQLParts.notExtensionMember("c"))
+                  -- Deparsing opens the table: only defaults with a string constant can hold a secret.
+                  and case when d.adbin::text ~ ':consttype (25|1043|705|19|1042) ' and n.nspname <> ''
+                           then pg_catalog.pg_get_expr(d.adbin, d.adrelid) end ~ \(pattern)
+                union all
+                select 'comment', coalesce(o.schema, ''), o.identity, o.type, 'comment', ds.description
+                from pg_catalog.pg_description ds
+                cross join lateral pg_catalog.pg_identify_object(ds.classoid, ds.objoid, ds.objsubid) o
+                where ds.objoid >= 16384 and ds.description ~ \(pattern)
+                  and coalesce(o.schema, '') not in (\(SchemaLists.sqlList(SchemaLists.system)))
+                  and not exists (select 1 from pg_catalog.pg_depend dep where dep.classid = ds.classoid
+                                  and dep.objid = ds.objoid and dep.deptype = 'e')
+                """
         }
     }
 
@@ -99,16 +100,21 @@ final class PolicyRow: Sendable {
     public let usingExpr: PolicyExpression?
     public let checkExpr: PolicyExpression?
 
-    public convenience init(schema: String, table: String, name: String, command: String, permissive: Bool, tableRLS: Bool,
-                roles: [String], using: String?, withCheck: String?) {
+    public convenience init(
+        schema: String, table: String, name: String, command: String, permissive: Bool, tableRLS: Bool,
+        roles: [String], using: String?, withCheck: String?
+    ) {
         var cache: [String: PolicyExpression] = [:]
-        self.init(schema: schema, table: table, name: name, command: command, permissive: permissive, tableRLS: tableRLS,
-                  roles: roles, using: using, withCheck: withCheck, cache: &cache)
+        self.init(
+            schema: schema, table: table, name: name, command: command, permissive: permissive, tableRLS: tableRLS,
+            roles: roles, using: using, withCheck: withCheck, cache: &cache)
     }
 
     /// Policies are often written from one template: identical expressions are parsed once.
-    init(schema: String, table: String, name: String, command: String, permissive: Bool, tableRLS: Bool,
-         roles: [String], using: String?, withCheck: String?, cache: inout [String: PolicyExpression]) {
+    init(
+        schema: String, table: String, name: String, command: String, permissive: Bool, tableRLS: Bool,
+        roles: [String], using: String?, withCheck: String?, cache: inout [String: PolicyExpression]
+    ) {
         self.schema = schema
         self.table = table
         self.name = name
@@ -179,10 +185,11 @@ struct AuditCatalog: Sendable {
     static func policies(_ rows: [PostgresRow]) throws -> [PolicyRow] {
         var cache: [String: PolicyExpression] = [:]
         return try rows.map { r in
-            PolicyRow(schema: try r.decode("schema"), table: try r.decode("table_name"), name: try r.decode("name"),
-                      command: PolicyRow.command(try r.decode("cmd")), permissive: try r.decode("permissive"),
-                      tableRLS: try r.decode("rls"), roles: try r.decode("roles"),
-                      using: try r.decode("qual"), withCheck: try r.decode("with_check"), cache: &cache)
+            PolicyRow(
+                schema: try r.decode("schema"), table: try r.decode("table_name"), name: try r.decode("name"),
+                command: PolicyRow.command(try r.decode("cmd")), permissive: try r.decode("permissive"),
+                tableRLS: try r.decode("rls"), roles: try r.decode("roles"),
+                using: try r.decode("qual"), withCheck: try r.decode("with_check"), cache: &cache)
         }
     }
 
@@ -191,7 +198,9 @@ struct AuditCatalog: Sendable {
         case .policies:
             policies = try Self.policies(rows)
         case .buckets:
-            buckets = try rows.map { BucketRow(id: try $0.decode("id"), name: try $0.decode("name"), isPublic: try $0.decode("public")) }
+            buckets = try rows.map {
+                BucketRow(id: try $0.decode("id"), name: try $0.decode("name"), isPublic: try $0.decode("public"))
+            }
         case .indexColumns:
             for r in rows {
                 let key: String = try r.decode("schema") + "." + (try r.decode("table_name") as String)
@@ -199,8 +208,9 @@ struct AuditCatalog: Sendable {
             }
         case .secretCandidates:
             secretCandidates = try rows.map { r in
-                SecretCandidate(kind: try r.decode(0), schema: try r.decode(1), name: try r.decode(2), member: try r.decode(3),
-                                place: try r.decode(4), text: try r.decode(5))
+                SecretCandidate(
+                    kind: try r.decode(0), schema: try r.decode(1), name: try r.decode(2), member: try r.decode(3),
+                    place: try r.decode(4), text: try r.decode(5))
             }
         }
     }

@@ -23,8 +23,10 @@ public struct AuditOptions: Sendable {
 
 public enum Auditor {
     /// Audits the database at `target` with `lints`, in one read-only snapshot.
-    public static func run(_ lints: [Lint] = LintRegistry.all, options: AuditOptions = AuditOptions(),
-                           on target: ConnectionString) throws -> AuditResult {
+    public static func run(
+        _ lints: [Lint] = LintRegistry.all, options: AuditOptions = AuditOptions(),
+        on target: ConnectionString
+    ) throws -> AuditResult {
         let conn = try PostgresConnection(target)
         defer { conn.close() }
         return try run(conn, lints: lints, exposedSchemas: options.exposedSchemas, helper: target)
@@ -38,25 +40,34 @@ public enum Auditor {
     /// second connection that imports the same snapshot, and are parsed on a second thread
     /// while the main connection runs everything else. Below `helperThreshold` policies one
     /// connection is faster.
-    static func run(_ conn: PostgresConnection, lints: [Lint] = LintRegistry.all,
-                           exposedSchemas: [String]? = nil, helper: ConnectionString? = nil,
-                           helperThreshold: Int = 1000) throws -> AuditResult {
+    static func run(
+        _ conn: PostgresConnection, lints: [Lint] = LintRegistry.all,
+        exposedSchemas: [String]? = nil, helper: ConnectionString? = nil,
+        helperThreshold: Int = 1000
+    ) throws -> AuditResult {
         let started = Date()
         let ownTransaction = !conn.inTransaction
         if ownTransaction { try conn.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
         defer { if ownTransaction { _ = try? conn.query("ROLLBACK") } }
 
         let first = try conn.query("select s.*, \(SidePolicies.countColumns) from (\(ExposedSchemas.query)) s").rows[0]
-        let exposed = exposedSchemas.map { ExposedSchemas(names: $0, source: "--exposed-schemas") } ?? ExposedSchemas.detect(from: first)
+        let exposed =
+            exposedSchemas.map { ExposedSchemas(names: $0, source: "--exposed-schemas") }
+            ?? ExposedSchemas.detect(from: first)
         var plan = QueryPlan(lints: lints)
         let param = postgresArray(exposed.names)
         var side: [SidePolicies] = []
-        if let helper, ownTransaction, plan.removePolicies(), (Int(first["policy_count"] ?? "0") ?? 0) >= helperThreshold {
-            side = try SidePolicies.launch(conn, helper: helper, exposed: param, tables: Int(first["policy_tables"] ?? "0") ?? 0)
+        if let helper, ownTransaction, plan.removePolicies(),
+            (Int(first["policy_count"] ?? "0") ?? 0) >= helperThreshold
+        {
+            side = try SidePolicies.launch(
+                conn, helper: helper, exposed: param, tables: Int(first["policy_tables"] ?? "0") ?? 0)
         } else if helper != nil, plan.hasRemovedPolicies {
             plan.restorePolicies()
         }
-        var groups: [[PostgresStatement]] = [[PostgresStatement("select nspname from pg_catalog.pg_namespace where nspname = any($1::text[])", [param])]]
+        var groups: [[PostgresStatement]] = [
+            [PostgresStatement("select nspname from pg_catalog.pg_namespace where nspname = any($1::text[])", [param])]
+        ]
         groups += plan.queries.map { [PostgresStatement($0.sql, $0.sql.contains("$1") ? [param] : [])] }
         let outcomes = try conn.pipeline(groups: groups, isolation: .keepSuccesses).map { $0[0] }
         trace("pipeline done", started)
@@ -65,13 +76,18 @@ public enum Auditor {
         let present = Set((outcomes[0].result?.rows ?? []).compactMap { $0["nspname"] })
         // Auditing only schemas that do not exist checks nothing: never pass that silently.
         if present.isEmpty {
-            _ = try? SidePolicies.collect(side) { [] }   // let the helpers finish before the snapshot goes
+            _ = try? SidePolicies.collect(side) { [] }  // let the helpers finish before the snapshot goes
             let names = exposed.names.map { SQL.display($0) }.joined(separator: ", ")
             let plural = exposed.names.count == 1 ? "schema \(names) does" : "schemas \(names) do"
-            let fix = exposed.source == "--exposed-schemas" ? "name existing schemas in --exposed-schemas"
-                : exposed.source.hasPrefix("default") ? "pass --exposed-schemas with the schemas the data API serves"
-                : "fix \(exposed.source), or pass --exposed-schemas"
-            throw ConfigurationError("exposed \(plural) not exist in this database (from \(exposed.source)), so the audit would check nothing: \(fix)")
+            let fix =
+                exposed.source == "--exposed-schemas"
+                ? "name existing schemas in --exposed-schemas"
+                : exposed.source.hasPrefix("default")
+                    ? "pass --exposed-schemas with the schemas the data API serves"
+                    : "fix \(exposed.source), or pass --exposed-schemas"
+            throw ConfigurationError(
+                "exposed \(plural) not exist in this database (from \(exposed.source)), so the audit would check nothing: \(fix)"
+            )
         }
         var catalog = AuditCatalog(exposedSchemas: exposed.names)
         if !side.isEmpty {
@@ -93,7 +109,8 @@ public enum Auditor {
                 }
             case (.dataset(let d), .success(let result)):
                 do { try catalog.load(d, result.rows) } catch { failedDatasets[d] = "\(error)" }
-            case (.dataset(let d), .failure(let e)) where d.missingIsEmpty && ["42P01", "3F000"].contains(e.sqlState ?? ""):
+            case (.dataset(let d), .failure(let e))
+            where d.missingIsEmpty && ["42P01", "3F000"].contains(e.sqlState ?? ""):
                 continue
             case (.lint(let lint), .failure(let e)): failed[lint.name] = e.description
             case (.dataset(let d), .failure(let e)): failedDatasets[d] = e.description
@@ -112,15 +129,17 @@ public enum Auditor {
         }
         // The Swift lints only read the catalog: run them on every core.
         let frozen = catalog, toRun = swiftLints
-        let results = try WorkerPool.run(toRun.count, workers: ProcessInfo.processInfo.activeProcessorCount, open: {}) { _, i in
+        let results = try WorkerPool.run(toRun.count, workers: ProcessInfo.processInfo.activeProcessorCount, open: {}) {
+            _, i in
             (toRun[i].1(frozen).map { Finding(lint: toRun[i].0, draft: $0) }, false)
         }
         findings += results.compactMap { $0 }.joined()
         trace("lints done", started)
         defer { trace("sorted", started) }
-        return AuditResult(findings: deduplicated(findings).sortedForReport(), exposed: exposed,
-                           missingSchemas: exposed.names.filter { !present.contains($0) },
-                           failedLints: failed, lintsRun: lints, seconds: Date().timeIntervalSince(started))
+        return AuditResult(
+            findings: deduplicated(findings).sortedForReport(), exposed: exposed,
+            missingSchemas: exposed.names.filter { !present.contains($0) },
+            failedLints: failed, lintsRun: lints, seconds: Date().timeIntervalSince(started))
     }
 
     /// The queries `run` sends, as a psql script (for the benchmark's side-by-side timing).
@@ -136,24 +155,34 @@ public enum Auditor {
 
     /// Text form of a text[] literal.
     static func postgresArray(_ names: [String]) -> String {
-        "{" + names.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
+        "{"
+            + names.map {
+                "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                    + "\""
+            }
             .joined(separator: ",") + "}"
     }
 
     static func standardDraft(_ row: PostgresRow) throws -> FindingDraft {
         var metadata: [String: String] = [:]
         if let json: String = try row.decode("metadata"),
-           let obj = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] {
+            let obj = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        {
             for (k, v) in obj { metadata[k] = v as? String ?? "\(v)" }
         }
-        return FindingDraft(object: AuditObject(schema: try row.decode("schema"), name: try row.decode("name"),
-                                                kind: try row.decode("kind"), member: try row.decode("member")),
-                            detail: try row.decode("detail"), metadata: metadata)
+        return FindingDraft(
+            object: AuditObject(
+                schema: try row.decode("schema"), name: try row.decode("name"),
+                kind: try row.decode("kind"), member: try row.decode("member")),
+            detail: try row.decode("detail"), metadata: metadata)
     }
 
     static let tracing = ProcessInfo.processInfo.environment["RLSKIT_TRACE"] != nil
     static func trace(_ what: String, _ since: Date) {
-        if tracing { FileHandle.standardError.write(Data("trace: \(what) at \(Int(Date().timeIntervalSince(since) * 1000)) ms\n".utf8)) }
+        if tracing {
+            FileHandle.standardError.write(
+                Data("trace: \(what) at \(Int(Date().timeIntervalSince(since) * 1000)) ms\n".utf8))
+        }
     }
 
     /// One finding per fingerprint (a lint may see one object through several rows).
@@ -171,7 +200,8 @@ struct QueryPlan {
 
     /// Takes the policies dataset out (to run elsewhere); false when the plan has none.
     mutating func removePolicies() -> Bool {
-        guard let i = queries.firstIndex(where: { if case .dataset(.policies) = $0.source { true } else { false } }) else { return false }
+        guard let i = queries.firstIndex(where: { if case .dataset(.policies) = $0.source { true } else { false } })
+        else { return false }
         queries.remove(at: i)
         hasRemovedPolicies = true
         return true

@@ -15,7 +15,8 @@ public struct Baseline: Sendable {
             throw ConfigurationError("cannot read baseline \(path): no such file")
         }
         guard !isDir.boolValue, let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigurationError("cannot read baseline \(path): \(isDir.boolValue ? "it is a directory" : "permission denied")")
+            throw ConfigurationError(
+                "cannot read baseline \(path): \(isDir.boolValue ? "it is a directory" : "permission denied")")
         }
         guard let text = TextFile.decode(data) else {
             throw ConfigurationError("\(path): baseline is not UTF-8 text")
@@ -32,11 +33,13 @@ public struct Baseline: Sendable {
             let parts = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
             let fp = parts[0].trimmingCharacters(in: .whitespaces)
             guard fp.count == 16, fp.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
-                throw ConfigurationError("\(at): expected '<16 hex digit fingerprint> # reason', got '\(String(line.prefix(60)))'")
+                throw ConfigurationError(
+                    "\(at): expected '<16 hex digit fingerprint> # reason', got '\(String(line.prefix(60)))'")
             }
             let reason = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
             guard !reason.isEmpty else {
-                throw ConfigurationError("\(at): baseline entry \(fp) has no reason; write '\(fp) # why this finding is accepted'")
+                throw ConfigurationError(
+                    "\(at): baseline entry \(fp) has no reason; write '\(fp) # why this finding is accepted'")
             }
             if reasons[fp] != nil { throw ConfigurationError("\(at): fingerprint \(fp) is listed twice") }
             reasons[fp] = reason
@@ -45,7 +48,8 @@ public struct Baseline: Sendable {
     }
 
     /// Splits findings into reported and suppressed; also returns entries that matched nothing.
-    public func apply(_ findings: [Finding]) -> (reported: [Finding], suppressed: [(Finding, String)], unused: [String]) {
+    public func apply(_ findings: [Finding]) -> (reported: [Finding], suppressed: [(Finding, String)], unused: [String])
+    {
         var reported: [Finding] = []
         var suppressed: [(Finding, String)] = []
         var used = Set<String>()

@@ -25,18 +25,18 @@ public struct ExposedSchemas: Sendable, Equatable {
     }
 
     static let query = """
-    with s as (
-      select r.rolname, d.setdatabase, substr(c, length('pgrst.db_schemas=') + 1) as value
-      from pg_catalog.pg_db_role_setting d
-      left join pg_catalog.pg_roles r on r.oid = d.setrole
-      cross join lateral unnest(d.setconfig) c
-      where c like 'pgrst.db_schemas=%'
-    ), db as (select oid from pg_catalog.pg_database where datname = current_database())
-    select (select value from s where rolname = 'authenticator' and setdatabase = (select oid from db)) as role_db,
-           (select value from s where rolname = 'authenticator' and setdatabase = 0) as role_all,
-           (select value from s where rolname is null and setdatabase = (select oid from db)) as db,
-           nullif(current_setting('pgrst.db_schemas', true), '') as session
-    """
+        with s as (
+          select r.rolname, d.setdatabase, substr(c, length('pgrst.db_schemas=') + 1) as value
+          from pg_catalog.pg_db_role_setting d
+          left join pg_catalog.pg_roles r on r.oid = d.setrole
+          cross join lateral unnest(d.setconfig) c
+          where c like 'pgrst.db_schemas=%'
+        ), db as (select oid from pg_catalog.pg_database where datname = current_database())
+        select (select value from s where rolname = 'authenticator' and setdatabase = (select oid from db)) as role_db,
+               (select value from s where rolname = 'authenticator' and setdatabase = 0) as role_all,
+               (select value from s where rolname is null and setdatabase = (select oid from db)) as db,
+               nullif(current_setting('pgrst.db_schemas', true), '') as session
+        """
 
     /// Reads the data API's setting; `public` when there is none.
     public static func detect(_ conn: PostgresConnection) throws -> ExposedSchemas {

@@ -75,7 +75,9 @@ struct FindingDraft: Sendable {
     /// This finding's own fix, when the lint's remediation cannot say it well enough.
     public var fix: String?
 
-    public init(object: AuditObject, detail: String, metadata: [String: String] = [:], key: String? = nil, fix: String? = nil) {
+    public init(
+        object: AuditObject, detail: String, metadata: [String: String] = [:], key: String? = nil, fix: String? = nil
+    ) {
         self.object = object
         self.detail = detail
         self.metadata = metadata

@@ -5,7 +5,13 @@ public enum FindingLevel: String, Sendable, Codable, Comparable, CaseIterable {
     case info, warn, error
 
     public static func < (a: FindingLevel, b: FindingLevel) -> Bool { a.rank < b.rank }
-    var rank: Int { switch self { case .info: 0; case .warn: 1; case .error: 2 } }
+    var rank: Int {
+        switch self {
+        case .info: 0;
+        case .warn: 1;
+        case .error: 2
+        }
+    }
     /// Upper-case label used in text output and docs.
     public var label: String { rawValue.uppercased() }
 }
@@ -55,9 +61,11 @@ public struct Lint: Sendable {
     public let triggering: [Example]
     public let nonTriggering: [Example]
 
-    init(id: String, name: String, title: String, level: FindingLevel, categories: [LintCategory],
-                description: String, remediation: String, logic: LintLogic,
-                triggering: [Example], nonTriggering: [Example]) {
+    init(
+        id: String, name: String, title: String, level: FindingLevel, categories: [LintCategory],
+        description: String, remediation: String, logic: LintLogic,
+        triggering: [Example], nonTriggering: [Example]
+    ) {
         self.id = id
         self.name = name
         self.title = title
@@ -74,7 +82,9 @@ public struct Lint: Sendable {
     /// `<view>`, `<function>`, `<extension>`, `<column>`) replaced by the object's real names.
     public func remediation(for object: AuditObject) -> String {
         var out = remediation
-        for placeholder in ["<table>", "<view>", "<function>"] { out = out.replacingOccurrences(of: placeholder, with: object.base) }
+        for placeholder in ["<table>", "<view>", "<function>"] {
+            out = out.replacingOccurrences(of: placeholder, with: object.base)
+        }
         out = out.replacingOccurrences(of: "<extension>", with: AuditNames.ident(object.name))
         if let member = object.member { out = out.replacingOccurrences(of: "<column>", with: AuditNames.ident(member)) }
         return out
@@ -88,15 +98,20 @@ public struct Lint: Sendable {
 
     /// The lint's documentation as `rlskit audit --explain` prints it.
     public var explanation: String {
-        var out = "\(name) (\(id)) — \(title)\nlevel: \(level.label)   categories: \(categories.map(\.rawValue).joined(separator: ", "))\n\n"
+        var out =
+            "\(name) (\(id)) — \(title)\nlevel: \(level.label)   categories: \(categories.map(\.rawValue).joined(separator: ", "))\n\n"
         out += description + "\n\nremediation: " + remediation + "\n"
         if case .sql(let sql) = logic {
-            out += "\nquery ($1 = exposed schemas, text[]):\n" + sql.trimmingCharacters(in: .whitespacesAndNewlines) + "\n"
+            out +=
+                "\nquery ($1 = exposed schemas, text[]):\n" + sql.trimmingCharacters(in: .whitespacesAndNewlines) + "\n"
         }
         for (title, examples) in [("triggers on", triggering), ("does not trigger on", nonTriggering)] {
             for (i, ex) in examples.enumerated() {
-                out += "\nexample \(i + 1) \(title):\n" + ex.sql.trimmingCharacters(in: .whitespacesAndNewlines)
-                    .split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n") + "\n"
+                out +=
+                    "\nexample \(i + 1) \(title):\n"
+                    + ex.sql.trimmingCharacters(in: .whitespacesAndNewlines)
+                    .split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(
+                        separator: "\n") + "\n"
                 if !ex.reports.isEmpty { out += "    -- reports: " + ex.reports.joined(separator: "; ") + "\n" }
             }
         }
@@ -113,14 +128,19 @@ public struct Lint: Sendable {
             out += "## \(heading)\n\n"
             for ex in examples {
                 out += "```sql\n" + ex.sql.trimmingCharacters(in: .whitespacesAndNewlines) + "\n```\n"
-                if !ex.reports.isEmpty { out += "\nreports: " + ex.reports.map { "`\($0)`" }.joined(separator: ", ") + "\n" }
+                if !ex.reports.isEmpty {
+                    out += "\nreports: " + ex.reports.map { "`\($0)`" }.joined(separator: ", ") + "\n"
+                }
                 out += "\n"
             }
         }
         if case .sql(let sql) = logic {
-            out += "## Query\n\n`$1` is the exposed schemas (`text[]`).\n\n```sql\n" + sql.trimmingCharacters(in: .whitespacesAndNewlines) + "\n```\n\n"
+            out +=
+                "## Query\n\n`$1` is the exposed schemas (`text[]`).\n\n```sql\n"
+                + sql.trimmingCharacters(in: .whitespacesAndNewlines) + "\n```\n\n"
         }
-        out += "Generated from `Sources/RLSKit/Audit/Lints/` by the test suite; `rlskit audit --explain \(name)` prints the same as text.\n"
+        out +=
+            "Generated from `Sources/RLSKit/Audit/Lints/` by the test suite; `rlskit audit --explain \(name)` prints the same as text.\n"
         return out
     }
 }
@@ -129,9 +149,11 @@ public struct Lint: Sendable {
 /// objects skip them (storage policies are audited by dedicated lints).
 enum SchemaLists {
     public static let system = ["pg_catalog", "information_schema", "pg_toast"]
-    public static let managed = ["auth", "storage", "extensions", "graphql", "graphql_public", "realtime", "_realtime",
-                                 "supabase_functions", "supabase_migrations", "vault", "pgsodium", "pgsodium_masks",
-                                 "pgbouncer", "net", "cron", "pgtle", "_analytics", "pgmq", "topology", "tiger"]
+    public static let managed = [
+        "auth", "storage", "extensions", "graphql", "graphql_public", "realtime", "_realtime",
+        "supabase_functions", "supabase_migrations", "vault", "pgsodium", "pgsodium_masks",
+        "pgbouncer", "net", "cron", "pgtle", "_analytics", "pgmq", "topology", "tiger",
+    ]
     /// SQL condition: `alias.nspname` is not a system schema.
     static func notSystem(_ alias: String) -> String {
         "\(alias).nspname not in (\(sqlList(system))) and \(alias).nspname !~ '^pg_(toast_)?temp_'"
@@ -178,6 +200,9 @@ enum SQLParts {
     static func apiRolesWithSelect(_ alias: String) -> String {
         "(select string_agg(ar.rolname, ', ' order by ar.rolname) from pg_catalog.pg_roles ar where ar.rolname in ('anon', 'authenticated') and has_table_privilege(ar.oid, \(alias).oid, 'SELECT'))"
     }
-    static let securityInvoker = "exists (select 1 from unnest(coalesce(%@.reloptions, '{}')) o where o ~* '^security_invoker=(true|on|yes|1|t|y)$')"
-    static func isSecurityInvoker(_ alias: String) -> String { securityInvoker.replacingOccurrences(of: "%@", with: alias) }
+    static let securityInvoker =
+        "exists (select 1 from unnest(coalesce(%@.reloptions, '{}')) o where o ~* '^security_invoker=(true|on|yes|1|t|y)$')"
+    static func isSecurityInvoker(_ alias: String) -> String {
+        securityInvoker.replacingOccurrences(of: "%@", with: alias)
+    }
 }

@@ -27,7 +27,9 @@ extension PolicyExpression {
             let u = Array(text.utf8)
             var i = 0
             func push(_ t: Token) { stack[stack.count - 1].nodes.append(.token(t)) }
-            func isIdentStart(_ c: UInt8) -> Bool { c == 95 || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c >= 128 }
+            func isIdentStart(_ c: UInt8) -> Bool {
+                c == 95 || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c >= 128
+            }
             func isIdent(_ c: UInt8) -> Bool { isIdentStart(c) || (c >= 48 && c <= 57) || c == 36 }
             let opChars = Set("+-*/<>=~!@#%^&|`?".utf8)
             while i < u.count {
@@ -57,7 +59,9 @@ extension PolicyExpression {
                     push(.string(s)); i = next
                 case 48...57:
                     var j = i
-                    while j < u.count, (u[j] >= 48 && u[j] <= 57) || u[j] == UInt8(ascii: ".") || u[j] == UInt8(ascii: "e") { j += 1 }
+                    while j < u.count,
+                        (u[j] >= 48 && u[j] <= 57) || u[j] == UInt8(ascii: ".") || u[j] == UInt8(ascii: "e")
+                    { j += 1 }
                     push(.number(String(decoding: u[i..<j], as: UTF8.self))); i = j
                 default:
                     if isIdentStart(c) {

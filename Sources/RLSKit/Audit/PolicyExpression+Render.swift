@@ -2,8 +2,10 @@
 extension PolicyExpression {
     enum Render {
         static let typeWords: Set<String> = ["varying", "with", "without", "time", "zone", "precision"]
-        static let operatorKeywords: Set<String> = ["AND", "OR", "NOT", "IS", "IN", "LIKE", "ILIKE", "SIMILAR", "BETWEEN",
-                                                    "CASE", "SELECT", "EXISTS", "ANY", "ALL", "AS", "WHEN", "THEN", "ELSE", "END"]
+        static let operatorKeywords: Set<String> = [
+            "AND", "OR", "NOT", "IS", "IN", "LIKE", "ILIKE", "SIMILAR", "BETWEEN",
+            "CASE", "SELECT", "EXISTS", "ANY", "ALL", "AS", "WHEN", "THEN", "ELSE", "END",
+        ]
 
         /// The normal form of a node list.
         static func nodes(_ nodes: [Node]) -> String {
@@ -22,7 +24,8 @@ extension PolicyExpression {
                     continue
                 case .token(let t):
                     switch t {
-                    case .ident(let s, let q): emit(q ? "\"\(s.replacingOccurrences(of: "\"", with: "\"\""))\"" : s, glue: false)
+                    case .ident(let s, let q):
+                        emit(q ? "\"\(s.replacingOccurrences(of: "\"", with: "\"\""))\"" : s, glue: false)
                     case .string(let s): emit("'\(s.replacingOccurrences(of: "'", with: "''"))'", glue: false)
                     case .number(let s): emit(s, glue: false)
                     case .op(let s): emit(s, glue: false)
@@ -30,7 +33,11 @@ extension PolicyExpression {
                     case .dot: emit(".", glue: true)
                     case .cast: break
                     }
-                    if case .ident(_, let q) = t { previousWasName = q || !operatorKeywords.contains(identText(t).uppercased()) } else { previousWasName = false }
+                    if case .ident(_, let q) = t {
+                        previousWasName = q || !operatorKeywords.contains(identText(t).uppercased())
+                    } else {
+                        previousWasName = false
+                    }
                 case .group(true, let inner):
                     emit("[" + Self.nodes(inner) + "]", glue: true)
                     previousWasName = true
@@ -59,7 +66,9 @@ extension PolicyExpression {
             guard j < nodes.count, case .token(.ident) = nodes[j] else { return j }
             j += 1
             while j + 1 < nodes.count, case .token(.dot) = nodes[j], case .token(.ident) = nodes[j + 1] { j += 2 }
-            while j < nodes.count, case .token(.ident(let w, false)) = nodes[j], typeWords.contains(w.lowercased()) { j += 1 }
+            while j < nodes.count, case .token(.ident(let w, false)) = nodes[j], typeWords.contains(w.lowercased()) {
+                j += 1
+            }
             if j < nodes.count, case .group(false, _) = nodes[j] { j += 1 }
             while j < nodes.count, case .group(true, let inner) = nodes[j], inner.isEmpty { j += 1 }
             return j

@@ -15,10 +15,13 @@ extension PolicyExpression {
                 case .token(.ident(let s, false)):
                     let next = i + 1 < nodes.count ? nodes[i + 1] : nil
                     if s == "auth", i + 3 < nodes.count, case .token(.dot) = nodes[i + 1],
-                       case .token(.ident(let f, false)) = nodes[i + 2], authFunctions.contains(f), case .group(false, _) = nodes[i + 3] {
+                        case .token(.ident(let f, false)) = nodes[i + 2], authFunctions.contains(f),
+                        case .group(false, _) = nodes[i + 3]
+                    {
                         calls.append(.init(function: "auth.\(f)", wrapped: insideSelect))
                     } else if s == "current_setting", case .group(false, _)? = next,
-                              i == 0 || nodes[i - 1].token != .dot {
+                        i == 0 || nodes[i - 1].token != .dot
+                    {
                         calls.append(.init(function: "current_setting", wrapped: insideSelect))
                     }
                 case .group(_, let inner):
@@ -36,11 +39,18 @@ extension PolicyExpression {
             for (i, n) in nodes.enumerated() {
                 switch n {
                 case .token(.ident("auth", false)):
-                    if i + 2 < nodes.count, case .token(.dot) = nodes[i + 1], case .token(.ident(let f, false)) = nodes[i + 2],
-                       identityFunctions.contains(f) { return true }
+                    if i + 2 < nodes.count, case .token(.dot) = nodes[i + 1],
+                        case .token(.ident(let f, false)) = nodes[i + 2],
+                        identityFunctions.contains(f)
+                    {
+                        return true
+                    }
                 case .token(.ident("current_setting", false)):
                     if i + 1 < nodes.count, case .group(false, let args) = nodes[i + 1],
-                       case .token(.string(let name))? = args.first, name.hasPrefix("request.jwt") { return true }
+                        case .token(.string(let name))? = args.first, name.hasPrefix("request.jwt")
+                    {
+                        return true
+                    }
                 case .group(_, let inner):
                     if hasIdentity(inner) { return true }
                 default: continue
@@ -75,7 +85,9 @@ extension PolicyExpression {
 
         /// `x = <identity>` (or LIKE, IN): the normal form of x.
         static func binding(_ list: [Node]) -> String? {
-            if list.contains(where: { $0.token?.isKeyword("AND") == true || $0.token?.isKeyword("OR") == true }) { return nil }
+            if list.contains(where: { $0.token?.isKeyword("AND") == true || $0.token?.isKeyword("OR") == true }) {
+                return nil
+            }
             let ops = list.indices.filter { i in
                 if case .token(.op(let o)) = list[i] { return comparisonOps.contains(o) }
                 return list[i].token?.isKeyword("IN") == true
@@ -94,7 +106,9 @@ extension PolicyExpression {
             return parts.contains { part in
                 var p = part
                 while p.count == 1, case .group(false, let inner) = p[0] { p = inner }
-                guard p.count >= 3, p[p.count - 1].token?.isKeyword("NULL") == true, p[p.count - 2].token?.isKeyword("IS") == true else { return false }
+                guard p.count >= 3, p[p.count - 1].token?.isKeyword("NULL") == true,
+                    p[p.count - 2].token?.isKeyword("IS") == true
+                else { return false }
                 return hasIdentity(Array(p.dropLast(2)))
             }
         }

@@ -22,7 +22,10 @@ extension PolicyRow {
     var expressions: [PolicyExpression] { [usingExpr, checkExpr].compactMap { $0 } }
 
     var baseMetadata: [String: String] {
-        var m = ["command": command, "roles": roles.sorted().joined(separator: ","), "permissive": permissive ? "true" : "false"]
+        var m = [
+            "command": command, "roles": roles.sorted().joined(separator: ","),
+            "permissive": permissive ? "true" : "false",
+        ]
         if let using { m["using"] = using }
         if let withCheck { m["with_check"] = withCheck }
         return m

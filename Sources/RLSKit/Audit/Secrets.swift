@@ -10,9 +10,11 @@ enum SecretScanner {
         public var redacted: String
     }
 
-    static let jwt = try! NSRegularExpression(pattern: "eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}")
+    static let jwt = try! NSRegularExpression(
+        pattern: "eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}")
     static let secretKey = try! NSRegularExpression(pattern: "sb_secret_[A-Za-z0-9_-]{8,}")
-    static let urlPassword = try! NSRegularExpression(pattern: "([A-Za-z][A-Za-z0-9+.-]*)://([^/:@\\s'\"]+):([^/@\\s'\"]+)@([^/:\\s'\"]*)")
+    static let urlPassword = try! NSRegularExpression(
+        pattern: "([A-Za-z][A-Za-z0-9+.-]*)://([^/:@\\s'\"]+):([^/@\\s'\"]+)@([^/:\\s'\"]*)")
     static let lock = NSLock()
 
     public static func scan(_ text: String) -> [Match] {
@@ -34,7 +36,8 @@ enum SecretScanner {
         for m in urlPassword.matches(in: text, range: range) {
             let password = ns.substring(with: m.range(at: 3))
             if isPlaceholder(password) { continue }
-            let scheme = ns.substring(with: m.range(at: 1)), user = ns.substring(with: m.range(at: 2)), host = ns.substring(with: m.range(at: 4))
+            let scheme = ns.substring(with: m.range(at: 1)), user = ns.substring(with: m.range(at: 2)),
+                host = ns.substring(with: m.range(at: 4))
             out.append(Match(kind: "password in a connection URL", redacted: "\(scheme)://\(user):***@\(host)"))
         }
         return out
@@ -47,13 +50,16 @@ enum SecretScanner {
         var b64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while b64.count % 4 != 0 { b64 += "=" }
         guard let data = Data(base64Encoded: b64),
-              let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+            let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
         return obj["role"] as? String
     }
 
     static func isPlaceholder(_ p: String) -> Bool {
         if let f = p.first, "<[{$*%:".contains(f) { return true }
-        return ["password", "pass", "pw", "secret", "your-password", "your_password", "yourpassword", "xxx", "changeme"]
-            .contains(p.lowercased())
+        return [
+            "password", "pass", "pw", "secret", "your-password", "your_password", "yourpassword", "xxx", "changeme",
+        ]
+        .contains(p.lowercased())
     }
 }

@@ -58,8 +58,10 @@ public enum ProjectCheck {
         public var testsWithAudit: TestReport {
             var r = tests
             r.outcomes += audit.findings.map { f in
-                TestOutcome(suite: "audit", name: "\(f.lint) \(f.object.schema).\(f.object.name)" + (f.object.member.map { " (\($0))" } ?? ""),
-                            status: f.level >= failOn ? .failed : .passed, message: f.detail + " " + f.remediation)
+                TestOutcome(
+                    suite: "audit",
+                    name: "\(f.lint) \(f.object.schema).\(f.object.name)" + (f.object.member.map { " (\($0))" } ?? ""),
+                    status: f.level >= failOn ? .failed : .passed, message: f.detail + " " + f.remediation)
             }
             return r
         }
@@ -70,18 +72,26 @@ public enum ProjectCheck {
         var jsonValue: JSON {
             .sortedObject([
                 ("passed", .bool(passed)),
-                ("phases", .array(phases.map {
-                    .sortedObject([("name", .string($0.name)), ("ok", .bool($0.ok)), ("summary", .string($0.summary)),
-                                   ("milliseconds", .int($0.milliseconds))])
-                })),
+                (
+                    "phases",
+                    .array(
+                        phases.map {
+                            .sortedObject([
+                                ("name", .string($0.name)), ("ok", .bool($0.ok)), ("summary", .string($0.summary)),
+                                ("milliseconds", .int($0.milliseconds)),
+                            ])
+                        })
+                ),
                 ("tests", TestReportWriter.jsonValue(tests)),
                 ("audit", audit.jsonValue()),
             ])
         }
     }
 
-    public static func run(_ input: Input, options: Options = Options(), on database: Database,
-                           progress: (String) -> Void = { _ in }) throws -> Report {
+    public static func run(
+        _ input: Input, options: Options = Options(), on database: Database,
+        progress: (String) -> Void = { _ in }
+    ) throws -> Report {
         var phases: [Phase] = []
         var clock = Date()
         func lap() -> Int {
@@ -95,10 +105,12 @@ public enum ProjectCheck {
             defer { conn.close() }
             version = try conn.query("select current_setting('server_version') as v").rows[0].decode("v")
         }
-        phases.append(Phase(name: "database", ok: true,
-                            summary: (database.isThrowaway ? "throwaway PostgreSQL " : "PostgreSQL ") + version
-                                + (database.isThrowaway ? "" : " at \(target.description)"),
-                            milliseconds: database.startMilliseconds + lap()))
+        phases.append(
+            Phase(
+                name: "database", ok: true,
+                summary: (database.isThrowaway ? "throwaway PostgreSQL " : "PostgreSQL ") + version
+                    + (database.isThrowaway ? "" : " at \(target.description)"),
+                milliseconds: database.startMilliseconds + lap()))
 
         progress("applying \(input.migrations)")
         let applied = try Migrator.run(input.migrations, options: options.migrations, on: target)
@@ -106,41 +118,61 @@ public enum ProjectCheck {
         do {
             let conn = try PostgresConnection(target)
             defer { conn.close() }
-            if let standIns = PlatformExtensions.summary(try PlatformExtensions.standInsInstalled(conn)) { summary += "; " + standIns }
+            if let standIns = PlatformExtensions.summary(try PlatformExtensions.standInsInstalled(conn)) {
+                summary += "; " + standIns
+            }
         }
         phases.append(Phase(name: "apply", ok: true, summary: summary, milliseconds: lap()))
 
         var tests = TestReport()
         var problems: [InputError] = []
         if input.tests.isEmpty {
-            phases.append(Phase(name: "test", ok: true, summary: "no tests found (give --tests, or add sql/tests)", milliseconds: lap()))
+            phases.append(
+                Phase(
+                    name: "test", ok: true, summary: "no tests found (give --tests, or add sql/tests)",
+                    milliseconds: lap()))
         } else {
             progress("testing policies")
-            let r = try PolicyTests.run(input.tests, options: options.harness, on: target, ownsDatabase: database.isThrowaway)
+            let r = try PolicyTests.run(
+                input.tests, options: options.harness, on: target, ownsDatabase: database.isThrowaway)
             (tests, problems) = (r.report, r.problems)
-            let summary = "\(tests.count(.passed)) passed, \(tests.failed) failed" + (tests.count(.skipped) > 0 ? ", \(tests.count(.skipped)) skipped" : "")
-            phases.append(Phase(name: "test", ok: tests.passed && problems.isEmpty, summary: summary, milliseconds: lap()))
+            let summary =
+                "\(tests.count(.passed)) passed, \(tests.failed) failed"
+                + (tests.count(.skipped) > 0 ? ", \(tests.count(.skipped)) skipped" : "")
+            phases.append(
+                Phase(name: "test", ok: tests.passed && problems.isEmpty, summary: summary, milliseconds: lap()))
         }
 
         progress("auditing")
         let audit = AuditReport(result: try Auditor.run(options: options.audit, on: target), baseline: options.baseline)
         let auditFailed = audit.fails(at: options.failOn) || !audit.result.failedLints.isEmpty
         func n(_ count: Int, _ word: String) -> String { "\(count) \(word)\(count == 1 || word == "info" ? "" : "s")" }
-        let levels = "\(n(audit.count(.error), "error")), \(n(audit.count(.warn), "warning")), \(n(audit.count(.info), "info"))"
-        phases.append(Phase(name: "audit", ok: !auditFailed,
-                            summary: audit.result.failedLints.isEmpty ? levels : "\(audit.result.failedLints.count) lint(s) could not run; " + levels,
-                            milliseconds: lap()))
-        return Report(phases: phases, migrations: applied, tests: tests, problems: problems, audit: audit, failOn: options.failOn)
+        let levels =
+            "\(n(audit.count(.error), "error")), \(n(audit.count(.warn), "warning")), \(n(audit.count(.info), "info"))"
+        phases.append(
+            Phase(
+                name: "audit", ok: !auditFailed,
+                summary: audit.result.failedLints.isEmpty
+                    ? levels : "\(audit.result.failedLints.count) lint(s) could not run; " + levels,
+                milliseconds: lap()))
+        return Report(
+            phases: phases, migrations: applied, tests: tests, problems: problems, audit: audit, failOn: options.failOn)
     }
 
     static func applySummary(_ applied: Migrator.Result, _ source: MigrationSource) -> String {
         let count = applied.applied.count
-        var summary = applied.plan.isEmpty ? "no migrations in \(source)"
-            : count == 0 ? "nothing to apply (\(applied.plan.count) already applied)"
-            : "\(count) migration\(count == 1 ? "" : "s") applied from \(source)"
+        var summary =
+            applied.plan.isEmpty
+            ? "no migrations in \(source)"
+            : count == 0
+                ? "nothing to apply (\(applied.plan.count) already applied)"
+                : "\(count) migration\(count == 1 ? "" : "s") applied from \(source)"
         if let s = applied.standIn {
-            if s.detection.isSupabase { summary = "Supabase schemas found; " + summary }
-            else if !s.installed.isEmpty { summary = "stand-in installed; " + summary }
+            if s.detection.isSupabase {
+                summary = "Supabase schemas found; " + summary
+            } else if !s.installed.isEmpty {
+                summary = "stand-in installed; " + summary
+            }
         }
         return summary
     }

@@ -25,7 +25,8 @@ extension AccessFile {
             }
 
             /// Each setting once per block: a second one is a conflict or a leftover.
-            func once(_ setting: String, _ settings: inout [String: SourceLocation], _ owner: String) throws(InputError) {
+            func once(_ setting: String, _ settings: inout [String: SourceLocation], _ owner: String) throws(InputError)
+            {
                 if let prev = settings[setting] {
                     throw InputError(at, "'\(setting)' is already set at line \(prev.line) for \(owner): keep one")
                 }
@@ -41,7 +42,8 @@ extension AccessFile {
             let indented = raw.first == " " || raw.first == "\t"
             guard indented else { return try blockLine(line) }
             switch block {
-            case .none: throw InputError(at, "indented '\(line.key)' outside a block: put it under a 'table' or 'bucket' line")
+            case .none:
+                throw InputError(at, "indented '\(line.key)' outside a block: put it under a 'table' or 'bucket' line")
             case .table(let t): try tableSetting(line, &file.tables[t])
             case .bucket(let b): try bucketSetting(line, &file.buckets[b])
             }
@@ -51,11 +53,16 @@ extension AccessFile {
             let words = line.words, at = line.at
             switch line.key {
             case "expose":
-                guard words.count > 1 else { throw InputError(at, "'expose' needs schema names, e.g. 'expose public api'") }
+                guard words.count > 1 else {
+                    throw InputError(at, "'expose' needs schema names, e.g. 'expose public api'")
+                }
                 for w in words.dropFirst() {
                     for part in w.split(separator: ",").map(String.init) where !part.isEmpty {
                         guard let names = nameParts(part), names.count == 1 else {
-                            throw InputError(at, "'\(part)' is not a schema name: write it as is, or in \"double quotes\" when it needs them")
+                            throw InputError(
+                                at,
+                                "'\(part)' is not a schema name: write it as is, or in \"double quotes\" when it needs them"
+                            )
                         }
                         file.exposedSchemas.append(names[0])
                         file.exposedLocations.append(at)
@@ -63,25 +70,41 @@ extension AccessFile {
                 }
                 block = .none
             case "table":
-                guard words.count == 2 else { throw InputError(at, "write 'table schema.name' (one table per block; \"double quotes\" around names with spaces or symbols)") }
+                guard words.count == 2 else {
+                    throw InputError(
+                        at,
+                        "write 'table schema.name' (one table per block; \"double quotes\" around names with spaces or symbols)"
+                    )
+                }
                 guard let parts = nameParts(words[1]), parts.count <= 2 else {
-                    throw InputError(at, "'\(words[1])' is not a table name: write schema.name, with \"double quotes\" around names that need them")
+                    throw InputError(
+                        at,
+                        "'\(words[1])' is not a table name: write schema.name, with \"double quotes\" around names that need them"
+                    )
                 }
                 let t = TableIntent(schema: parts.count == 2 ? parts[0] : "public", name: parts.last!, location: at)
                 if let prev = file.tables.first(where: { $0.qualifiedName == t.qualifiedName }) {
-                    throw InputError(at, "table \(t.qualifiedName) is declared twice (first at line \(prev.location.line)): merge the blocks")
+                    throw InputError(
+                        at,
+                        "table \(t.qualifiedName) is declared twice (first at line \(prev.location.line)): merge the blocks"
+                    )
                 }
                 file.tables.append(t)
                 block = .table(file.tables.count - 1)
             case "bucket":
                 guard words.count == 2 else { throw InputError(at, "write 'bucket name' (one bucket per block)") }
                 if let prev = file.buckets.first(where: { $0.id == words[1] }) {
-                    throw InputError(at, "bucket \(words[1]) is declared twice (first at line \(prev.location.line)): merge the blocks")
+                    throw InputError(
+                        at,
+                        "bucket \(words[1]) is declared twice (first at line \(prev.location.line)): merge the blocks")
                 }
                 file.buckets.append(BucketIntent(id: words[1], location: at))
                 block = .bucket(file.buckets.count - 1)
             default:
-                throw InputError(at, "unknown line '\(line.key)': start a block with 'table', 'bucket' or 'expose' (settings are indented)")
+                throw InputError(
+                    at,
+                    "unknown line '\(line.key)': start a block with 'table', 'bucket' or 'expose' (settings are indented)"
+                )
             }
         }
 
@@ -118,14 +141,17 @@ extension AccessFile {
                 try line.once("seed \(column)", &table.settings, what)
                 table.seeds.append((column, expr))
             default:
-                throw InputError(at, "unknown table setting '\(key)': use owner, read, write, insert, update, delete or seed")
+                throw InputError(
+                    at, "unknown table setting '\(key)': use owner, read, write, insert, update, delete or seed")
             }
         }
 
         /// `seed column = SQL expression`.
         func seed(_ line: Line) throws(InputError) -> (String, String) {
             let usage = "write 'seed column = SQL expression', e.g. seed image_path = '{owner}/a.png'"
-            let rest = line.text.drop(while: { $0 == " " || $0 == "\t" }).dropFirst(4).drop(while: { $0 == " " || $0 == "\t" })
+            let rest = line.text.drop(while: { $0 == " " || $0 == "\t" }).dropFirst(4).drop(while: {
+                $0 == " " || $0 == "\t"
+            })
             guard let (column, after) = leadingName(rest) else { throw InputError(line.at, usage) }
             let tail = after.drop(while: { $0 == " " || $0 == "\t" })
             guard tail.first == "=" else { throw InputError(line.at, usage) }
@@ -155,19 +181,38 @@ extension AccessFile {
         /// Every block says what it must; a file that declares nothing would test nothing.
         func finish() throws(InputError) -> AccessFile {
             for t in file.tables {
-                if t.owner.isEmpty { throw InputError(t.location, "table \(t.qualifiedName) has no 'owner' line: name the column holding the owner's user id") }
-                if t.read == nil { throw InputError(t.location, "table \(t.qualifiedName) has no 'read' line: add 'read anyone|signed-in|owner|nobody'") }
+                if t.owner.isEmpty {
+                    throw InputError(
+                        t.location,
+                        "table \(t.qualifiedName) has no 'owner' line: name the column holding the owner's user id")
+                }
+                if t.read == nil {
+                    throw InputError(
+                        t.location,
+                        "table \(t.qualifiedName) has no 'read' line: add 'read anyone|signed-in|owner|nobody'")
+                }
                 if t.insert == nil || t.update == nil || t.delete == nil {
-                    throw InputError(t.location, "table \(t.qualifiedName) does not say who may write: add 'write owner|nobody' (or insert/update/delete lines)")
+                    throw InputError(
+                        t.location,
+                        "table \(t.qualifiedName) does not say who may write: add 'write owner|nobody' (or insert/update/delete lines)"
+                    )
                 }
             }
             for b in file.buckets {
-                if b.read == nil { throw InputError(b.location, "bucket \(b.id) has no 'read' line: add 'read public|anyone|signed-in|owner|nobody'") }
-                if b.write == nil { throw InputError(b.location, "bucket \(b.id) has no 'write' line: add 'write own-folder|nobody'") }
+                if b.read == nil {
+                    throw InputError(
+                        b.location, "bucket \(b.id) has no 'read' line: add 'read public|anyone|signed-in|owner|nobody'"
+                    )
+                }
+                if b.write == nil {
+                    throw InputError(b.location, "bucket \(b.id) has no 'write' line: add 'write own-folder|nobody'")
+                }
             }
             if file.tables.isEmpty && file.buckets.isEmpty {
-                throw InputError(SourceLocation(file: file.path, line: 1),
-                                 "this access file declares no table or bucket, so it would test nothing: add a 'table schema.name' or 'bucket name' block")
+                throw InputError(
+                    SourceLocation(file: file.path, line: 1),
+                    "this access file declares no table or bucket, so it would test nothing: add a 'table schema.name' or 'bucket name' block"
+                )
             }
             return file
         }

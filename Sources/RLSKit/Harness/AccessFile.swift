@@ -63,7 +63,6 @@ struct BucketIntent: Sendable, Equatable {
     public var settings: [String: SourceLocation] = [:]
 }
 
-
 extension AccessFile {
     /// Parses the whole file or throws its first mistake; nothing is run from a malformed file.
     public static func parse(_ text: String, path: String) throws(InputError) -> AccessFile {
@@ -113,13 +112,15 @@ extension AccessFile {
             while i < text.endIndex {
                 if text[i] == "\"" {
                     let next = text.index(after: i)
-                    if next < text.endIndex, text[next] == "\"" { name.append("\""); i = text.index(after: next); continue }
+                    if next < text.endIndex, text[next] == "\"" {
+                        name.append("\""); i = text.index(after: next); continue
+                    }
                     return name.isEmpty ? nil : (name, text[next...])
                 }
                 name.append(text[i])
                 i = text.index(after: i)
             }
-            return nil   // unclosed quote
+            return nil  // unclosed quote
         }
         let end = text.firstIndex { $0 == " " || $0 == "\t" || $0 == "." || $0 == "=" || $0 == "\"" } ?? text.endIndex
         name = String(text[..<end])
@@ -135,7 +136,8 @@ extension AccessFile {
         if s.contains("\u{0}") { return "contains a NUL byte, which PostgreSQL cannot accept" }
         if let p = expressionProblem(s, standardConformingStrings: true) { return p }
         return expressionProblem(s, standardConformingStrings: false).map {
-            $0 + " when read with standard_conforming_strings off: write a string holding a backslash as E'…' with the backslash doubled"
+            $0
+                + " when read with standard_conforming_strings off: write a string holding a backslash as E'…' with the backslash doubled"
         }
     }
 

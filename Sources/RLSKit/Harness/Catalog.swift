@@ -42,55 +42,63 @@ struct TableInfo: Sendable {
 
 enum Catalog {
     // Every query takes all tables at once ($1 = qualified names) and tags rows with their position.
-    static let tablesCTE = "with q as (select to_regclass(n) as oid, o from unnest($1::text[]) with ordinality u(n, o)) "
+    static let tablesCTE =
+        "with q as (select to_regclass(n) as oid, o from unnest($1::text[]) with ordinality u(n, o)) "
 
-    static let headSQL = tablesCTE + """
-    select q.o::int as o, c.relrowsecurity as rls,
-           exists (select 1 from pg_roles where rolname = 'service_role')
-             and has_table_privilege('service_role', c.oid, 'INSERT') as service_insert
-      from q join pg_class c on c.oid = q.oid where c.relkind in ('r', 'p')
-    """
+    static let headSQL =
+        tablesCTE + """
+            select q.o::int as o, c.relrowsecurity as rls,
+                   exists (select 1 from pg_roles where rolname = 'service_role')
+                     and has_table_privilege('service_role', c.oid, 'INSERT') as service_insert
+              from q join pg_class c on c.oid = q.oid where c.relkind in ('r', 'p')
+            """
 
-    static let columnsSQL = tablesCTE + """
-    select q.o::int as o, a.attname as name, format_type(a.atttypid, a.atttypmod) as type, t.typcategory::text as category,
-           t.typname::text as type_name,
-           coalesce((select b.typname::text from pg_type b where b.oid = t.typbasetype and t.typtype = 'd'), t.typname::text) as base_type,
-           a.attnotnull as not_null, a.atthasdef as has_default,
-           a.attidentity::text as identity, a.attgenerated::text as generated,
-           (select e.enumlabel::text from pg_enum e where e.enumtypid = t.oid order by e.enumsortorder limit 1) as enum_label,
-           (select fn.nspname || '.' || fc.relname || '(' || fa.attname || ')'
-              from pg_constraint f
-              join pg_class fc on fc.oid = f.confrelid
-              join pg_namespace fn on fn.oid = fc.relnamespace
-              join pg_attribute fa on fa.attrelid = f.confrelid and fa.attnum = f.confkey[1]
-             where f.conrelid = a.attrelid and f.contype = 'f' and f.conkey = array[a.attnum]
-             limit 1) as refs
-      from q join pg_attribute a on a.attrelid = q.oid join pg_type t on t.oid = a.atttypid
-     where a.attnum > 0 and not a.attisdropped
-     order by q.o, a.attnum
-    """
+    static let columnsSQL =
+        tablesCTE + """
+            select q.o::int as o, a.attname as name, format_type(a.atttypid, a.atttypmod) as type, t.typcategory::text as category,
+                   t.typname::text as type_name,
+                   coalesce((select b.typname::text from pg_type b where b.oid = t.typbasetype and t.typtype = 'd'), t.typname::text) as base_type,
+                   a.attnotnull as not_null, a.atthasdef as has_default,
+                   a.attidentity::text as identity, a.attgenerated::text as generated,
+                   (select e.enumlabel::text from pg_enum e where e.enumtypid = t.oid order by e.enumsortorder limit 1) as enum_label,
+                   (select fn.nspname || '.' || fc.relname || '(' || fa.attname || ')'
+                      from pg_constraint f
+                      join pg_class fc on fc.oid = f.confrelid
+                      join pg_namespace fn on fn.oid = fc.relnamespace
+                      join pg_attribute fa on fa.attrelid = f.confrelid and fa.attnum = f.confkey[1]
+                     where f.conrelid = a.attrelid and f.contype = 'f' and f.conkey = array[a.attnum]
+                     limit 1) as refs
+              from q join pg_attribute a on a.attrelid = q.oid join pg_type t on t.oid = a.atttypid
+             where a.attnum > 0 and not a.attisdropped
+             order by q.o, a.attnum
+            """
 
-    static let uniqueSQL = tablesCTE + """
-    select q.o::int as o, array(select a.attname::text from unnest(i.indkey) with ordinality k(n, o)
-                 join pg_attribute a on a.attrelid = i.indrelid and a.attnum = k.n order by k.o) as cols,
-           0 <> all(i.indkey) and i.indpred is null as plain
-      from q join pg_index i on i.indrelid = q.oid where i.indisunique
-    """
+    static let uniqueSQL =
+        tablesCTE + """
+            select q.o::int as o, array(select a.attname::text from unnest(i.indkey) with ordinality k(n, o)
+                         join pg_attribute a on a.attrelid = i.indrelid and a.attnum = k.n order by k.o) as cols,
+                   0 <> all(i.indkey) and i.indpred is null as plain
+              from q join pg_index i on i.indrelid = q.oid where i.indisunique
+            """
 
-    static let policySQL = tablesCTE + """
-    select q.o::int as o, coalesce(pg_get_expr(p.polqual, p.polrelid), '') || ' '
-             || coalesce(pg_get_expr(p.polwithcheck, p.polrelid), '') as expr
-      from q join pg_policy p on p.polrelid = q.oid
-    """
+    static let policySQL =
+        tablesCTE + """
+            select q.o::int as o, coalesce(pg_get_expr(p.polqual, p.polrelid), '') || ' '
+                     || coalesce(pg_get_expr(p.polwithcheck, p.polrelid), '') as expr
+              from q join pg_policy p on p.polrelid = q.oid
+            """
 
     public static func table(_ conn: PostgresConnection, schema: String, name: String) throws -> TableInfo {
         try tables(conn, [(schema, name)])[0]
     }
 
     /// Reads many tables in one pipelined round trip (plus one for helper function bodies).
-    public static func tables(_ conn: PostgresConnection, _ names: [(schema: String, name: String)]) throws -> [TableInfo] {
+    public static func tables(_ conn: PostgresConnection, _ names: [(schema: String, name: String)]) throws
+        -> [TableInfo]
+    {
         let regs = names.map { SQL.qualified($0.schema, $0.name) }
-        let results = try conn.pipeline([headSQL, columnsSQL, uniqueSQL, policySQL].map { PostgresStatement($0, [regs]) }, isolation: .none)
+        let results = try conn.pipeline(
+            [headSQL, columnsSQL, uniqueSQL, policySQL].map { PostgresStatement($0, [regs]) }, isolation: .none)
         func rows(_ i: Int) throws -> [Int: [PostgresRow]] {
             switch results[i] {
             case .success(let r): return try Dictionary(grouping: r.rows) { try $0.decode("o", as: Int.self) - 1 }
@@ -102,31 +110,39 @@ enum Catalog {
         var out: [TableInfo] = []
         for (k, (schema, name)) in names.enumerated() {
             guard let head = heads[k]?.first else {
-                out.append(TableInfo(schema: schema, name: name, exists: false, rlsEnabled: false, serviceRoleCanInsert: false,
-                                     columns: [], uniqueKeys: [], policyTexts: []))
+                out.append(
+                    TableInfo(
+                        schema: schema, name: name, exists: false, rlsEnabled: false, serviceRoleCanInsert: false,
+                        columns: [], uniqueKeys: [], policyTexts: []))
                 continue
             }
             let cols = try (columns[k] ?? []).map { r in
-                TableInfo.ColumnInfo(name: try r.decode("name"), type: try r.decode("type"), category: try r.decode("category"),
-                                     typeName: try r.decode("type_name"), baseTypeName: try r.decode("base_type"), notNull: try r.decode("not_null"),
-                                     hasDefault: try r.decode("has_default"), identity: try r.decode("identity"),
-                                     generated: try r.decode("generated"), enumLabel: try r.decode("enum_label"),
-                                     references: try r.decode("refs"))
+                TableInfo.ColumnInfo(
+                    name: try r.decode("name"), type: try r.decode("type"), category: try r.decode("category"),
+                    typeName: try r.decode("type_name"), baseTypeName: try r.decode("base_type"),
+                    notNull: try r.decode("not_null"),
+                    hasDefault: try r.decode("has_default"), identity: try r.decode("identity"),
+                    generated: try r.decode("generated"), enumLabel: try r.decode("enum_label"),
+                    references: try r.decode("refs"))
             }
             let keys = try (uniques[k] ?? []).compactMap { r -> [String]? in
                 try r.decode("plain", as: Bool.self) ? try r.decode("cols", as: [String].self) : nil
             }
-            out.append(TableInfo(schema: schema, name: name, exists: true, rlsEnabled: try head.decode("rls"),
-                                 serviceRoleCanInsert: try head.decode("service_insert"), columns: cols, uniqueKeys: keys,
-                                 policyTexts: try (policies[k] ?? []).map { try $0.decode("expr") }))
+            out.append(
+                TableInfo(
+                    schema: schema, name: name, exists: true, rlsEnabled: try head.decode("rls"),
+                    serviceRoleCanInsert: try head.decode("service_insert"), columns: cols, uniqueKeys: keys,
+                    policyTexts: try (policies[k] ?? []).map { try $0.decode("expr") }))
         }
         // A helper such as is_admin() that reads the JWT counts as reading claims: add the bodies.
         let called = Set(out.flatMap { $0.policyTexts.flatMap { ClaimAttack.functionNames(in: $0) } })
         if !called.isEmpty {
-            let bodies = try conn.query("""
+            let bodies = try conn.query(
+                """
                 select proname::text as name, prosrc from pg_proc
                  where proname = any($1) and prolang <> (select oid from pg_language where lanname = 'internal')
-                """, [Array(called)]).rows.map { (try $0.decode("name", as: String.self), try $0.decode("prosrc", as: String.self)) }
+                """, [Array(called)]
+            ).rows.map { (try $0.decode("name", as: String.self), try $0.decode("prosrc", as: String.self)) }
             for i in out.indices {
                 let mine = Set(out[i].policyTexts.flatMap { ClaimAttack.functionNames(in: $0) })
                 out[i].policyTexts += bodies.filter { mine.contains($0.0) }.map(\.1)
@@ -137,21 +153,29 @@ enum Catalog {
 
     /// RLS-enabled tables in these schemas, as `schema.name` quoted where needed (the form an access file takes).
     public static func rlsTables(_ conn: PostgresConnection, schemas: [String]) throws -> [String] {
-        try conn.query("""
+        try conn.query(
+            """
             select n.nspname::text as schema, c.relname::text as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
              where c.relkind in ('r', 'p') and c.relrowsecurity and n.nspname = any($1) order by 1, 2
-            """, [schemas]).rows.map { SQL.qualified(try $0.decode("schema"), try $0.decode("name")) }
+            """, [schemas]
+        ).rows.map { SQL.qualified(try $0.decode("schema"), try $0.decode("name")) }
     }
 
     /// Which of these schemas exist.
     public static func existingSchemas(_ conn: PostgresConnection, _ names: [String]) throws -> Set<String> {
-        Set(try conn.query("select nspname::text as n from pg_namespace where nspname = any($1)", [names]).rows.map { try $0.decode("n") })
+        Set(
+            try conn.query("select nspname::text as n from pg_namespace where nspname = any($1)", [names]).rows.map {
+                try $0.decode("n")
+            })
     }
 
     public static func authUserColumns(_ conn: PostgresConnection) throws -> Set<String> {
-        Set(try conn.query("""
-            select attname::text as n from pg_attribute where attrelid = to_regclass('auth.users') and attnum > 0 and not attisdropped
-            """).rows.map { try $0.decode("n") })
+        Set(
+            try conn.query(
+                """
+                select attname::text as n from pg_attribute where attrelid = to_regclass('auth.users') and attnum > 0 and not attisdropped
+                """
+            ).rows.map { try $0.decode("n") })
     }
 
     public static func roleExists(_ conn: PostgresConnection, _ role: String) throws -> Bool {
@@ -162,7 +186,8 @@ enum Catalog {
     /// synchronous; pg_net sends after commit, but a harness should not rely on that).
     /// rlskit's recording stand-ins are not counted.
     public static func networkFunctions(_ conn: PostgresConnection) throws -> [String] {
-        try conn.query("""
+        try conn.query(
+            """
             select distinct n.nspname || '.' || p.proname as f from pg_proc p join pg_namespace n on n.oid = p.pronamespace
              where (p.proname = 'http' and n.nspname not in ('pg_catalog', 'information_schema'))
                 or (n.nspname = 'net' and p.proname like 'http\\_%')
@@ -173,6 +198,7 @@ enum Catalog {
               join pg_extension e on d.refclassid = 'pg_extension'::regclass and e.oid = d.refobjid
              where coalesce(obj_description(e.oid, 'pg_extension'), '') like 'rlskit stand-in:%'
              order by 1
-            """).rows.map { try $0.decode("f") }
+            """
+        ).rows.map { try $0.decode("f") }
     }
 }

@@ -14,7 +14,9 @@ enum Coverage {
                 }
                 var cells: [String] = []
                 for op in ["select", "insert", "update", "delete"] {
-                    let actors = unit.checks.filter { $0.operation == op && $0.actor != "admin" }.reduce(into: [String]()) { acc, c in
+                    let actors = unit.checks.filter { $0.operation == op && $0.actor != "admin" }.reduce(
+                        into: [String]()
+                    ) { acc, c in
                         let short = c.actor.split(separator: " ").first.map(String.init) ?? c.actor
                         if !acc.contains(short) { acc.append(short) }
                     }
@@ -24,7 +26,9 @@ enum Coverage {
             }
         }
         if !plan.uncovered.isEmpty, !plan.accessFiles.isEmpty {
-            lines.append("uncovered: RLS enabled but no intent declared (--strict fails on these): " + plan.uncovered.joined(separator: ", "))
+            lines.append(
+                "uncovered: RLS enabled but no intent declared (--strict fails on these): "
+                    + plan.uncovered.joined(separator: ", "))
         }
         return lines
     }

@@ -18,25 +18,35 @@ public struct HarnessOptions: Sendable {
 /// The policy test harness: plans every unit from the access files, scenarios and the live
 /// catalog, runs them over `jobs` connections (all rolled back) and reports.
 public enum Harness {
-    public static func run(_ input: HarnessInput, options: HarnessOptions = HarnessOptions(), on target: ConnectionString) throws -> TestReport {
+    public static func run(
+        _ input: HarnessInput, options: HarnessOptions = HarnessOptions(), on target: ConnectionString
+    ) throws -> TestReport {
         let conn = try PostgresConnection(target)
         defer { conn.close() }
         let plan = try Planner.plan(input, conn: conn, options: options)
-        let outcomes = try execute(plan.units, on: target, reuse: conn, jobs: options.jobs, skipUntested: options.allowUntested && !options.strict)
+        let outcomes = try execute(
+            plan.units, on: target, reuse: conn, jobs: options.jobs,
+            skipUntested: options.allowUntested && !options.strict)
         return TestReport(outcomes: plan.extra + order(outcomes), notes: Coverage.notes(outcomes, plan: plan))
     }
 
     /// Runs units on `jobs` threads, one connection each (a connection belongs to one thread).
-    static func execute(_ units: [HarnessUnit], on target: ConnectionString, reuse: PostgresConnection, jobs: Int, skipUntested: Bool) throws -> [TestOutcome] {
+    static func execute(
+        _ units: [HarnessUnit], on target: ConnectionString, reuse: PostgresConnection, jobs: Int, skipUntested: Bool
+    ) throws -> [TestOutcome] {
         let results: [[TestOutcome]?]
         if min(jobs, units.count) <= 1 {
-            results = try WorkerPool.serial(units.count, on: UnitRunner(conn: reuse, skipUntested: skipUntested)) { runner, i in
+            results = try WorkerPool.serial(units.count, on: UnitRunner(conn: reuse, skipUntested: skipUntested)) {
+                runner, i in
                 (try runner.run(units[i]), false)
             }
         } else {
-            results = try WorkerPool.run(units.count, workers: jobs, open: {
-                UnitRunner(conn: try PostgresConnection(target), skipUntested: skipUntested)
-            }) { runner, i in (try runner.run(units[i]), false) }
+            results = try WorkerPool.run(
+                units.count, workers: jobs,
+                open: {
+                    UnitRunner(conn: try PostgresConnection(target), skipUntested: skipUntested)
+                }
+            ) { runner, i in (try runner.run(units[i]), false) }
         }
         return results.flatMap { $0 ?? [] }
     }
@@ -52,7 +62,9 @@ public enum Harness {
         return suites.flatMap { s -> [TestOutcome] in
             let items = bySuite[s]!
             if items.first?.location?.file.hasSuffix(".scenario") == true { return items }
-            let actors = items.reduce(into: [String]()) { if !$0.contains($1.actor ?? "") { $0.append($1.actor ?? "") } }
+            let actors = items.reduce(into: [String]()) {
+                if !$0.contains($1.actor ?? "") { $0.append($1.actor ?? "") }
+            }
             return actors.flatMap { a in items.filter { ($0.actor ?? "") == a } }
         }
     }

@@ -28,8 +28,10 @@ struct HarnessActor: Sendable, Hashable {
     public static let admin = HarnessActor(kind: .admin, name: "admin")
     public static let authAdmin = HarnessActor(kind: .authAdmin, name: "auth_admin")
 
-    public init(kind: Kind, name: String, id: UUID = UUID(), email: String? = nil,
-                userMetadata: String = "{}", extraClaims: String = "{}") {
+    public init(
+        kind: Kind, name: String, id: UUID = UUID(), email: String? = nil,
+        userMetadata: String = "{}", extraClaims: String = "{}"
+    ) {
         self.kind = kind
         self.name = name
         self.id = id
@@ -65,7 +67,8 @@ struct HarnessActor: Sendable, Hashable {
             return ""
         case .user:
             let exp = Int(Date().timeIntervalSince1970) + 3600
-            var base = "{\"aud\":\"authenticated\",\"role\":\"authenticated\",\"sub\":\"\(uid)\",\"email\":\(HarnessActor.json(email)),"
+            var base =
+                "{\"aud\":\"authenticated\",\"role\":\"authenticated\",\"sub\":\"\(uid)\",\"email\":\(HarnessActor.json(email)),"
                 + "\"exp\":\(exp),\"iat\":\(exp - 3600),\"is_anonymous\":false,\"aal\":\"aal1\","
                 + "\"app_metadata\":{\"provider\":\"email\",\"providers\":[\"email\"]},\"user_metadata\":\(userMetadata)}"
             if extraClaims != "{}" { base = HarnessActor.merge(base, extraClaims) }
@@ -80,11 +83,14 @@ struct HarnessActor: Sendable, Hashable {
         var sets: [(String, String)] = [("role", role), ("request.jwt.claims", claims)]
         let legacySub = operation != nil && kind != .admin ? (kind == .user ? uid : "") : ""
         let legacyRole = operation != nil && kind != .admin && kind != .authAdmin ? role : ""
-        sets += [("request.jwt.claim.sub", legacySub), ("request.jwt.claim.role", legacyRole),
-                 ("request.jwt.claim.email", ""), ("request.jwt.claim", ""),
-                 ("storage.operation", operation ?? ""),
-                 ("storage.allow_delete_query", operation == nil ? "" : "true")]
-        return "select " + sets.map { "set_config(\(SQL.literal($0.0)), \(SQL.literal($0.1)), true)" }.joined(separator: ", ")
+        sets += [
+            ("request.jwt.claim.sub", legacySub), ("request.jwt.claim.role", legacyRole),
+            ("request.jwt.claim.email", ""), ("request.jwt.claim", ""),
+            ("storage.operation", operation ?? ""),
+            ("storage.allow_delete_query", operation == nil ? "" : "true"),
+        ]
+        return "select "
+            + sets.map { "set_config(\(SQL.literal($0.0)), \(SQL.literal($0.1)), true)" }.joined(separator: ", ")
     }
 
     /// Shown in reports.
@@ -96,7 +102,9 @@ struct HarnessActor: Sendable, Hashable {
     }
 
     static func slug(_ s: String) -> String {
-        String(s.lowercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) }.prefix(16).map(Character.init))
+        String(
+            s.lowercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) }.prefix(16).map(
+                Character.init))
     }
 
     static func json(_ s: String) -> String { JSON.string(s).rendered(pretty: false) }
@@ -131,7 +139,9 @@ enum SignUp {
         let cols = wanted.filter { columns.contains($0.0) }
         let rows = users.map { u in "(" + cols.map { $0.1(u) }.joined(separator: ", ") + ")" }
         var sql = authAdminExists ? "select set_config('role', 'supabase_auth_admin', true);\n" : ""
-        sql += "insert into auth.users (\(cols.map(\.0).joined(separator: ", "))) values\n  " + rows.joined(separator: ",\n  ") + ";\n"
+        sql +=
+            "insert into auth.users (\(cols.map(\.0).joined(separator: ", "))) values\n  "
+            + rows.joined(separator: ",\n  ") + ";\n"
         if authAdminExists { sql += "select set_config('role', 'none', true);\n" }
         return sql
     }

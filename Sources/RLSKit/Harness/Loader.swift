@@ -18,13 +18,18 @@ public enum HarnessLoader {
         let fm = FileManager.default
         for p in paths {
             var isDir: ObjCBool = false
-            guard fm.fileExists(atPath: p, isDirectory: &isDir) else { throw ConfigurationError("\(p): no such file or folder") }
+            guard fm.fileExists(atPath: p, isDirectory: &isDir) else {
+                throw ConfigurationError("\(p): no such file or folder")
+            }
             if isDir.boolValue {
                 let items = (fm.enumerator(atPath: p)?.allObjects as? [String] ?? []).sorted()
-                out += items.filter { extensions.contains(($0 as NSString).pathExtension) }.map { (p as NSString).appendingPathComponent($0) }
+                out += items.filter { extensions.contains(($0 as NSString).pathExtension) }.map {
+                    (p as NSString).appendingPathComponent($0)
+                }
             } else {
                 guard extensions.contains((p as NSString).pathExtension) else {
-                    throw ConfigurationError("\(p): not a test file: rlskit test reads access files (*.rls) and scenarios (*.scenario)")
+                    throw ConfigurationError(
+                        "\(p): not a test file: rlskit test reads access files (*.rls) and scenarios (*.scenario)")
                 }
                 out.append(p)
             }
@@ -36,8 +41,12 @@ public enum HarnessLoader {
     public static func load(_ paths: [String]) throws -> HarnessInput {
         var texts: [(path: String, text: String)] = []
         for f in try files(paths) {
-            guard let data = FileManager.default.contents(atPath: f) else { throw ConfigurationError("\(f): cannot read the file") }
-            guard let text = TextFile.decode(data) else { throw InputError(SourceLocation(file: f, line: 1), "not UTF-8 text: save the file as UTF-8") }
+            guard let data = FileManager.default.contents(atPath: f) else {
+                throw ConfigurationError("\(f): cannot read the file")
+            }
+            guard let text = TextFile.decode(data) else {
+                throw InputError(SourceLocation(file: f, line: 1), "not UTF-8 text: save the file as UTF-8")
+            }
             texts.append((f, text))
         }
         return try parse(texts)
@@ -45,7 +54,10 @@ public enum HarnessLoader {
 
     /// The access file and scenarios compiled into rlskit for its built-in schema (sql/tests).
     public static func builtIn() throws -> HarnessInput {
-        try parse(BuiltInSQL.all.filter { $0.path.hasPrefix("tests/") && extensions.contains(($0.path as NSString).pathExtension) }
+        try parse(
+            BuiltInSQL.all.filter {
+                $0.path.hasPrefix("tests/") && extensions.contains(($0.path as NSString).pathExtension)
+            }
             .map { ("sql/" + $0.path, $0.contents) })
     }
 
@@ -59,7 +71,11 @@ public enum HarnessLoader {
                 input.access.append(a)
             } else {
                 let s = try ScenarioFile.parse(text, path: f)
-                if s.isEmpty { throw InputError(SourceLocation(file: f, line: 1), "no scenarios in this file: start one with 'scenario <title>'") }
+                if s.isEmpty {
+                    throw InputError(
+                        SourceLocation(file: f, line: 1), "no scenarios in this file: start one with 'scenario <title>'"
+                    )
+                }
                 input.scenarios.append((f, s))
             }
         }
@@ -68,10 +84,17 @@ public enum HarnessLoader {
 
     static func checkDuplicates(_ a: AccessFile, against others: [AccessFile]) throws(InputError) {
         for o in others {
-            for t in a.tables { if let p = o.tables.first(where: { $0.qualifiedName == t.qualifiedName }) {
-                throw InputError(t.location, "table \(t.qualifiedName) is already declared at \(p.location): keep one") } }
-            for b in a.buckets { if let p = o.buckets.first(where: { $0.id == b.id }) {
-                throw InputError(b.location, "bucket \(b.id) is already declared at \(p.location): keep one") } }
+            for t in a.tables {
+                if let p = o.tables.first(where: { $0.qualifiedName == t.qualifiedName }) {
+                    throw InputError(
+                        t.location, "table \(t.qualifiedName) is already declared at \(p.location): keep one")
+                }
+            }
+            for b in a.buckets {
+                if let p = o.buckets.first(where: { $0.id == b.id }) {
+                    throw InputError(b.location, "bucket \(b.id) is already declared at \(p.location): keep one")
+                }
+            }
         }
     }
 }

@@ -16,19 +16,30 @@ enum Observed: Sendable, Equatable, CustomStringConvertible {
         case .skipped: self = .notRun
         case .failure(let e):
             let state = e.sqlState ?? "?????"
-            if state == "42501", e.message.contains("row-level security") { self = .deniedByRLS(e.message) }
-            else if state == "42501", e.message.hasPrefix("permission denied") { self = .deniedByPrivilege(e.message) }
-            else { self = .error(sqlState: state, message: e.message) }
+            if state == "42501", e.message.contains("row-level security") {
+                self = .deniedByRLS(e.message)
+            } else if state == "42501", e.message.hasPrefix("permission denied") {
+                self = .deniedByPrivilege(e.message)
+            } else {
+                self = .error(sqlState: state, message: e.message)
+            }
         case .success(let r):
             let tag = r.commandTag.split(separator: " ").first.map(String.init) ?? ""
-            if !r.columns.isEmpty { self = .rows(r.rows.map(\.values)) }
-            else if ["INSERT", "UPDATE", "DELETE", "MERGE"].contains(tag) { self = .affected(r.affectedRows ?? 0) }
-            else { self = .ok }
+            if !r.columns.isEmpty {
+                self = .rows(r.rows.map(\.values))
+            } else if ["INSERT", "UPDATE", "DELETE", "MERGE"].contains(tag) {
+                self = .affected(r.affectedRows ?? 0)
+            } else {
+                self = .ok
+            }
         }
     }
 
     public var isDenied: Bool {
-        switch self { case .deniedByRLS, .deniedByPrivilege: true; default: false }
+        switch self {
+        case .deniedByRLS, .deniedByPrivilege: true;
+        default: false
+        }
     }
 
     /// Rows returned or affected; nil after an error.
@@ -119,7 +130,7 @@ enum Expectation: Sendable, Equatable, CustomStringConvertible {
             return false
         case .affected(let n):
             if case .affected(let m) = o { return m == n }
-            if case .rows(let r) = o { return r.count == n }   // … RETURNING
+            if case .rows(let r) = o { return r.count == n }  // … RETURNING
             return false
         case .value(let v):
             if case .rows(let r) = o { return r.count == 1 && r[0].count >= 1 && r[0][0] == v }
@@ -128,7 +139,9 @@ enum Expectation: Sendable, Equatable, CustomStringConvertible {
             if case .rows(let r) = o { return r.map { $0.first ?? nil } == v }
             return false
         case .row(let v):
-            if case .rows(let r) = o { return r.count == 1 && Array(r[0].prefix(v.count)) == v && r[0].count == v.count }
+            if case .rows(let r) = o {
+                return r.count == 1 && Array(r[0].prefix(v.count)) == v && r[0].count == v.count
+            }
             return false
         case .deniedByRLS:
             if case .deniedByRLS = o { return true }

@@ -19,7 +19,8 @@ public struct TestSuite: Sendable {
     public static func load(_ paths: [String]) throws -> TestSuite {
         let (ours, pgtap) = try route(paths)
         do {
-            return TestSuite(harness: try HarnessLoader.load(ours), pgtap: pgtap.isEmpty ? [] : try PgTAPRunner.discover(pgtap))
+            return TestSuite(
+                harness: try HarnessLoader.load(ours), pgtap: pgtap.isEmpty ? [] : try PgTAPRunner.discover(pgtap))
         } catch let e as InputError {
             throw ConfigurationError(e.description)
         }
@@ -27,7 +28,9 @@ public struct TestSuite: Sendable {
 
     /// The built-in schema's own tests (`sql/tests`, compiled in).
     public static func builtIn() throws -> TestSuite {
-        do { return TestSuite(harness: try HarnessLoader.builtIn()) } catch let e as InputError { throw ConfigurationError(e.description) }
+        do { return TestSuite(harness: try HarnessLoader.builtIn()) } catch let e as InputError {
+            throw ConfigurationError(e.description)
+        }
     }
 
     /// Splits PATHs between the harness and the pgTAP runner.
@@ -36,15 +39,24 @@ public struct TestSuite: Sendable {
         let fm = FileManager.default
         for p in paths {
             var isDir: ObjCBool = false
-            guard fm.fileExists(atPath: p, isDirectory: &isDir) else { throw ConfigurationError("\(p): no such file or folder") }
+            guard fm.fileExists(atPath: p, isDirectory: &isDir) else {
+                throw ConfigurationError("\(p): no such file or folder")
+            }
             let ext = (p as NSString).pathExtension.lowercased()
             if !isDir.boolValue {
-                if HarnessLoader.extensions.contains(ext) { ours.append(p) }
-                else if PgTAPRunner.extensions.contains(ext) { pgtap.append(p) }
-                else { throw ConfigurationError("\(p): not a test file: use *.rls, *.scenario, or pgTAP *.sql / *.pg") }
+                if HarnessLoader.extensions.contains(ext) {
+                    ours.append(p)
+                } else if PgTAPRunner.extensions.contains(ext) {
+                    pgtap.append(p)
+                } else {
+                    throw ConfigurationError("\(p): not a test file: use *.rls, *.scenario, or pgTAP *.sql / *.pg")
+                }
                 continue
             }
-            let exts = Set((fm.enumerator(atPath: p)?.allObjects as? [String] ?? []).map { ($0 as NSString).pathExtension.lowercased() })
+            let exts = Set(
+                (fm.enumerator(atPath: p)?.allObjects as? [String] ?? []).map {
+                    ($0 as NSString).pathExtension.lowercased()
+                })
             if !exts.isDisjoint(with: HarnessLoader.extensions) { ours.append(p) }
             if !exts.isDisjoint(with: PgTAPRunner.extensions) { pgtap.append(p) }
         }
@@ -62,8 +74,10 @@ public struct PolicyTestResult: Sendable {
 /// The harness and the pgTAP runner on one database, leaving no trace: everything is rolled
 /// back, and sequences are put back only where rlskit owns the database (see SequenceGuard).
 public enum PolicyTests {
-    public static func run(_ suite: TestSuite, options: HarnessOptions = HarnessOptions(), on target: ConnectionString,
-                           ownsDatabase: Bool) throws -> PolicyTestResult {
+    public static func run(
+        _ suite: TestSuite, options: HarnessOptions = HarnessOptions(), on target: ConnectionString,
+        ownsDatabase: Bool
+    ) throws -> PolicyTestResult {
         let conn = try PostgresConnection(target)
         defer { conn.close() }
         let guardian = try SequenceGuard.capture(conn)

@@ -2,7 +2,7 @@
 /// put a name into SQL that runs; `display` the one way to name it in reports and lock files.
 @_spi(CLI) public enum SQL {
     public static func literal(_ s: String) -> String {
-        if !s.utf8.contains(where: { $0 == 39 || $0 == 92 }) { return "'" + s + "'" }   // fast path: no ' or \
+        if !s.utf8.contains(where: { $0 == 39 || $0 == 92 }) { return "'" + s + "'" }  // fast path: no ' or \
         let body = s.replacingOccurrences(of: "'", with: "''")
         return s.contains("\\") ? "E'" + body.replacingOccurrences(of: "\\", with: "\\\\") + "'" : "'" + body + "'"
     }
@@ -35,7 +35,8 @@
     /// Every keyword that is not unreserved (`select word from pg_get_keywords() where catcode
     /// <> 'U'`), of every supported PostgreSQL version: quoting one too many is harmless, one
     /// too few breaks the statement. A test compares it with the server's list.
-    static let keywords: Set<String> = Set("""
+    static let keywords: Set<String> = Set(
+        """
         all analyse analyze and any array as asc asymmetric both case cast check collate column constraint
         create current_catalog current_date current_role current_time current_timestamp current_user default
         deferrable desc distinct do else end except false fetch for foreign from grant group having in

@@ -36,7 +36,7 @@ enum ScenarioFile {
     /// Parses a whole file or throws its first mistake; nothing runs from a malformed file.
     public static func parse(_ text: String, path: String) throws(InputError) -> [Scenario] {
         var scenarios: [Scenario] = []
-        var stepOpen = false   // an `as` line seen, its SQL may continue until the first `expect`
+        var stepOpen = false  // an `as` line seen, its SQL may continue until the first `expect`
         let lines = TextFile.lines(text)
         for (i, raw) in lines.enumerated() {
             let at = SourceLocation(file: path, line: i + 1)
@@ -44,10 +44,13 @@ enum ScenarioFile {
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix("--") { continue }
             let (word, rest) = split(line)
             if word == "scenario" {
-                guard !rest.isEmpty else { throw InputError(at, "'scenario' needs a title, e.g. 'scenario users edit only their own profile'") }
+                guard !rest.isEmpty else {
+                    throw InputError(at, "'scenario' needs a title, e.g. 'scenario users edit only their own profile'")
+                }
                 try finish(scenarios.last)
                 if let dup = scenarios.first(where: { $0.title == rest }) {
-                    throw InputError(at, "scenario '\(rest)' already exists at line \(dup.location.line): give it another title")
+                    throw InputError(
+                        at, "scenario '\(rest)' already exists at line \(dup.location.line): give it another title")
                 }
                 scenarios.append(Scenario(title: rest, users: [], steps: [], location: at))
                 stepOpen = false
@@ -63,7 +66,9 @@ enum ScenarioFile {
                 continue
             }
             if word == "expect" {
-                guard let st = scenarios[s].steps.indices.last else { throw InputError(at, "'expect' without a step: write 'as <actor>: <sql>' first") }
+                guard let st = scenarios[s].steps.indices.last else {
+                    throw InputError(at, "'expect' without a step: write 'as <actor>: <sql>' first")
+                }
                 try placeholders(in: rest, users: scenarios[s].users, at: at)
                 scenarios[s].steps[st].expectations.append(try expectation(rest, at: at))
                 stepOpen = false
@@ -71,18 +76,27 @@ enum ScenarioFile {
             }
             if let (actor, body) = asLine(line) {
                 if let last = scenarios[s].steps.last, last.expectations.isEmpty {
-                    throw InputError(last.location, "step has no 'expect' line: add one, e.g. 'expect ok' or 'expect denied by rls'")
+                    throw InputError(
+                        last.location, "step has no 'expect' line: add one, e.g. 'expect ok' or 'expect denied by rls'")
                 }
                 guard builtInActors.contains(actor) || scenarios[s].users.contains(where: { $0.name == actor }) else {
-                    throw InputError(at, "unknown actor '\(actor)': declare it with 'user \(actor)' or use anon, service_role, admin, auth_admin")
+                    throw InputError(
+                        at,
+                        "unknown actor '\(actor)': declare it with 'user \(actor)' or use anon, service_role, admin, auth_admin"
+                    )
                 }
                 try placeholders(in: body, users: scenarios[s].users, at: at)
-                scenarios[s].steps.append(Scenario.Step(actor: actor, text: body, expectations: [], location: at, lines: body.isEmpty ? [] : [at.line]))
+                scenarios[s].steps.append(
+                    Scenario.Step(
+                        actor: actor, text: body, expectations: [], location: at, lines: body.isEmpty ? [] : [at.line]))
                 stepOpen = true
                 continue
             }
             guard stepOpen, let st = scenarios[s].steps.indices.last else {
-                throw InputError(at, "unexpected '\(word)': lines are 'scenario', 'user', 'as <actor>: <sql>', SQL continuing a step, or 'expect'")
+                throw InputError(
+                    at,
+                    "unexpected '\(word)': lines are 'scenario', 'user', 'as <actor>: <sql>', SQL continuing a step, or 'expect'"
+                )
             }
             try placeholders(in: line, users: scenarios[s].users, at: at)
             scenarios[s].steps[st].text += (scenarios[s].steps[st].text.isEmpty ? "" : "\n") + line
@@ -91,7 +105,9 @@ enum ScenarioFile {
         try finish(scenarios.last)
         for sc in scenarios {
             for st in sc.steps {
-                if st.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { throw InputError(st.location, "step has no SQL after 'as \(st.actor):'") }
+                if st.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                    throw InputError(st.location, "step has no SQL after 'as \(st.actor):'")
+                }
                 try storageCall(st, users: sc.users)
                 try oneStatement(st)
             }
@@ -101,9 +117,12 @@ enum ScenarioFile {
 
     static func finish(_ s: Scenario?) throws(InputError) {
         guard let s else { return }
-        if s.steps.isEmpty { throw InputError(s.location, "scenario '\(s.title)' has no steps: add 'as <actor>: <sql>' lines") }
+        if s.steps.isEmpty {
+            throw InputError(s.location, "scenario '\(s.title)' has no steps: add 'as <actor>: <sql>' lines")
+        }
         if let last = s.steps.last, last.expectations.isEmpty {
-            throw InputError(last.location, "step has no 'expect' line: add one, e.g. 'expect ok' or 'expect denied by rls'")
+            throw InputError(
+                last.location, "step has no 'expect' line: add one, e.g. 'expect ok' or 'expect denied by rls'")
         }
     }
 
@@ -116,7 +135,9 @@ enum ScenarioFile {
     static func asLine(_ line: String) -> (String, String)? {
         guard line.hasPrefix("as "), let colon = line.firstIndex(of: ":") else { return nil }
         let name = line[line.index(line.startIndex, offsetBy: 3)..<colon].trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else { return nil }
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
+            return nil
+        }
         return (name, line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
     }
 
@@ -125,15 +146,21 @@ enum ScenarioFile {
         guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
             throw InputError(at, "write 'user <name> [{user_metadata json}] [claims {json}]'")
         }
-        if builtInActors.contains(name) { throw InputError(at, "'\(name)' is a built-in actor: pick another user name") }
-        if existing.contains(where: { $0.name == name }) { throw InputError(at, "user '\(name)' is declared twice in this scenario") }
+        if builtInActors.contains(name) {
+            throw InputError(at, "'\(name)' is a built-in actor: pick another user name")
+        }
+        if existing.contains(where: { $0.name == name }) {
+            throw InputError(at, "user '\(name)' is declared twice in this scenario")
+        }
         var meta = "{}", claims = "{}"
         var tailText = tail
         if let r = tailText.range(of: "claims ") {
             claims = String(tailText[r.upperBound...]).trimmingCharacters(in: .whitespaces)
             tailText = String(tailText[..<r.lowerBound]).trimmingCharacters(in: .whitespaces)
         }
-        if tailText.hasPrefix("metadata ") { tailText = String(tailText.dropFirst(9)).trimmingCharacters(in: .whitespaces) }
+        if tailText.hasPrefix("metadata ") {
+            tailText = String(tailText.dropFirst(9)).trimmingCharacters(in: .whitespaces)
+        }
         if !tailText.isEmpty { meta = tailText }
         for (what, json) in [("user_metadata", meta), ("claims", claims)] {
             guard (try? JSONSerialization.jsonObject(with: Data(json.utf8))) is [String: Any] else {
@@ -157,7 +184,9 @@ enum ScenarioFile {
             if words == ["denied", "by", "rls"] { return .deniedByRLS }
             if words == ["denied", "by", "privilege"] { return .deniedByPrivilege }
         case "sqlstate":
-            if words.count == 2, words[1].count == 5, words[1].allSatisfy({ $0.isLetter || $0.isNumber }) { return .sqlState(words[1].uppercased()) }
+            if words.count == 2, words[1].count == 5, words[1].allSatisfy({ $0.isLetter || $0.isNumber }) {
+                return .sqlState(words[1].uppercased())
+            }
         case "value":
             let v = values(String(rest.dropFirst(5)))
             if v.count == 1 { return .value(v[0]) }
@@ -166,10 +195,15 @@ enum ScenarioFile {
         default:
             if let first = words.first, let n = Int(first), n >= 0 {
                 if words.count == 2, words[1] == "row" || words[1] == "rows" { return .rowCount(n) }
-                if words.count == 3, words[1] == "row" || words[1] == "rows", words[2] == "affected" { return .affected(n) }
+                if words.count == 3, words[1] == "row" || words[1] == "rows", words[2] == "affected" {
+                    return .affected(n)
+                }
             }
         }
-        throw InputError(at, "unknown expectation '\(rest)': use ok, N rows, N rows affected, value V, values A | B, row A | B, denied by rls, denied by privilege or sqlstate XXXXX")
+        throw InputError(
+            at,
+            "unknown expectation '\(rest)': use ok, N rows, N rows affected, value V, values A | B, row A | B, denied by rls, denied by privilege or sqlstate XXXXX"
+        )
     }
 
     /// `{name}` and `{name.email}` of users declared in this scenario; anything else that looks
@@ -183,10 +217,15 @@ enum ScenarioFile {
             let known = users.contains { $0.name == name }
             if known && (field == nil || field == "email") { continue }
             if known {
-                throw InputError(at, "unknown placeholder \(whole): use {\(name)} for the user's id or {\(name).email} for their email")
+                throw InputError(
+                    at,
+                    "unknown placeholder \(whole): use {\(name)} for the user's id or {\(name).email} for their email")
             }
-            throw InputError(at, "unknown placeholder \(whole): declare 'user \(name)' in this scenario "
-                                + (users.isEmpty ? "(it declares no users)" : "(its users: \(users.map(\.name).joined(separator: ", ")))"))
+            throw InputError(
+                at,
+                "unknown placeholder \(whole): declare 'user \(name)' in this scenario "
+                    + (users.isEmpty
+                        ? "(it declares no users)" : "(its users: \(users.map(\.name).joined(separator: ", ")))"))
         }
     }
 
@@ -196,7 +235,9 @@ enum ScenarioFile {
     /// savepoint of a transaction rlskit rolls back.
     static func oneStatement(_ st: Scenario.Step) throws(InputError) {
         func at(_ line: Int) -> SourceLocation {
-            SourceLocation(file: st.location.file, line: line >= 1 && line <= st.lines.count ? st.lines[line - 1] : st.location.line)
+            SourceLocation(
+                file: st.location.file,
+                line: line >= 1 && line <= st.lines.count ? st.lines[line - 1] : st.location.line)
         }
         if let nul = st.text.unicodeScalars.firstIndex(of: "\u{0}") {
             let line = 1 + st.text.unicodeScalars[..<nul].count { $0 == "\n" }
@@ -205,12 +246,18 @@ enum ScenarioFile {
         let (verb, _) = split(st.text)
         if verb == "upload" || verb == "remove" { return }
         let statements = SQLScanner.statements(in: st.text)
-        guard let first = statements.first else { throw InputError(st.location, "step has no SQL after 'as \(st.actor):'") }
+        guard let first = statements.first else {
+            throw InputError(st.location, "step has no SQL after 'as \(st.actor):'")
+        }
         if statements.count > 1 {
-            throw InputError(at(statements[1].line), "one statement per step: put '\(String(statements[1].text.prefix(40)))' in its own 'as \(st.actor):' step")
+            throw InputError(
+                at(statements[1].line),
+                "one statement per step: put '\(String(statements[1].text.prefix(40)))' in its own 'as \(st.actor):' step"
+            )
         }
         if first.kind == .meta {
-            throw InputError(at(first.line), "'\(first.text.prefix(20))' is a psql meta-command, not SQL: write the SQL itself")
+            throw InputError(
+                at(first.line), "'\(first.text.prefix(20))' is a psql meta-command, not SQL: write the SQL itself")
         }
         let words = SQLScanner.keywords(first.text, count: 2)
         let control: Bool
@@ -220,8 +267,10 @@ enum ScenarioFile {
         default: control = false
         }
         if control {
-            throw InputError(at(first.line), "'\(words.joined(separator: " "))' controls the transaction, which rlskit owns "
-                                + "(each step runs in a savepoint, everything is rolled back): remove it")
+            throw InputError(
+                at(first.line),
+                "'\(words.joined(separator: " "))' controls the transaction, which rlskit owns "
+                    + "(each step runs in a savepoint, everything is rolled back): remove it")
         }
     }
 
@@ -230,6 +279,9 @@ enum ScenarioFile {
         let (verb, rest) = split(st.text)
         guard verb == "upload" || verb == "remove" else { return }
         let parts = rest.split(separator: " ")
-        guard parts.count == 2 else { throw InputError(st.location, "write '\(verb) <bucket> <object name>', e.g. '\(verb) avatars {alice}/a.png'") }
+        guard parts.count == 2 else {
+            throw InputError(
+                st.location, "write '\(verb) <bucket> <object name>', e.g. '\(verb) avatars {alice}/a.png'")
+        }
     }
 }

@@ -5,11 +5,14 @@ extension Scenario {
     /// (a failing step is undone alone, the rest builds on what went before), all rolled back.
     func unit(suite: String) -> HarnessUnit {
         // Fresh ids per run: nothing can collide with rows of an earlier (rolled back) run.
-        let users = self.users.map { HarnessActor(kind: .user, name: $0.name, userMetadata: $0.userMetadata, extraClaims: $0.extraClaims) }
+        let users = self.users.map {
+            HarnessActor(kind: .user, name: $0.name, userMetadata: $0.userMetadata, extraClaims: $0.extraClaims)
+        }
         func fill(_ s: String) -> String {
             var out = s
             for u in users {
-                out = out.replacingOccurrences(of: "{\(u.name)}", with: u.uid).replacingOccurrences(of: "{\(u.name).email}", with: u.email)
+                out = out.replacingOccurrences(of: "{\(u.name)}", with: u.uid).replacingOccurrences(
+                    of: "{\(u.name).email}", with: u.email)
             }
             return out
         }
@@ -26,9 +29,10 @@ extension Scenario {
                 }
             }
             let firstWord = sql.split(whereSeparator: { $0 == " " || $0 == "\n" }).first.map { $0.lowercased() } ?? ""
-            return PolicyCheck(suite: suite, actor: actor.name, operation: op.map { _ in "storage" } ?? firstWord,
-                         name: title + ": " + oneLine(st.text), statements: [actor.impersonation(storage: op), sql],
-                         expectations: expectations, location: st.location)
+            return PolicyCheck(
+                suite: suite, actor: actor.name, operation: op.map { _ in "storage" } ?? firstWord,
+                name: title + ": " + oneLine(st.text), statements: [actor.impersonation(storage: op), sql],
+                expectations: expectations, location: st.location)
         }
         return HarnessUnit(suite: suite, users: users, checks: checks, isolation: .keepSuccesses, location: location)
     }
@@ -50,17 +54,24 @@ extension Scenario {
         let owner = actor.kind == .user ? SQL.literal(actor.uid) : "null"
         switch parts[0] {
         case "upload":
-            return ("insert into storage.objects (bucket_id, name, owner, owner_id, version, metadata) values ("
-                    + "\(bucket), \(name), \(owner)::uuid, \(owner), gen_random_uuid()::text, '{\"size\": 1}')", "storage.object.upload")
+            return (
+                "insert into storage.objects (bucket_id, name, owner, owner_id, version, metadata) values ("
+                    + "\(bucket), \(name), \(owner)::uuid, \(owner), gen_random_uuid()::text, '{\"size\": 1}')",
+                "storage.object.upload"
+            )
         case "remove":
-            return ("delete from storage.objects where name = \(name) and bucket_id = \(bucket) returning *", "storage.object.delete")
+            return (
+                "delete from storage.objects where name = \(name) and bucket_id = \(bucket) returning *",
+                "storage.object.delete"
+            )
         default:
             return nil
         }
     }
 
     func oneLine(_ s: String) -> String {
-        let l = s.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        let l = s.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(
+            separator: " ")
         return l.count > 90 ? String(l.prefix(89)) + "…" : l
     }
 }

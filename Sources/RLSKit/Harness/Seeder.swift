@@ -10,7 +10,8 @@ struct Seeder: Sendable {
     /// Why rows cannot be made without help, or nil.
     public var problem: String? {
         guard let owner = table.column(intent.owner) else {
-            return "owner column '\(intent.owner)' does not exist in \(table.qualifiedName) (columns: \(table.columns.map(\.name).joined(separator: ", ")))"
+            return
+                "owner column '\(intent.owner)' does not exist in \(table.qualifiedName) (columns: \(table.columns.map(\.name).joined(separator: ", ")))"
         }
         if !owner.writable { return "owner column '\(owner.name)' is generated or an identity column" }
         for s in intent.seeds where table.column(s.column) == nil {
@@ -18,10 +19,12 @@ struct Seeder: Sendable {
         }
         for c in table.columns where needsValue(c) && !declared(c) && c.name != intent.owner {
             if let ref = c.references, !ref.hasPrefix("auth.users(") {
-                return "column \(c.name) references \(ref), which rlskit cannot fill: declare 'seed \(c.name) = <expression>' in the access file"
+                return
+                    "column \(c.name) references \(ref), which rlskit cannot fill: declare 'seed \(c.name) = <expression>' in the access file"
             }
             if Seeder.value(for: c, n: 0) == nil {
-                return "no automatic value for column \(c.name) of type \(c.type): declare 'seed \(c.name) = <expression>' in the access file"
+                return
+                    "no automatic value for column \(c.name) of type \(c.type): declare 'seed \(c.name) = <expression>' in the access file"
             }
         }
         return nil
@@ -38,9 +41,12 @@ struct Seeder: Sendable {
             if c.name == intent.owner {
                 value = SQL.literal(owner) + "::" + c.type
             } else if let s = intent.seeds.first(where: { $0.column == c.name }) {
-                value = s.expression.replacingOccurrences(of: "{owner}", with: owner).replacingOccurrences(of: "{n}", with: String(n))
+                value = s.expression.replacingOccurrences(of: "{owner}", with: owner).replacingOccurrences(
+                    of: "{n}", with: String(n))
             } else if needsValue(c) {
-                value = c.references?.hasPrefix("auth.users(") == true ? SQL.literal(owner) + "::" + c.type : Seeder.value(for: c, n: n)
+                value =
+                    c.references?.hasPrefix("auth.users(") == true
+                    ? SQL.literal(owner) + "::" + c.type : Seeder.value(for: c, n: n)
             } else {
                 value = nil
             }
@@ -51,7 +57,8 @@ struct Seeder: Sendable {
 
     public func insert(owner: String, n: Int, returning: Bool = false) -> String {
         let r = row(owner: owner, n: n)
-        return "insert into \(table.sqlName) (\(r.columns.joined(separator: ", "))) values (\(r.values.joined(separator: ", ")))"
+        return
+            "insert into \(table.sqlName) (\(r.columns.joined(separator: ", "))) values (\(r.values.joined(separator: ", ")))"
             + (returning ? " returning *" : "")
     }
 

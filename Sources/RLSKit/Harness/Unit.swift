@@ -16,8 +16,11 @@ struct HarnessUnit: Sendable {
     public var isolation: PipelineIsolation
     public var location: SourceLocation?
 
-    public init(suite: String, users: [HarnessActor] = [], setup: String = "", checks: [PolicyCheck] = [], notCovered: String? = nil,
-                isolation: PipelineIsolation = .rollbackEach, location: SourceLocation? = nil) {
+    public init(
+        suite: String, users: [HarnessActor] = [], setup: String = "", checks: [PolicyCheck] = [],
+        notCovered: String? = nil,
+        isolation: PipelineIsolation = .rollbackEach, location: SourceLocation? = nil
+    ) {
         self.suite = suite
         self.users = users
         self.setup = setup

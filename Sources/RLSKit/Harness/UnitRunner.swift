@@ -15,35 +15,55 @@ struct UnitRunner {
         } catch {
             _ = try? conn.query("ROLLBACK")
             if error.error.isConnectionFailure { throw error.error }
-            return [TestOutcome(suite: unit.suite, name: "sign up the test users", status: .error,
-                                message: "creating users in auth.users failed: \(error.error.message)", location: unit.location, sql: unit.signUp)]
+            return [
+                TestOutcome(
+                    suite: unit.suite, name: "sign up the test users", status: .error,
+                    message: "creating users in auth.users failed: \(error.error.message)", location: unit.location,
+                    sql: unit.signUp)
+            ]
         }
         defer { _ = try? conn.query("ROLLBACK") }
         if !unit.setup.isEmpty {
             do { _ = try conn.runScript(unit.setup) } catch {
                 if error.error.isConnectionFailure { throw error.error }
-                return [notCovered(unit, "seeding rows for the test users failed: \(error.error.message) — declare 'seed <column> = <expression>' in the access file")]
+                return [
+                    notCovered(
+                        unit,
+                        "seeding rows for the test users failed: \(error.error.message) — declare 'seed <column> = <expression>' in the access file"
+                    )
+                ]
             }
         }
         let groups = unit.checks.map { $0.statements.map { PostgresStatement($0) } }
         let results: [[StatementOutcome]]
         do { results = try conn.pipeline(groups: groups, isolation: unit.isolation) } catch let e as PostgresError {
             if e.isConnectionFailure { throw e }
-            return [TestOutcome(suite: unit.suite, name: "run the checks", status: .error, message: conn.inTransaction ? e.message : Self.ended, location: unit.location)]
+            return [
+                TestOutcome(
+                    suite: unit.suite, name: "run the checks", status: .error,
+                    message: conn.inTransaction ? e.message : Self.ended, location: unit.location)
+            ]
         }
         // Whatever the step parser thought of the SQL, the checks must not end our transaction.
         if !conn.inTransaction {
-            return [TestOutcome(suite: unit.suite, name: "run the checks", status: .error, message: Self.ended, location: unit.location)]
+            return [
+                TestOutcome(
+                    suite: unit.suite, name: "run the checks", status: .error, message: Self.ended,
+                    location: unit.location)
+            ]
         }
         let each = Date().timeIntervalSince(start) / Double(max(1, unit.checks.count))
         return zip(unit.checks, results).map { judge($0, $1, duration: each) }
     }
 
-    static let ended = "a step ended rlskit's transaction (transaction control rlskit did not recognise), so what ran before it may have been committed: check the database and remove that statement"
+    static let ended =
+        "a step ended rlskit's transaction (transaction control rlskit did not recognise), so what ran before it may have been committed: check the database and remove that statement"
 
     func notCovered(_ unit: HarnessUnit, _ reason: String) -> TestOutcome {
-        TestOutcome(suite: unit.suite, name: "not covered", status: skipUntested ? .skipped : .error,
-                    message: "not covered: \(reason)" + (skipUntested ? "" : " (or --allow-untested to skip it)"), location: unit.location)
+        TestOutcome(
+            suite: unit.suite, name: "not covered", status: skipUntested ? .skipped : .error,
+            message: "not covered: \(reason)" + (skipUntested ? "" : " (or --allow-untested to skip it)"),
+            location: unit.location)
     }
 
     func judge(_ check: PolicyCheck, _ results: [StatementOutcome], duration: Double) -> TestOutcome {
@@ -57,17 +77,24 @@ struct UnitRunner {
             }
         }
         let missed = check.expectations.filter { !$0.accepts(observed) }
-        var outcome = TestOutcome(suite: check.suite, name: check.name, status: .passed, location: check.location,
-                                  sql: check.judgedSQL, actor: check.actor, duration: duration)
+        var outcome = TestOutcome(
+            suite: check.suite, name: check.name, status: .passed, location: check.location,
+            sql: check.judgedSQL, actor: check.actor, duration: duration)
         guard !missed.isEmpty || failedSetup != nil else { return outcome }
         let unexpectedError: Bool
         switch observed {
-        case .error, .notRun: unexpectedError = !check.expectations.contains { if case .sqlState = $0 { true } else { false } }
+        case .error, .notRun:
+            unexpectedError = !check.expectations.contains { if case .sqlState = $0 { true } else { false } }
         default: unexpectedError = false
         }
         outcome.status = unexpectedError || failedSetup != nil ? .error : .failed
-        var message = "\(check.suite) · \(check.operation) · as \(check.actor): expected \(check.expectations.filter { !$0.accepts(observed) }.map(\.description).joined(separator: ", ")), got \(observed)"
-        if let s = failedSetup { message = "\(check.suite) · \(check.operation) · as \(check.actor): preparing the check failed: \(observed)"; outcome.sql = s }
+        var message =
+            "\(check.suite) · \(check.operation) · as \(check.actor): expected \(check.expectations.filter { !$0.accepts(observed) }.map(\.description).joined(separator: ", ")), got \(observed)"
+        if let s = failedSetup {
+            message =
+                "\(check.suite) · \(check.operation) · as \(check.actor): preparing the check failed: \(observed)";
+            outcome.sql = s
+        }
         outcome.message = message
         return outcome
     }

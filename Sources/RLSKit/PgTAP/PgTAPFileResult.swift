@@ -22,7 +22,9 @@ struct PgTAPSQLError: Sendable, Equatable {
             loc.column = l == 1 ? (start.column ?? 1) + c - 1 : c
         }
         var text = e.description
-        if let ctx = e.context, !ctx.isEmpty { text += "\ncontext: " + ctx.split(separator: "\n").joined(separator: "; ") }
+        if let ctx = e.context, !ctx.isEmpty {
+            text += "\ncontext: " + ctx.split(separator: "\n").joined(separator: "; ")
+        }
         self.init(message: text, location: loc, sql: sql)
     }
 }
@@ -44,11 +46,14 @@ public struct PgTAPFileResult: Sendable, Equatable {
     public var outcomes: [TestOutcome] {
         var out: [TestOutcome] = []
         for p in malformed {
-            out.append(TestOutcome(suite: file, name: "file not run: " + p.message, status: .error, location: p.location))
+            out.append(
+                TestOutcome(suite: file, name: "file not run: " + p.message, status: .error, location: p.location))
         }
         guard malformed.isEmpty else { return out }
         if let skip = summary.skipAll, summary.tests.isEmpty {
-            out.append(TestOutcome(suite: file, name: "all tests skipped", status: .skipped, message: skip.isEmpty ? nil : skip))
+            out.append(
+                TestOutcome(
+                    suite: file, name: "all tests skipped", status: .skipped, message: skip.isEmpty ? nil : skip))
         }
         for t in summary.tests {
             out.append(outcome(t))
@@ -57,15 +62,19 @@ public struct PgTAPFileResult: Sendable, Equatable {
             var lines = e.message.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             let first = lines.removeFirst()
             lines.append("the file stopped here (as psql with ON_ERROR_STOP does) and was rolled back")
-            out.append(TestOutcome(suite: file, name: "SQL error: " + first, status: .error,
-                                   message: lines.joined(separator: "\n"), location: e.location, sql: e.sql))
+            out.append(
+                TestOutcome(
+                    suite: file, name: "SQL error: " + first, status: .error,
+                    message: lines.joined(separator: "\n"), location: e.location, sql: e.sql))
         }
         for p in summary.problems {
             out.append(TestOutcome(suite: file, name: p, status: .failed))
         }
         if let b = summary.bailOut {
-            out.append(TestOutcome(suite: file, name: "Bail out!" + (b.isEmpty ? "" : " " + b), status: .error,
-                                   message: "the run stopped here, as prove stops on a bail-out"))
+            out.append(
+                TestOutcome(
+                    suite: file, name: "Bail out!" + (b.isEmpty ? "" : " " + b), status: .error,
+                    message: "the run stopped here, as prove stops on a bail-out"))
         }
         return out
     }
@@ -73,7 +82,8 @@ public struct PgTAPFileResult: Sendable, Equatable {
     func outcome(_ t: TAPTest) -> TestOutcome {
         let name = "\(t.number)" + (t.description.isEmpty ? "" : " - " + t.description)
         let diag = t.diagnostics.isEmpty ? nil : t.diagnostics.joined(separator: "\n")
-        var o = TestOutcome(suite: file, name: name, status: .passed, message: diag, location: t.location, duration: t.duration)
+        var o = TestOutcome(
+            suite: file, name: name, status: .passed, message: diag, location: t.location, duration: t.duration)
         switch t.directive {
         case .skip where t.ok:
             o.status = .skipped
@@ -83,7 +93,10 @@ public struct PgTAPFileResult: Sendable, Equatable {
             o.message = (t.ok ? "passed unexpectedly; TODO: " : "TODO: ") + t.reason
         default:
             o.status = t.isOK ? .passed : .failed
-            if t.unplanned { o.message = "test \(t.number) is past the plan (1..\(summary.planned ?? 0))" + (diag.map { "\n" + $0 } ?? "") }
+            if t.unplanned {
+                o.message =
+                    "test \(t.number) is past the plan (1..\(summary.planned ?? 0))" + (diag.map { "\n" + $0 } ?? "")
+            }
         }
         return o
     }

@@ -31,8 +31,10 @@ public struct PgTAPRunner: Sendable {
     var jobs: Int
 
     /// Runs `files` (from `discover`) on the database at `target`.
-    public static func run(_ files: [(path: String, display: String)], options: PgTAPOptions = PgTAPOptions(),
-                           on target: ConnectionString) throws -> PgTAPRunResult {
+    public static func run(
+        _ files: [(path: String, display: String)], options: PgTAPOptions = PgTAPOptions(),
+        on target: ConnectionString
+    ) throws -> PgTAPRunResult {
         try PgTAPRunner(connection: target, jobs: options.jobs).run(files)
     }
 
@@ -55,10 +57,14 @@ public struct PgTAPRunner: Sendable {
                 throw ConfigurationError("\(given): no such file or directory")
             }
             if !isDir.boolValue {
-                if seen.insert(URL(fileURLWithPath: given).standardizedFileURL.path).inserted { out.append((given, given)) }
+                if seen.insert(URL(fileURLWithPath: given).standardizedFileURL.path).inserted {
+                    out.append((given, given))
+                }
                 continue
             }
-            guard let walker = fm.enumerator(atPath: given) else { throw ConfigurationError("\(given): cannot read the folder") }
+            guard let walker = fm.enumerator(atPath: given) else {
+                throw ConfigurationError("\(given): cannot read the folder")
+            }
             var found: [String] = []
             while let rel = walker.nextObject() as? String {
                 let name = (rel as NSString).lastPathComponent
@@ -67,12 +73,17 @@ public struct PgTAPRunner: Sendable {
             }
             let files = found.filter { rel in
                 var d: ObjCBool = false
-                return fm.fileExists(atPath: (given as NSString).appendingPathComponent(rel), isDirectory: &d) && !d.boolValue
+                return fm.fileExists(atPath: (given as NSString).appendingPathComponent(rel), isDirectory: &d)
+                    && !d.boolValue
             }
-            guard !files.isEmpty else { throw ConfigurationError("\(given): no pgTAP files (*.sql, *.pg) in this folder") }
+            guard !files.isEmpty else {
+                throw ConfigurationError("\(given): no pgTAP files (*.sql, *.pg) in this folder")
+            }
             for rel in files.sorted() {
                 let path = (given as NSString).appendingPathComponent(rel)
-                if seen.insert(URL(fileURLWithPath: path).standardizedFileURL.path).inserted { out.append((path, path)) }
+                if seen.insert(URL(fileURLWithPath: path).standardizedFileURL.path).inserted {
+                    out.append((path, path))
+                }
             }
         }
         return out
@@ -85,12 +96,17 @@ public struct PgTAPRunner: Sendable {
         let first = try PostgresConnection(connection)
         let info = try PgTAPServerInfo.probe(first)
         if let package = info.missingPackage {
-            throw ConfigurationError("pgTAP is not available on this PostgreSQL \(info.majorVersion) server: install the package \(package) on the database host (or build pgTAP from https://pgtap.org)")
+            throw ConfigurationError(
+                "pgTAP is not available on this PostgreSQL \(info.majorVersion) server: install the package \(package) on the database host (or build pgTAP from https://pgtap.org)"
+            )
         }
         var notes: [String] = []
         if !info.pgtapInstalled {
-            notes.append("pgTAP is not installed in this database: rlskit created it inside each file's transaction"
-                + (jobs > 1 ? " (files then wait for each other; `create extension pgtap` once makes parallel runs faster)" : ""))
+            notes.append(
+                "pgTAP is not installed in this database: rlskit created it inside each file's transaction"
+                    + (jobs > 1
+                        ? " (files then wait for each other; `create extension pgtap` once makes parallel runs faster)"
+                        : ""))
         }
         // Workers take the next file; a bail-out or a lost connection stops them all.
         let done: [PgTAPFileResult?]
@@ -102,7 +118,8 @@ public struct PgTAPRunner: Sendable {
             done = try WorkerPool.serial(scripts.count, on: PgTAPSession(first, info: info), step)
         } else {
             let target = connection
-            done = try WorkerPool.run(scripts.count, workers: jobs, open: { PgTAPSession(try PostgresConnection(target), info: info) }, step)
+            done = try WorkerPool.run(
+                scripts.count, workers: jobs, open: { PgTAPSession(try PostgresConnection(target), info: info) }, step)
         }
         var out = PgTAPRunResult(files: done.compactMap { $0 }, notes: notes)
         out.notRun = zip(scripts, done).filter { $0.1 == nil }.map(\.0.file)

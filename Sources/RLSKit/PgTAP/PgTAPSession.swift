@@ -12,14 +12,17 @@ struct PgTAPServerInfo: Sendable, Equatable {
     public var majorVersion: Int
 
     public static func probe(_ conn: PostgresConnection) throws -> PgTAPServerInfo {
-        let row = try conn.query("""
+        let row = try conn.query(
+            """
             select exists (select 1 from pg_extension where extname = 'pgtap') as installed,
                    exists (select 1 from pg_available_extensions where name = 'pgtap') as available,
                    to_regprocedure($1) is not null as helpers,
                    current_setting('server_version_num')::int / 10000 as major
-            """, [SupabaseTestHelpers.marker]).rows[0]
-        return PgTAPServerInfo(pgtapInstalled: try row.decode("installed"), pgtapAvailable: try row.decode("available"),
-                               helpersInstalled: try row.decode("helpers"), majorVersion: try row.decode("major"))
+            """, [SupabaseTestHelpers.marker]
+        ).rows[0]
+        return PgTAPServerInfo(
+            pgtapInstalled: try row.decode("installed"), pgtapAvailable: try row.decode("available"),
+            helpersInstalled: try row.decode("helpers"), majorVersion: try row.decode("major"))
     }
 
     /// Where pgTAP cannot be created at all: one line naming the package.
@@ -46,8 +49,11 @@ final class PgTAPSession {
         do { return try runFile(script) } catch {
             guard conn.isAlive else {
                 let m = ((error as? PostgresError)?.message ?? "\(error)")
-                    .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
-                throw PostgresError(kind: .connection, message: "lost the connection while running \(script.file): \(m)", sqlState: "08006")
+                    .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(
+                        separator: " ")
+                throw PostgresError(
+                    kind: .connection, message: "lost the connection while running \(script.file): \(m)",
+                    sqlState: "08006")
             }
             throw error
         }
@@ -72,13 +78,15 @@ final class PgTAPSession {
             setup += "SAVEPOINT \(Self.savepoint)"
             do { _ = try conn.runScript(setup) } catch {
                 if error.error.isConnectionFailure || !conn.isAlive { throw error.error }
-                result.sqlError = PgTAPSQLError(message: "preparing the file failed: " + error.error.description,
-                                                location: SourceLocation(file: script.file, line: 1), sql: nil)
+                result.sqlError = PgTAPSQLError(
+                    message: "preparing the file failed: " + error.error.description,
+                    location: SourceLocation(file: script.file, line: 1), sql: nil)
                 complete = false
             }
             _ = conn.takeNotices()
             if complete {
-                complete = try runSteps(script.steps, createdPgTAP: createsPgTAP, helpers: needsHelpers, into: &lines, result: &result)
+                complete = try runSteps(
+                    script.steps, createdPgTAP: createsPgTAP, helpers: needsHelpers, into: &lines, result: &result)
             }
         } catch {
             _ = try? conn.query("ROLLBACK")
@@ -92,8 +100,10 @@ final class PgTAPSession {
     }
 
     /// Runs the steps until the end, `\q` or the first error; false when stopped by an error.
-    func runSteps(_ steps: [PsqlStep], createdPgTAP: Bool, helpers: Bool, into lines: inout [TAPLine],
-                  result: inout PgTAPFileResult) throws -> Bool {
+    func runSteps(
+        _ steps: [PsqlStep], createdPgTAP: Bool, helpers: Bool, into lines: inout [TAPLine],
+        result: inout PgTAPFileResult
+    ) throws -> Bool {
         // The last statement of the file's own that released or rolled back to a savepoint.
         var released: SourceLocation?
         for step in steps {
@@ -116,15 +126,24 @@ final class PgTAPSession {
                     // BEGIN/COMMIT: what psql would have committed by now becomes the point
                     // ROLLBACK returns to. The file may have released that savepoint itself.
                     do {
-                        if kind == .rollback { try conn.query("ROLLBACK TO SAVEPOINT \(Self.savepoint)") } else {
+                        if kind == .rollback {
+                            try conn.query("ROLLBACK TO SAVEPOINT \(Self.savepoint)")
+                        } else {
                             _ = try conn.runScript("RELEASE SAVEPOINT \(Self.savepoint); SAVEPOINT \(Self.savepoint)")
                         }
                     } catch {
                         let e = (error as? ScriptError)?.error ?? error as? PostgresError
                         if e?.kind != .server || !conn.isAlive { throw e ?? error }
-                        let by = released.map { " (the file's statement at line \($0.line) released or rolled back past it)" } ?? ""
-                        result.malformed.append(ScriptProblem(step.location, "'\(SQLScanner.keywords(sql, count: 1).first ?? "")' needs rlskit's savepoint \(Self.savepoint), "
-                            + "which no longer exists\(by): leave that savepoint to rlskit; the file was rolled back"))
+                        let by =
+                            released.map {
+                                " (the file's statement at line \($0.line) released or rolled back past it)"
+                            } ?? ""
+                        result.malformed.append(
+                            ScriptProblem(
+                                step.location,
+                                "'\(SQLScanner.keywords(sql, count: 1).first ?? "")' needs rlskit's savepoint \(Self.savepoint), "
+                                    + "which no longer exists\(by): leave that savepoint to rlskit; the file was rolled back"
+                            ))
                         return false
                     }
                     continue
@@ -133,8 +152,9 @@ final class PgTAPSession {
                 case .createPgTAP where createdPgTAP:
                     continue
                 case .twoPhase:
-                    result.sqlError = PgTAPSQLError(message: "two-phase commit statements are not allowed: they would outlive the test run",
-                                                    location: step.location, sql: written)
+                    result.sqlError = PgTAPSQLError(
+                        message: "two-phase commit statements are not allowed: they would outlive the test run",
+                        location: step.location, sql: written)
                     return false
                 default:
                     break
@@ -164,8 +184,13 @@ final class PgTAPSession {
 
     /// A problem naming the statement when rlskit's transaction is no longer open after it.
     static func transactionProblem(_ conn: PostgresConnection, at location: SourceLocation) -> ScriptProblem? {
-        conn.inTransaction ? nil : ScriptProblem(location, "this statement ended rlskit's transaction (transaction control rlskit did not recognise), "
-            + "so what the file did before it may have been committed: check the database and remove the statement")
+        conn.inTransaction
+            ? nil
+            : ScriptProblem(
+                location,
+                "this statement ended rlskit's transaction (transaction control rlskit did not recognise), "
+                    + "so what the file did before it may have been committed: check the database and remove the statement"
+            )
     }
 
     static func touchesSavepoints(_ sql: String) -> Bool {

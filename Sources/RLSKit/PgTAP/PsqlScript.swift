@@ -46,12 +46,18 @@ struct PsqlStep: Sendable, Equatable {
         switch Self.readText(path) {
         case .success(let t): text = t
         case .failure(let reason):
-            problems.append(from.map { ScriptProblem($0, "cannot include \(display): \(reason)") } ?? ScriptProblem(SourceLocation(file: display, line: 1), "\(reason)"))
+            problems.append(
+                from.map { ScriptProblem($0, "cannot include \(display): \(reason)") }
+                    ?? ScriptProblem(SourceLocation(file: display, line: 1), "\(reason)"))
             return
         }
         if let nul = text.unicodeScalars.firstIndex(of: "\u{0}") {
-            let (line, column) = SQLScanner.lineAndColumn(ofPosition: text.unicodeScalars.distance(from: text.unicodeScalars.startIndex, to: nul) + 1, in: text)
-            problems.append(ScriptProblem(SourceLocation(file: display, line: line, column: column), "contains a NUL byte, which PostgreSQL cannot accept: remove it"))
+            let (line, column) = SQLScanner.lineAndColumn(
+                ofPosition: text.unicodeScalars.distance(from: text.unicodeScalars.startIndex, to: nul) + 1, in: text)
+            problems.append(
+                ScriptProblem(
+                    SourceLocation(file: display, line: line, column: column),
+                    "contains a NUL byte, which PostgreSQL cannot accept: remove it"))
             return
         }
         if text.range(of: "tests.", options: .caseInsensitive) != nil { usesHelpers = true }
@@ -61,7 +67,11 @@ struct PsqlStep: Sendable, Equatable {
             guard st.kind == .meta else {
                 let sql = PsqlVariables.substitute(st.text, vars)
                 if Self.isCopyThroughClient(sql) {
-                    problems.append(ScriptProblem(loc, "COPY … FROM STDIN / TO STDOUT is not supported (psql streams that data itself); use INSERT … VALUES"))
+                    problems.append(
+                        ScriptProblem(
+                            loc,
+                            "COPY … FROM STDIN / TO STDOUT is not supported (psql streams that data itself); use INSERT … VALUES"
+                        ))
                 }
                 steps.append(PsqlStep(kind: .sql(sql), location: loc))
                 continue
@@ -75,7 +85,9 @@ struct PsqlStep: Sendable, Equatable {
             switch name {
             case "set":
                 guard let key = args.first else { continue }
-                guard PsqlVariables.isName(key) else { problems.append(ScriptProblem(loc, "\\set: invalid variable name '\(key)'")); continue }
+                guard PsqlVariables.isName(key) else {
+                    problems.append(ScriptProblem(loc, "\\set: invalid variable name '\(key)'")); continue
+                }
                 vars[key] = args.dropFirst().joined()
             case "unset":
                 if let key = args.first { vars.removeValue(forKey: key) }
@@ -84,25 +96,45 @@ struct PsqlStep: Sendable, Equatable {
                 let line = (args.first == "-n" ? args.dropFirst() : args[...]).joined(separator: " ")
                 steps.append(PsqlStep(kind: .echo(name == "warn" ? "# " + line : line), location: loc))
             case "i", "include", "ir", "include_relative":
-                guard let target = args.first, !target.isEmpty else { problems.append(ScriptProblem(loc, "\\\(name) needs a file name")); continue }
+                guard let target = args.first, !target.isEmpty else {
+                    problems.append(ScriptProblem(loc, "\\\(name) needs a file name")); continue
+                }
                 guard depth < Self.maxIncludeDepth else {
-                    problems.append(ScriptProblem(loc, "\\\(name) \(target): includes nested more than \(Self.maxIncludeDepth) deep (a cycle?)"))
+                    problems.append(
+                        ScriptProblem(
+                            loc,
+                            "\\\(name) \(target): includes nested more than \(Self.maxIncludeDepth) deep (a cycle?)"))
                     continue
                 }
-                let resolved = Self.resolveInclude(target, relative: name.hasPrefix("ir") || name == "include_relative", from: path)
-                read(path: resolved, display: Self.displayPath(resolved, like: display, from: path, target: target),
-                     vars: &vars, depth: depth + 1, from: loc)
+                let resolved = Self.resolveInclude(
+                    target, relative: name.hasPrefix("ir") || name == "include_relative", from: path)
+                read(
+                    path: resolved, display: Self.displayPath(resolved, like: display, from: path, target: target),
+                    vars: &vars, depth: depth + 1, from: loc)
             case "q", "quit":
                 steps.append(PsqlStep(kind: .quit, location: loc))
                 return
             case _ where Self.ignored.contains(name):
                 continue
             case "c", "connect":
-                problems.append(ScriptProblem(loc, "unsupported psql command \\\(name): rlskit runs each file over one connection inside one rolled-back transaction"))
-            case "!", "o", "out", "copy", "w", "write", "gexec", "gset", "g", "if", "elif", "else", "endif", "cd", "setenv", "s", "e", "edit":
-                problems.append(ScriptProblem(loc, "unsupported psql command \\\(name) (supported: \\set \\unset \\i \\ir \\echo \\qecho \\warn \\q; ignored: \\pset \\timing \\x \\t \\a)"))
+                problems.append(
+                    ScriptProblem(
+                        loc,
+                        "unsupported psql command \\\(name): rlskit runs each file over one connection inside one rolled-back transaction"
+                    ))
+            case "!", "o", "out", "copy", "w", "write", "gexec", "gset", "g", "if", "elif", "else", "endif", "cd",
+                "setenv", "s", "e", "edit":
+                problems.append(
+                    ScriptProblem(
+                        loc,
+                        "unsupported psql command \\\(name) (supported: \\set \\unset \\i \\ir \\echo \\qecho \\warn \\q; ignored: \\pset \\timing \\x \\t \\a)"
+                    ))
             default:
-                problems.append(ScriptProblem(loc, "unknown psql command \\\(name) (supported: \\set \\unset \\i \\ir \\echo \\qecho \\warn \\q; ignored: \\pset \\timing \\x \\t \\a)"))
+                problems.append(
+                    ScriptProblem(
+                        loc,
+                        "unknown psql command \\\(name) (supported: \\set \\unset \\i \\ir \\echo \\qecho \\warn \\q; ignored: \\pset \\timing \\x \\t \\a)"
+                    ))
             }
         }
     }
@@ -126,7 +158,8 @@ struct PsqlStep: Sendable, Equatable {
     /// `\i` falls back to the including file's folder so suites run from any directory.
     static func resolveInclude(_ target: String, relative: Bool, from path: String) -> String {
         if target.hasPrefix("/") { return target }
-        let beside = (URL(fileURLWithPath: path).deletingLastPathComponent().path as NSString).appendingPathComponent(target)
+        let beside = (URL(fileURLWithPath: path).deletingLastPathComponent().path as NSString).appendingPathComponent(
+            target)
         if relative { return beside }
         let cwd = (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(target)
         return FileManager.default.fileExists(atPath: cwd) ? cwd : beside
@@ -136,16 +169,21 @@ struct PsqlStep: Sendable, Equatable {
     static func displayPath(_ resolved: String, like display: String, from path: String, target: String) -> String {
         if target.hasPrefix("/") { return target }
         let dir = (display as NSString).deletingLastPathComponent
-        let beside = (URL(fileURLWithPath: path).deletingLastPathComponent().path as NSString).appendingPathComponent(target)
+        let beside = (URL(fileURLWithPath: path).deletingLastPathComponent().path as NSString).appendingPathComponent(
+            target)
         guard resolved == beside else { return target }
         return ((dir.isEmpty ? target : (dir as NSString).appendingPathComponent(target)) as NSString).standardizingPath
     }
 
     static func readText(_ path: String) -> Result<String, ReadFailure> {
         var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else { return .failure(ReadFailure("no such file")) }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+            return .failure(ReadFailure("no such file"))
+        }
         if isDir.boolValue { return .failure(ReadFailure("is a directory")) }
-        guard let data = FileManager.default.contents(atPath: path) else { return .failure(ReadFailure("cannot read the file (permissions?)")) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return .failure(ReadFailure("cannot read the file (permissions?)"))
+        }
         guard let text = TextFile.decode(data) else { return .failure(ReadFailure("not UTF-8 text")) }
         return .success(text)
     }
@@ -155,4 +193,3 @@ struct PsqlStep: Sendable, Equatable {
         init(_ d: String) { description = d }
     }
 }
-

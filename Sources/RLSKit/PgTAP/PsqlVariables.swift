@@ -50,7 +50,8 @@ enum PsqlVariables {
         var i = 0
         for tok in SQLLexer.tokens(s) where tok.start >= i {
             guard tok.kind == .punctuation, tok.end == tok.start + 1, s[tok.start] == ":",
-                  let (value, length) = reference(s, tok.start + 1, vars) else { continue }
+                let (value, length) = reference(s, tok.start + 1, vars)
+            else { continue }
             out.append(contentsOf: s[i..<tok.start])
             out.append(contentsOf: value.unicodeScalars)
             i = tok.start + 1 + length

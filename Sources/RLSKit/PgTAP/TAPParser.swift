@@ -52,7 +52,7 @@ enum TAPParser {
     /// error); then a short plan is not reported again, the error already says why.
     public static func parse(_ lines: [TAPLine], complete: Bool = true) -> TAPSummary {
         var s = TAPSummary()
-        var planAt: Int?      // tests seen when the plan line came
+        var planAt: Int?  // tests seen when the plan line came
         var testsAfterPlan = false
         for line in lines {
             let text = line.text.hasSuffix("\r") ? String(line.text.dropLast()) : line.text
@@ -125,7 +125,13 @@ enum TAPParser {
     static func parseTest(_ text: String) -> TAPTest? {
         var rest: Substring
         let ok: Bool
-        if text.hasPrefix("ok") { ok = true; rest = text.dropFirst(2) } else if text.hasPrefix("not ok") { ok = false; rest = text.dropFirst(6) } else { return nil }
+        if text.hasPrefix("ok") {
+            ok = true; rest = text.dropFirst(2)
+        } else if text.hasPrefix("not ok") {
+            ok = false; rest = text.dropFirst(6)
+        } else {
+            return nil
+        }
         if let c = rest.first, !c.isWhitespace { return nil }
         rest = rest.drop { $0 == " " || $0 == "\t" }
         let digits = rest.prefix { $0.isASCII && $0.isNumber }
@@ -152,7 +158,11 @@ enum TAPParser {
             let trimmed = d.trimmingCharacters(in: .whitespaces)
             let word = trimmed.prefix { !$0.isWhitespace }.uppercased()
             let reason = String(trimmed.dropFirst(word.count)).trimmingCharacters(in: .whitespaces)
-            if word.hasPrefix("SKIP") { t.directive = .skip; t.reason = reason } else if word == "TODO" { t.directive = .todo; t.reason = reason } else {
+            if word.hasPrefix("SKIP") {
+                t.directive = .skip; t.reason = reason
+            } else if word == "TODO" {
+                t.directive = .todo; t.reason = reason
+            } else {
                 // Not a directive: the '#' belongs to the description.
                 t.description = (desc + "#" + d).trimmingCharacters(in: .whitespaces)
             }

@@ -17,19 +17,23 @@ enum MissingExtension {
         guard let name = extensionName(error.message) else { return nil }
         let major = major.map(String.init) ?? "<major>"
         if PlatformExtensions.standInNames.contains(name) {
-            return "extension \"\(name)\" is not available on this server: rlskit's stand-in for it is offered on the throwaway server only (run without --database-url), or install the real extension on this server"
+            return
+                "extension \"\(name)\" is not available on this server: rlskit's stand-in for it is offered on the throwaway server only (run without --database-url), or install the real extension on this server"
         }
         if let suffix = packages[name] {
-            return "extension \"\(name)\" is not available on this server: install postgresql-\(major)-\(suffix) (apt-get install postgresql-\(major)-\(suffix))"
+            return
+                "extension \"\(name)\" is not available on this server: install postgresql-\(major)-\(suffix) (apt-get install postgresql-\(major)-\(suffix))"
         }
-        return "extension \"\(name)\" is not available on this server and rlskit has no stand-in for it: install it on the server or remove the statement"
+        return
+            "extension \"\(name)\" is not available on this server and rlskit has no stand-in for it: install it on the server or remove the statement"
     }
 
     /// PostgreSQL 15: could not open extension control file "…/NAME.control"; 16 and later:
     /// extension "NAME" is not available.
     static func extensionName(_ message: String) -> String? {
         if message.hasPrefix("could not open extension control file"),
-           let r = message.range(of: #"/[^/"]+\.control""#, options: .regularExpression) {
+            let r = message.range(of: #"/[^/"]+\.control""#, options: .regularExpression)
+        {
             return String(message[r].dropFirst().dropLast(".control\"".count))
         }
         if message.hasPrefix("extension \""), message.hasSuffix("\" is not available") {

@@ -40,10 +40,12 @@ public enum PlatformExtensions {
 
     /// Installed extensions that are rlskit stand-ins (their comment says so), in name order.
     public static func standInsInstalled(_ conn: PostgresConnection) throws -> [String] {
-        try conn.query("""
+        try conn.query(
+            """
             select extname::text as name from pg_catalog.pg_extension
              where coalesce(obj_description(oid, 'pg_extension'), '') like 'rlskit stand-in:%' order by 1
-            """).rows.map { try $0.decode("name") }
+            """
+        ).rows.map { try $0.decode("name") }
     }
 }
 
@@ -61,6 +63,7 @@ extension PlatformExtensions {
     /// `stand-in extensions: pg_net (requests recorded …), vector (…)`, or nil for none.
     public static func summary(_ names: [String]) -> String? {
         guard !names.isEmpty else { return nil }
-        return "stand-in extensions: " + names.map { n in caveats[n].map { "\(n) (\($0))" } ?? n }.joined(separator: ", ")
+        return "stand-in extensions: "
+            + names.map { n in caveats[n].map { "\(n) (\($0))" } ?? n }.joined(separator: ", ")
     }
 }

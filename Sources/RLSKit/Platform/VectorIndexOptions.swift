@@ -58,11 +58,17 @@ extension VectorIndexOptions {
 
     /// True when a migration mentions hnsw or ivfflat and the server's `vector` is the stand-in.
     static func serverHasStandIn(_ conn: PostgresConnection, files: [SQLFile]) throws -> Bool {
-        guard files.contains(where: { $0.contents.range(of: "hnsw", options: .caseInsensitive) != nil
-                                     || $0.contents.range(of: "ivfflat", options: .caseInsensitive) != nil }) else { return false }
-        return try conn.query("""
+        guard
+            files.contains(where: {
+                $0.contents.range(of: "hnsw", options: .caseInsensitive) != nil
+                    || $0.contents.range(of: "ivfflat", options: .caseInsensitive) != nil
+            })
+        else { return false }
+        return try conn.query(
+            """
             select exists (select 1 from pg_catalog.pg_available_extensions
                             where name = 'vector' and comment like 'rlskit stand-in:%') as v
-            """).rows[0].decode("v")
+            """
+        ).rows[0].decode("v")
     }
 }

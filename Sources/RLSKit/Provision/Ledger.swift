@@ -34,8 +34,11 @@ enum Ledger {
     static func lock(_ conn: PostgresConnection, timeout: Double) throws {
         try conn.query("select set_config('lock_timeout', $1, false)", ["\(Int(timeout * 1000))ms"])
         defer { _ = try? conn.query("reset lock_timeout") }
-        do { try conn.query("select pg_advisory_lock($1)", [lockKey]) } catch var e as PostgresError where e.sqlState == "55P03" {
-            e.message = "another rlskit apply holds the migration lock; gave up after \(formatSeconds(timeout)) (raise --lock-timeout to wait longer)"
+        do { try conn.query("select pg_advisory_lock($1)", [lockKey]) } catch var e as PostgresError
+            where e.sqlState == "55P03"
+        {
+            e.message =
+                "another rlskit apply holds the migration lock; gave up after \(formatSeconds(timeout)) (raise --lock-timeout to wait longer)"
             throw e
         }
     }

@@ -27,9 +27,10 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
     /// block's body (`PL/pgSQL function inline_code_block line 4 at PERFORM`): the file's line.
     static func doBlockLine(_ error: PostgresError, _ statement: SQLStatement) -> Int? {
         guard let context = error.context,
-              let m = context.range(of: #"PL/pgSQL function inline_code_block line [0-9]+"#, options: .regularExpression),
-              let n = Int(context[m].split(separator: " ").last ?? ""),
-              let body = statement.text.range(of: #"\$[A-Za-z_]*\$"#, options: .regularExpression) else { return nil }
+            let m = context.range(of: #"PL/pgSQL function inline_code_block line [0-9]+"#, options: .regularExpression),
+            let n = Int(context[m].split(separator: " ").last ?? ""),
+            let body = statement.text.range(of: #"\$[A-Za-z_]*\$"#, options: .regularExpression)
+        else { return nil }
         // Body line 1 is the line of the opening quote.
         let before = statement.text[..<body.lowerBound].filter { $0 == "\n" || $0 == "\r\n" }.count
         return statement.line + before + n - 1
@@ -37,7 +38,8 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
 
     /// A failure of a whole-file script: the failing statement is the first without a result.
     init(file: SQLFile, script: ScriptError, sent: [SQLStatement]) {
-        let failing = script.error.position == nil && script.completed.count < sent.count ? sent[script.completed.count] : nil
+        let failing =
+            script.error.position == nil && script.completed.count < sent.count ? sent[script.completed.count] : nil
         self.init(file: file, error: script.error, statement: script.error.position == nil ? failing : nil)
     }
 

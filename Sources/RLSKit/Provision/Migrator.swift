@@ -38,8 +38,10 @@ public struct Migrator {
     }
 
     /// Applies `source` to the database at `target` (stand-in first, unless `options` say not).
-    public static func run(_ source: MigrationSource, options: Options = Options(), on target: ConnectionString,
-                           log: @escaping (String) -> Void = { _ in }) throws -> Result {
+    public static func run(
+        _ source: MigrationSource, options: Options = Options(), on target: ConnectionString,
+        log: @escaping (String) -> Void = { _ in }
+    ) throws -> Result {
         let conn = try PostgresConnection(target)
         defer { conn.close() }
         return try Migrator(conn, source: source, options: options, log: log).run()
@@ -50,7 +52,10 @@ public struct Migrator {
     let options: Options
     let log: (String) -> Void
 
-    init(_ conn: PostgresConnection, source: MigrationSource, options: Options = Options(), log: @escaping (String) -> Void = { _ in }) {
+    init(
+        _ conn: PostgresConnection, source: MigrationSource, options: Options = Options(),
+        log: @escaping (String) -> Void = { _ in }
+    ) {
         self.conn = conn
         self.source = source
         self.options = options
@@ -62,16 +67,23 @@ public struct Migrator {
         // The server lexes each file with its standard_conforming_strings; so do we.
         var strings = conn.parameterStatus("standard_conforming_strings") != "off"
         let vectorStandIn = try VectorIndexOptions.serverHasStandIn(conn, files: files)
-        var prepared = try files.map { try Prepared($0, standardConformingStrings: strings, vectorStandIn: vectorStandIn) }
+        var prepared = try files.map {
+            try Prepared($0, standardConformingStrings: strings, vectorStandIn: vectorStandIn)
+        }
         try Ledger.lock(conn, timeout: options.lockTimeout)
         defer { Ledger.unlock(conn) }
         var standIn: StandIn.Report?
         if options.standIn {
             if options.dryRun {
                 let d = try StandIn.detect(conn)
-                func word(_ s: StandIn.State) -> String { s == .absent ? "missing, would be installed" : s == .standIn ? "stand-in present" : "real schema, left alone" }
-                log(d.isSupabase ? "stand-in: Supabase schemas found, nothing to install"
-                    : "stand-in: auth \(word(d.auth)); storage \(word(d.storage))")
+                func word(_ s: StandIn.State) -> String {
+                    s == .absent
+                        ? "missing, would be installed" : s == .standIn ? "stand-in present" : "real schema, left alone"
+                }
+                log(
+                    d.isSupabase
+                        ? "stand-in: Supabase schemas found, nothing to install"
+                        : "stand-in: auth \(word(d.auth)); storage \(word(d.storage))")
             } else {
                 let r = try StandIn.install(conn)
                 for line in r.lines { log(line) }
@@ -90,21 +102,29 @@ public struct Migrator {
         let changed = plan.filter { $0.status == .changed }
         if options.dryRun {
             log("plan (\(source)):")
-            for e in plan { log("  \(e.status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(e.file.name)") }
+            for e in plan {
+                log("  \(e.status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(e.file.name)")
+            }
             for v in unknown { log("  unknown  \(v) (in the ledger, no file)") }
         }
         if files.isEmpty { log("no *.sql files in \(source)") }
         if let first = changed.first, !options.allowChanged {
             let more = changed.count > 1 ? "; \(changed.count - 1) more changed" : ""
-            throw ConfigurationError("\(first.file.path): changed since it was applied (checksum \(first.file.checksum.prefix(12)) ≠ \(byVersion[first.file.version]!.checksum.prefix(12))); restore it, or pass --allow-changed to go on without re-applying it\(more)")
+            throw ConfigurationError(
+                "\(first.file.path): changed since it was applied (checksum \(first.file.checksum.prefix(12)) ≠ \(byVersion[first.file.version]!.checksum.prefix(12))); restore it, or pass --allow-changed to go on without re-applying it\(more)"
+            )
         }
         if options.dryRun { return result }
-        for e in changed { log("warning: \(e.file.name) changed since it was applied; not re-applied (--allow-changed)") }
+        for e in changed {
+            log("warning: \(e.file.name) changed since it was applied; not re-applied (--allow-changed)")
+        }
         for (k, entry) in plan.enumerated() where entry.status == .pending {
             // An earlier migration may have changed the setting for the rest of the session.
             if (conn.parameterStatus("standard_conforming_strings") != "off") != strings {
                 strings.toggle()
-                prepared = try files.map { try Prepared($0, standardConformingStrings: strings, vectorStandIn: vectorStandIn) }
+                prepared = try files.map {
+                    try Prepared($0, standardConformingStrings: strings, vectorStandIn: vectorStandIn)
+                }
             }
             let started = Date()
             do { try apply(prepared[k]) } catch var e as MigrationError {
@@ -116,8 +136,10 @@ public struct Migrator {
             log("applied \(entry.file.name) (\(ms) ms)")
         }
         let already = plan.count { $0.status != .pending }
-        log(result.applied.isEmpty ? "nothing to apply: \(already) migration\(already == 1 ? "" : "s") already applied"
-            : "\(result.applied.count) applied, \(already) already applied")
+        log(
+            result.applied.isEmpty
+                ? "nothing to apply: \(already) migration\(already == 1 ? "" : "s") already applied"
+                : "\(result.applied.count) applied, \(already) already applied")
         return result
     }
 
@@ -130,7 +152,8 @@ public struct Migrator {
         let record = "insert into rlskit.migrations (version, name, checksum, duration_ms) values ($1, $2, $3, $4)"
         let started = Date()
         if p.outsideTransaction {
-            try conn.query("select set_config('lock_timeout', $1, false), set_config('statement_timeout', $2, false)", timeouts())
+            try conn.query(
+                "select set_config('lock_timeout', $1, false), set_config('statement_timeout', $2, false)", timeouts())
             defer { _ = try? conn.query("reset lock_timeout"); _ = try? conn.query("reset statement_timeout") }
             try Ledger.ensure(conn)
             let guarded = try MigrationGuard.start(conn, inTransaction: false)
@@ -145,7 +168,8 @@ public struct Migrator {
         }
         try conn.transaction { c in
             try Ledger.ensure(c)
-            try c.query("select set_config('lock_timeout', $1, true), set_config('statement_timeout', $2, true)", timeouts())
+            try c.query(
+                "select set_config('lock_timeout', $1, true), set_config('statement_timeout', $2, true)", timeouts())
             let guarded = try MigrationGuard.start(c, inTransaction: true)
             do { _ = try c.runScript(p.text) } catch let e as ScriptError {
                 throw MigrationError(file: f, script: e, sent: p.statements)
@@ -171,7 +195,9 @@ public struct Migrator {
             outsideTransaction = file.runsOutsideTransaction
             var all = SQLScanner.statements(in: file.contents, standardConformingStrings: standardConformingStrings)
             if let meta = all.first(where: { $0.kind == .meta }) {
-                throw ConfigurationError("\(file.path):\(meta.line): psql meta-command '\(meta.text.prefix(20))' is not SQL; rlskit apply runs plain SQL")
+                throw ConfigurationError(
+                    "\(file.path):\(meta.line): psql meta-command '\(meta.text.prefix(20))' is not SQL; rlskit apply runs plain SQL"
+                )
             }
             var blank: [SQLStatement] = []
             if !outsideTransaction {
@@ -180,12 +206,16 @@ public struct Migrator {
                     all = Array(all.dropFirst().dropLast())
                 }
                 if let bad = all.first(where: { Self.isBegin($0) || Self.isCommit($0) || Self.isRollback($0) }) {
-                    throw ConfigurationError("\(file.path):\(bad.line): '\(bad.text.prefix(20))' controls the transaction, but rlskit runs each migration in one transaction; remove it, or add '-- rlskit:no-transaction' as the first line")
+                    throw ConfigurationError(
+                        "\(file.path):\(bad.line): '\(bad.text.prefix(20))' controls the transaction, but rlskit runs each migration in one transaction; remove it, or add '-- rlskit:no-transaction' as the first line"
+                    )
                 }
             }
             var scalars = Array(file.contents.unicodeScalars)
             for b in blank {
-                for k in b.offset..<(b.offset + b.text.unicodeScalars.count) where scalars[k] != "\n" { scalars[k] = " " }
+                for k in b.offset..<(b.offset + b.text.unicodeScalars.count) where scalars[k] != "\n" {
+                    scalars[k] = " "
+                }
             }
             if vectorStandIn { all = VectorIndexOptions.blank(all, in: &scalars) }
             statements = all

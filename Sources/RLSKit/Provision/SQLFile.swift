@@ -27,7 +27,9 @@ public struct SQLFile: Sendable, Equatable {
             let t = line.trimmingCharacters(in: .whitespaces)
             if t.isEmpty { continue }
             guard t.hasPrefix("--") else { return false }
-            if t.dropFirst(2).trimmingCharacters(in: .whitespaces).lowercased() == "rlskit:no-transaction" { return true }
+            if t.dropFirst(2).trimmingCharacters(in: .whitespaces).lowercased() == "rlskit:no-transaction" {
+                return true
+            }
         }
         return false
     }
@@ -43,7 +45,9 @@ public enum MigrationSource: Sendable, Equatable, CustomStringConvertible {
     public static func defaultSource(in cwd: String = FileManager.default.currentDirectoryPath) -> MigrationSource {
         for dir in ["sql/migrations", "supabase/migrations"] {
             var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: cwd + "/" + dir, isDirectory: &isDir), isDir.boolValue { return .directory(dir) }
+            if FileManager.default.fileExists(atPath: cwd + "/" + dir, isDirectory: &isDir), isDir.boolValue {
+                return .directory(dir)
+            }
         }
         return .builtIn
     }
@@ -72,19 +76,24 @@ extension SQLFile {
         guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) else {
             throw ConfigurationError("\(dir): no such directory")
         }
-        guard isDir.boolValue else { throw ConfigurationError("\(dir): not a directory (expected a folder of .sql files)") }
+        guard isDir.boolValue else {
+            throw ConfigurationError("\(dir): not a directory (expected a folder of .sql files)")
+        }
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: dir) } catch {
             throw ConfigurationError("\(dir): cannot list the directory (permission denied?)")
         }
-        let files = try names.filter { $0.hasSuffix(".sql") }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { name in
+        let files = try names.filter { $0.hasSuffix(".sql") }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map
+        { name in
             let path = dir.hasSuffix("/") ? dir + name : dir + "/" + name
             return try load(path)
         }
         var seen: [String: SQLFile] = [:]
         for f in files {
             if let other = seen[f.version] {
-                throw ConfigurationError("\(f.path): version \(f.version) is also used by \(other.path); give each migration its own version prefix")
+                throw ConfigurationError(
+                    "\(f.path): version \(f.version) is also used by \(other.path); give each migration its own version prefix"
+                )
             }
             seen[f.version] = f
         }

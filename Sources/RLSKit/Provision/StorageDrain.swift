@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import Postgres
 
@@ -20,22 +20,33 @@ public enum StorageDrain {
 
     /// The API URL and key stored by `rlskit apply --storage-url … --service-key-env …`.
     public static func storedSettings(_ conn: PostgresConnection) throws -> (url: String, key: String)? {
-        guard try conn.query("select to_regprocedure('private.storage_api_setting(text)') is not null as ok").rows[0].decode("ok") as Bool else {
+        guard
+            try conn.query("select to_regprocedure('private.storage_api_setting(text)') is not null as ok").rows[0]
+                .decode("ok") as Bool
+        else {
             return nil
         }
-        let row = try conn.query("""
+        let row = try conn.query(
+            """
             select private.storage_api_setting('rlskit_storage_api_url') as url,
                    private.storage_api_setting('rlskit_service_role_key') as key
-            """).rows[0]
+            """
+        ).rows[0]
         guard let url: String = try row.decode("url"), let key: String = try row.decode("key") else { return nil }
         return (url, key)
     }
 
-    public static func run(_ conn: PostgresConnection, url: String, key: String, limit: Int = 1000,
-                           timeout: Double = 10, log: (String) -> Void = { _ in }) throws -> Result {
+    public static func run(
+        _ conn: PostgresConnection, url: String, key: String, limit: Int = 1000,
+        timeout: Double = 10, log: (String) -> Void = { _ in }
+    ) throws -> Result {
         try StorageSettings.validate(url: url)
-        guard try conn.query("select to_regclass('private.storage_deletion_outbox') is not null as ok").rows[0].decode("ok") as Bool else {
-            throw ConfigurationError("private.storage_deletion_outbox does not exist: apply the schema (sql/migrations) first")
+        guard
+            try conn.query("select to_regclass('private.storage_deletion_outbox') is not null as ok").rows[0].decode(
+                "ok") as Bool
+        else {
+            throw ConfigurationError(
+                "private.storage_deletion_outbox does not exist: apply the schema (sql/migrations) first")
         }
         let client = Client(timeout: timeout)
         defer { client.close() }
@@ -45,10 +56,14 @@ public enum StorageDrain {
         var after: Int64 = 0
         for _ in 0..<limit {
             let done = try conn.transaction { c -> Bool in
-                guard let row = try c.query("""
-                    select id, bucket_id, object_name from private.storage_deletion_outbox
-                    where sent_at is null and id > $1 order by id limit 1 for update skip locked
-                    """, [after]).rows.first else { return true }
+                guard
+                    let row = try c.query(
+                        """
+                        select id, bucket_id, object_name from private.storage_deletion_outbox
+                        where sent_at is null and id > $1 order by id limit 1 for update skip locked
+                        """, [after]
+                    ).rows.first
+                else { return true }
                 let id: Int64 = try row.decode("id")
                 after = id
                 let bucket: String = try row.decode("bucket_id"), name: String = try row.decode("object_name")
@@ -59,19 +74,24 @@ public enum StorageDrain {
                     target = try StoragePath.url(base: url, bucket: bucket, name: name)
                 } catch {
                     let reason = "\(error)"
-                    try c.query("update private.storage_deletion_outbox set last_error = $2 where id = $1",
-                                [id, "refused, not sent: " + reason + " (check the row, then delete it)"])
+                    try c.query(
+                        "update private.storage_deletion_outbox set last_error = $2 where id = $1",
+                        [id, "refused, not sent: " + reason + " (check the row, then delete it)"])
                     result.refused.append((shown, reason))
                     log("refused \(shown): \(reason)")
                     return false
                 }
                 let outcome = client.delete(target, key: key).map { $0.replacingOccurrences(of: key, with: "***") }
                 if let error = outcome {
-                    try c.query("update private.storage_deletion_outbox set attempts = attempts + 1, last_error = $2 where id = $1", [id, error])
+                    try c.query(
+                        "update private.storage_deletion_outbox set attempts = attempts + 1, last_error = $2 where id = $1",
+                        [id, error])
                     result.failed.append((shown, error))
                     log("failed  \(shown): \(error)")
                 } else {
-                    try c.query("update private.storage_deletion_outbox set attempts = attempts + 1, last_error = null, sent_at = now() where id = $1", [id])
+                    try c.query(
+                        "update private.storage_deletion_outbox set attempts = attempts + 1, last_error = null, sent_at = now() where id = $1",
+                        [id])
                     result.deleted.append(shown)
                     log("deleted \(shown)")
                 }
@@ -101,8 +121,10 @@ public enum StorageDrain {
 
         func close() { session.finishTasksAndInvalidate() }
 
-        func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        ) {
             completionHandler(nil)
         }
 
@@ -119,13 +141,22 @@ public enum StorageDrain {
             let task = session.dataTask(with: request) { data, response, error in
                 if let error {
                     box.set(Self.describe(error, host: host, seconds: seconds))
-                } else if let http = response as? HTTPURLResponse, !(200...299).contains(http.statusCode), http.statusCode != 404 {
+                } else if let http = response as? HTTPURLResponse, !(200...299).contains(http.statusCode),
+                    http.statusCode != 404
+                {
                     if (300...399).contains(http.statusCode) {
-                        let to = (http.value(forHTTPHeaderField: "Location")).map { " to " + StoragePath.shown(String($0.prefix(200))) } ?? ""
-                        box.set("HTTP \(http.statusCode): redirected\(to), not followed (the service key goes only to the Storage API URL)")
+                        let to =
+                            (http.value(forHTTPHeaderField: "Location")).map {
+                                " to " + StoragePath.shown(String($0.prefix(200)))
+                            } ?? ""
+                        box.set(
+                            "HTTP \(http.statusCode): redirected\(to), not followed (the service key goes only to the Storage API URL)"
+                        )
                     } else {
                         let body = data.map { String(decoding: $0.prefix(200), as: UTF8.self) } ?? ""
-                        box.set("HTTP \(http.statusCode) \(StoragePath.shown(body))".trimmingCharacters(in: .whitespacesAndNewlines))
+                        box.set(
+                            "HTTP \(http.statusCode) \(StoragePath.shown(body))".trimmingCharacters(
+                                in: .whitespacesAndNewlines))
                     }
                 }
                 done.signal()
@@ -148,7 +179,7 @@ public enum StorageDrain {
             case .networkConnectionLost: return "\(host) closed the connection before answering"
             case .badServerResponse: return "\(host) did not answer with HTTP"
             case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-                 .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
+                .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
                 return "TLS with \(host) failed (certificate or handshake)"
             case .notConnectedToInternet: return "no network to reach \(host)"
             default: return "request to \(host) failed (URL error \(e.code.rawValue))"

@@ -13,13 +13,16 @@ enum StoragePath {
         for (label, part) in [("bucket id", bucket), ("object name", name)] {
             if part.isEmpty { return label + " is empty" }
             var forms = [part]
-            if !part.unicodeScalars.allSatisfy(\.isASCII) { forms.append(part.precomposedStringWithCompatibilityMapping) }
+            if !part.unicodeScalars.allSatisfy(\.isASCII) {
+                forms.append(part.precomposedStringWithCompatibilityMapping)
+            }
             for form in forms {
                 let scalars = Array(form.unicodeScalars)
                 if scalars.contains(where: isControl) { return label + " contains a control character" }
                 if scalars.contains("\\") { return label + " contains a backslash" }
                 if hasEncodedSeparator(Array(form.utf8)) {
-                    return label + " contains a percent-encoded dot, slash, backslash, percent sign or control character"
+                    return label
+                        + " contains a percent-encoded dot, slash, backslash, percent sign or control character"
                 }
                 if label == "bucket id" && scalars.contains("/") { return "bucket id contains a slash" }
                 let segments = scalars.split(separator: "/", omittingEmptySubsequences: false)
@@ -34,9 +37,12 @@ enum StoragePath {
     /// `<base>/storage/v1/object/<bucket>/<name>` with every segment percent-encoded, and checked
     /// to have exactly that path; throws for what `problem` refuses or a base with a query or fragment.
     public static func url(base: String, bucket: String, name: String) throws -> URL {
-        if let p = problem(bucket: bucket, name: name) { throw ConfigurationError("refusing storage object \(shown(bucket))/\(shown(name)): \(p)") }
+        if let p = problem(bucket: bucket, name: name) {
+            throw ConfigurationError("refusing storage object \(shown(bucket))/\(shown(name)): \(p)")
+        }
         guard var c = URLComponents(string: base), c.query == nil, c.fragment == nil else {
-            throw ConfigurationError("the Storage API URL must be scheme://host[:port][/path], with no query or fragment")
+            throw ConfigurationError(
+                "the Storage API URL must be scheme://host[:port][/path], with no query or fragment")
         }
         var prefix = c.percentEncodedPath
         while prefix.hasSuffix("/") { prefix.removeLast() }
@@ -54,7 +60,8 @@ enum StoragePath {
         for b in s.utf8 {
             switch b {
             case UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "a")...UInt8(ascii: "z"):
                 out.unicodeScalars.append(Unicode.Scalar(b))
             default:
                 out += "%" + String(b, radix: 16, uppercase: true).leftPadded(to: 2)
@@ -85,8 +92,12 @@ enum StoragePath {
         func hex(_ i: Int) -> Bool { lower(i).map { (48...57).contains($0) || (97...102).contains($0) } ?? false }
         for i in b.indices where b[i] == UInt8(ascii: "%") && hex(i + 1) && hex(i + 2) {
             let pair = String(decoding: [lower(i + 1)!, lower(i + 2)!], as: UTF8.self)
-            if ["2e", "2f", "5c", "25", "7f"].contains(pair) || pair.hasPrefix("0") || pair.hasPrefix("1") { return true }
-            if pair == "c2", i + 5 < b.count, b[i + 3] == UInt8(ascii: "%"), [UInt8(ascii: "8"), UInt8(ascii: "9")].contains(b[i + 4]), hex(i + 5) {
+            if ["2e", "2f", "5c", "25", "7f"].contains(pair) || pair.hasPrefix("0") || pair.hasPrefix("1") {
+                return true
+            }
+            if pair == "c2", i + 5 < b.count, b[i + 3] == UInt8(ascii: "%"),
+                [UInt8(ascii: "8"), UInt8(ascii: "9")].contains(b[i + 4]), hex(i + 5)
+            {
                 return true
             }
         }

@@ -13,7 +13,8 @@ public enum StorageSettings {
     /// Checks the URL before anything is sent: http(s) with a host, no credentials in it.
     public static func validate(url: String) throws {
         guard let u = URL(string: url), let scheme = u.scheme?.lowercased(), scheme == "https" || scheme == "http",
-              let host = u.host, !host.isEmpty else {
+            let host = u.host, !host.isEmpty
+        else {
             throw ConfigurationError("--storage-url must be an http(s) URL such as https://<project-ref>.supabase.co")
         }
         if u.user != nil || u.password != nil {
@@ -21,7 +22,8 @@ public enum StorageSettings {
         }
         // Whatever follows is appended to it: a query or fragment would swallow the object path.
         guard u.query == nil, u.fragment == nil, !url.contains("?"), !url.contains("#") else {
-            throw ConfigurationError("--storage-url must have no query or fragment (got one after '?' or '#'): give the API's base URL")
+            throw ConfigurationError(
+                "--storage-url must have no query or fragment (got one after '?' or '#'): give the API's base URL")
         }
         let path = u.path.split(separator: "/").map(String.init)
         if !path.isEmpty, let p = StoragePath.problem(bucket: "b", name: path.joined(separator: "/")) {
@@ -34,11 +36,13 @@ public enum StorageSettings {
         try validate(url: url)
         guard !serviceKey.isEmpty else { throw ConfigurationError("the service key is empty") }
         let base = url.hasSuffix("/") ? String(url.dropLast()) : url
-        let row = try conn.query("""
+        let row = try conn.query(
+            """
             select to_regprocedure('vault.create_secret(text,text,text,uuid)') is not null
                    and to_regprocedure('vault.update_secret(uuid,text,text,text,uuid)') is not null as vault,
                    to_regclass('private.storage_api_settings') is not null as settings_table
-            """).rows[0]
+            """
+        ).rows[0]
         if try row.decode("vault") as Bool {
             try conn.transaction { c in
                 for (name, value) in [("rlskit_storage_api_url", base), ("rlskit_service_role_key", serviceKey)] {
@@ -53,9 +57,11 @@ public enum StorageSettings {
             return .vault
         }
         guard try row.decode("settings_table") as Bool else {
-            throw ConfigurationError("private.storage_api_settings does not exist: apply the schema (sql/migrations) first")
+            throw ConfigurationError(
+                "private.storage_api_settings does not exist: apply the schema (sql/migrations) first")
         }
-        try conn.query("""
+        try conn.query(
+            """
             insert into private.storage_api_settings (api_url, service_role_key) values ($1, $2)
             on conflict (id) do update set api_url = excluded.api_url, service_role_key = excluded.service_role_key
             """, [base, serviceKey])

@@ -52,11 +52,14 @@ public struct SupabaseConfig: Sendable, Equatable {
         let root = try TOMLReader.parse(text, file: path)
         var c = SupabaseConfig(path: path)
         func fail(_ table: TOMLTable, _ key: String, _ section: String, _ expected: String) -> InputError {
-            InputError(SourceLocation(file: path, line: table.line(of: key) ?? 1), "[\(section)] \(key) must be \(expected)")
+            InputError(
+                SourceLocation(file: path, line: table.line(of: key) ?? 1), "[\(section)] \(key) must be \(expected)")
         }
         func strings(_ table: TOMLTable, _ key: String, _ section: String) throws(InputError) -> [String]? {
             guard let v = table[key] else { return nil }
-            guard let items = v.array, items.allSatisfy({ $0.string != nil }) else { throw fail(table, key, section, "an array of strings") }
+            guard let items = v.array, items.allSatisfy({ $0.string != nil }) else {
+                throw fail(table, key, section, "an array of strings")
+            }
             c.settingsRead.append("\(section).\(key)")
             return items.compactMap(\.string)
         }
@@ -85,7 +88,9 @@ public struct SupabaseConfig: Sendable, Equatable {
                 let section = "storage.buckets.\(name)"
                 var bucket = Bucket(name: name, isPublic: try bool(b, "public", section) ?? false)
                 if let limit = b["file_size_limit"] {
-                    guard let bytes = Self.bytes(limit) else { throw fail(b, "file_size_limit", section, "a size such as \"50MiB\"") }
+                    guard let bytes = Self.bytes(limit) else {
+                        throw fail(b, "file_size_limit", section, "a size such as \"50MiB\"")
+                    }
                     bucket.fileSizeLimit = bytes
                     c.settingsRead.append("\(section).file_size_limit")
                 }

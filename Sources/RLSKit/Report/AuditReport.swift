@@ -22,8 +22,12 @@ public struct AuditReport: Sendable {
     public func fails(at threshold: FindingLevel) -> Bool { findings.contains { $0.level >= threshold } }
 
     public var schemasLine: String {
-        var line = "exposed schemas checked: \(result.exposed.names.joined(separator: ", ")) (\(result.exposed.source)); storage policies are audited too"
-        if !result.missingSchemas.isEmpty { line += "\nnote: exposed schema\(result.missingSchemas.count > 1 ? "s" : "") \(result.missingSchemas.joined(separator: ", ")) not found in this database" }
+        var line =
+            "exposed schemas checked: \(result.exposed.names.joined(separator: ", ")) (\(result.exposed.source)); storage policies are audited too"
+        if !result.missingSchemas.isEmpty {
+            line +=
+                "\nnote: exposed schema\(result.missingSchemas.count > 1 ? "s" : "") \(result.missingSchemas.joined(separator: ", ")) not found in this database"
+        }
         return line
     }
 
@@ -72,12 +76,25 @@ public struct AuditReport: Sendable {
             ("exposed_schemas", .array(result.exposed.names.map(JSON.string))),
             ("exposed_schemas_source", .string(result.exposed.source)),
             ("missing_schemas", .array(result.missingSchemas.map(JSON.string))),
-            ("summary", .object([("error", .int(count(.error))), ("warn", .int(count(.warn))), ("info", .int(count(.info))),
-                                 ("suppressed", .int(suppressed.count))])),
+            (
+                "summary",
+                .object([
+                    ("error", .int(count(.error))), ("warn", .int(count(.warn))), ("info", .int(count(.info))),
+                    ("suppressed", .int(suppressed.count)),
+                ])
+            ),
             ("findings", .array(findings.map(Self.json))),
-            ("suppressed", .array(suppressed.map { .object([("fingerprint", .string($0.finding.fingerprint)),
-                                                            ("lint", .string($0.finding.lint)),
-                                                            ("reason", .string($0.reason))]) })),
+            (
+                "suppressed",
+                .array(
+                    suppressed.map {
+                        .object([
+                            ("fingerprint", .string($0.finding.fingerprint)),
+                            ("lint", .string($0.finding.lint)),
+                            ("reason", .string($0.reason)),
+                        ])
+                    })
+            ),
         ]
         if !unusedBaseline.isEmpty { pairs.append(("unused_baseline", .array(unusedBaseline.map(JSON.string)))) }
         pairs.append(("failed_lints", .sorted(result.failedLints)))
@@ -91,8 +108,13 @@ public struct AuditReport: Sendable {
             ("title", .string(f.title)),
             ("level", .string(f.level.rawValue)),
             ("categories", .array(f.categories.map { .string($0.rawValue) })),
-            ("object", .object([("schema", .string(f.object.schema)), ("name", .string(f.object.name)),
-                                ("kind", .string(f.object.kind)), ("member", .optional(f.object.member))])),
+            (
+                "object",
+                .object([
+                    ("schema", .string(f.object.schema)), ("name", .string(f.object.name)),
+                    ("kind", .string(f.object.kind)), ("member", .optional(f.object.member)),
+                ])
+            ),
             ("detail", .string(f.detail)),
             ("remediation", .string(f.remediation)),
             ("metadata", .sorted(f.metadata)),
@@ -106,14 +128,17 @@ public struct AuditReport: Sendable {
 
     public func sarif() -> String {
         let rules = result.lintsRun.map { l in
-            SARIF.Rule(id: l.name, name: l.title, shortDescription: l.title, fullDescription: l.description,
-                       help: l.remediation, level: Self.sarifLevel(l.level), tags: l.categories.map { $0.rawValue.lowercased() },
-                       helpUri: l.docsURL)
+            SARIF.Rule(
+                id: l.name, name: l.title, shortDescription: l.title, fullDescription: l.description,
+                help: l.remediation, level: Self.sarifLevel(l.level),
+                tags: l.categories.map { $0.rawValue.lowercased() },
+                helpUri: l.docsURL)
         }
         let results = findings.map { f in
-            SARIF.Result(ruleId: f.lint, level: Self.sarifLevel(f.level), message: f.detail,
-                         fullyQualifiedName: f.object.qualifiedName, name: f.object.member ?? f.object.name,
-                         kind: f.object.kind, fingerprint: f.fingerprint, properties: f.metadata)
+            SARIF.Result(
+                ruleId: f.lint, level: Self.sarifLevel(f.level), message: f.detail,
+                fullyQualifiedName: f.object.qualifiedName, name: f.object.member ?? f.object.name,
+                kind: f.object.kind, fingerprint: f.fingerprint, properties: f.metadata)
         }
         return SARIF.log(toolVersion: RLSKitVersion.current, rules: rules, results: results).rendered() + "\n"
     }
@@ -124,8 +149,10 @@ public struct AuditReport: Sendable {
         var out = ""
         for f in findings {
             let level = f.level == .error ? "error" : f.level == .warn ? "warning" : "notice"
-            out += GitHubAnnotations.line(level: level, title: "rlskit \(f.lint)",
-                                          message: "\(f.detail). Fix: \(f.remediation) (fingerprint \(f.fingerprint))") + "\n"
+            out +=
+                GitHubAnnotations.line(
+                    level: level, title: "rlskit \(f.lint)",
+                    message: "\(f.detail). Fix: \(f.remediation) (fingerprint \(f.fingerprint))") + "\n"
         }
         return out + schemasLine + "\n" + summaryLine + "\n"
     }

@@ -6,7 +6,8 @@ enum GitHubAnnotations {
     }
 
     static func escapeData(_ s: String) -> String {
-        s.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A")
+        s.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(
+            of: "\n", with: "%0A")
     }
 
     static func escapeProperty(_ s: String) -> String {

@@ -128,7 +128,8 @@ import Foundation
                 case 0..<0x20, 0x7F:
                     let h = hex.utf8Start
                     out += [92, UInt8(ascii: "u"), 48, 48, h[Int(b >> 4)], h[Int(b & 15)]]
-                case 0xE2 where i + 2 < utf8.count && utf8[i + 1] == 0x80 && (utf8[i + 2] == 0xA8 || utf8[i + 2] == 0xA9):
+                case 0xE2
+                where i + 2 < utf8.count && utf8[i + 1] == 0x80 && (utf8[i + 2] == 0xA8 || utf8[i + 2] == 0xA9):
                     // U+2028 / U+2029: valid JSON, but not valid in JavaScript strings.
                     out += [92, UInt8(ascii: "u"), 50, 48, 50, utf8[i + 2] == 0xA8 ? 56 : 57]
                     i += 2

@@ -12,8 +12,11 @@
         public var tags: [String]
         /// The rule's documentation page, when it has one.
         public var helpUri: String?
-        public init(id: String, name: String, shortDescription: String, fullDescription: String, help: String, level: String, tags: [String],
-                    helpUri: String? = nil) {
+        public init(
+            id: String, name: String, shortDescription: String, fullDescription: String, help: String, level: String,
+            tags: [String],
+            helpUri: String? = nil
+        ) {
             self.id = id; self.name = name; self.shortDescription = shortDescription
             self.fullDescription = fullDescription; self.help = help; self.level = level; self.tags = tags
             self.helpUri = helpUri
@@ -30,8 +33,10 @@
         public var kind: String
         public var fingerprint: String
         public var properties: [String: String]
-        public init(ruleId: String, level: String, message: String, fullyQualifiedName: String, name: String, kind: String,
-                    fingerprint: String, properties: [String: String]) {
+        public init(
+            ruleId: String, level: String, message: String, fullyQualifiedName: String, name: String, kind: String,
+            fingerprint: String, properties: [String: String]
+        ) {
             self.ruleId = ruleId; self.level = level; self.message = message
             self.fullyQualifiedName = fullyQualifiedName; self.name = name; self.kind = kind
             self.fingerprint = fingerprint; self.properties = properties
@@ -63,11 +68,23 @@
             pairs += [
                 ("level", .string(r.level)),
                 ("message", .object([("text", .string(r.message))])),
-                ("locations", .array([.object([("logicalLocations", .array([.object([
-                    ("name", .string(r.name)),
-                    ("fullyQualifiedName", .string(r.fullyQualifiedName)),
-                    ("kind", .string(r.kind)),
-                ])]))])])),
+                (
+                    "locations",
+                    .array([
+                        .object([
+                            (
+                                "logicalLocations",
+                                .array([
+                                    .object([
+                                        ("name", .string(r.name)),
+                                        ("fullyQualifiedName", .string(r.fullyQualifiedName)),
+                                        ("kind", .string(r.kind)),
+                                    ])
+                                ])
+                            )
+                        ])
+                    ])
+                ),
                 ("partialFingerprints", .object([("rlskit/v1", .string(r.fingerprint))])),
                 ("properties", .sorted(r.properties)),
             ]
@@ -76,15 +93,28 @@
         return .object([
             ("version", .string("2.1.0")),
             ("$schema", .string(schema)),
-            ("runs", .array([.object([
-                ("tool", .object([("driver", .object([
-                    ("name", .string("rlskit")),
-                    ("version", .string(toolVersion)),
-                    ("informationUri", .string("https://github.com/rlskit/rlskit")),
-                    ("rules", .array(ruleJSON)),
-                ]))])),
-                ("results", .array(resultJSON)),
-            ])])),
+            (
+                "runs",
+                .array([
+                    .object([
+                        (
+                            "tool",
+                            .object([
+                                (
+                                    "driver",
+                                    .object([
+                                        ("name", .string("rlskit")),
+                                        ("version", .string(toolVersion)),
+                                        ("informationUri", .string("https://github.com/rlskit/rlskit")),
+                                        ("rules", .array(ruleJSON)),
+                                    ])
+                                )
+                            ])
+                        ),
+                        ("results", .array(resultJSON)),
+                    ])
+                ])
+            ),
         ])
     }
 }

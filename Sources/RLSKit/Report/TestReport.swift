@@ -21,8 +21,10 @@ public struct TestOutcome: Sendable, Equatable {
     /// Seconds.
     public var duration: Double
 
-    public init(suite: String, name: String, status: Status, message: String? = nil, location: SourceLocation? = nil,
-                sql: String? = nil, actor: String? = nil, duration: Double = 0) {
+    public init(
+        suite: String, name: String, status: Status, message: String? = nil, location: SourceLocation? = nil,
+        sql: String? = nil, actor: String? = nil, duration: Double = 0
+    ) {
         self.suite = suite
         self.name = name
         self.status = status

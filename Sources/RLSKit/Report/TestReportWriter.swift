@@ -19,7 +19,10 @@ public enum TestReportWriter {
         for suite in r.suites {
             let items = r.outcomes.filter { $0.suite == suite }
             let bad = items.filter(\.isFailure).count
-            out += paint(suite, "1") + "  " + (bad == 0 ? paint("\(items.count) passed", "32") : paint("\(bad) of \(items.count) failed", "31")) + "\n"
+            out +=
+                paint(suite, "1") + "  "
+                + (bad == 0 ? paint("\(items.count) passed", "32") : paint("\(bad) of \(items.count) failed", "31"))
+                + "\n"
             for o in items where o.status != .passed {
                 let mark: String
                 switch o.status {
@@ -31,12 +34,18 @@ public enum TestReportWriter {
                 out += "  \(mark) " + (o.actor.map { "[\($0)] " } ?? "") + o.name
                 if let loc = o.location { out += paint("  (\(loc))", "2") }
                 out += "\n"
-                if let m = o.message { out += m.split(separator: "\n", omittingEmptySubsequences: false).map { "      " + $0 }.joined(separator: "\n") + "\n" }
+                if let m = o.message {
+                    out +=
+                        m.split(separator: "\n", omittingEmptySubsequences: false).map { "      " + $0 }.joined(
+                            separator: "\n") + "\n"
+                }
                 if o.isFailure, let sql = o.sql { out += paint("      sql: " + oneLine(sql), "2") + "\n" }
             }
         }
         for n in r.notes { out += n + "\n" }
-        let line = "\(r.count(.passed)) passed, \(r.failed) failed" + (r.count(.skipped) > 0 ? ", \(r.count(.skipped)) skipped" : "")
+        let line =
+            "\(r.count(.passed)) passed, \(r.failed) failed"
+            + (r.count(.skipped) > 0 ? ", \(r.count(.skipped)) skipped" : "")
             + (r.count(.todo) > 0 ? ", \(r.count(.todo)) todo" : "")
         out += (r.passed ? paint(line, "32") : paint(line, "31")) + "\n"
         return out
@@ -73,9 +82,10 @@ public enum TestReportWriter {
     }
 
     static func yamlQuote(_ s: String) -> String {
-        "\"" + TextEscape.escape(s, ["\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"]) { c in
-            c.value < 0x20 ? String(format: "\\x%02X", c.value) : nil
-        } + "\""
+        "\""
+            + TextEscape.escape(s, ["\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"]) { c in
+                c.value < 0x20 ? String(format: "\\x%02X", c.value) : nil
+            } + "\""
     }
 
     // MARK: JUnit
@@ -83,11 +93,13 @@ public enum TestReportWriter {
     static func junit(_ r: TestReport) -> String {
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         let total = r.outcomes.reduce(0) { $0 + $1.duration }
-        out += "<testsuites name=\"rlskit\" tests=\"\(r.outcomes.count)\" failures=\"\(r.count(.failed))\" errors=\"\(r.count(.error))\" skipped=\"\(r.count(.skipped) + r.count(.todo))\" time=\"\(seconds(total))\">\n"
+        out +=
+            "<testsuites name=\"rlskit\" tests=\"\(r.outcomes.count)\" failures=\"\(r.count(.failed))\" errors=\"\(r.count(.error))\" skipped=\"\(r.count(.skipped) + r.count(.todo))\" time=\"\(seconds(total))\">\n"
         for suite in r.suites {
             let items = r.outcomes.filter { $0.suite == suite }
             let t = items.reduce(0) { $0 + $1.duration }
-            out += "  <testsuite name=\"\(xml(suite))\" tests=\"\(items.count)\" failures=\"\(items.count { $0.status == .failed })\" errors=\"\(items.count { $0.status == .error })\" skipped=\"\(items.count { $0.status == .skipped || $0.status == .todo })\" time=\"\(seconds(t))\">\n"
+            out +=
+                "  <testsuite name=\"\(xml(suite))\" tests=\"\(items.count)\" failures=\"\(items.count { $0.status == .failed })\" errors=\"\(items.count { $0.status == .error })\" skipped=\"\(items.count { $0.status == .skipped || $0.status == .todo })\" time=\"\(seconds(t))\">\n"
             for o in items {
                 let name = (o.actor.map { "[\($0)] " } ?? "") + o.name
                 var attrs = "classname=\"\(xml(suite))\" name=\"\(xml(name))\" time=\"\(seconds(o.duration))\""
@@ -96,12 +108,14 @@ public enum TestReportWriter {
                 case .passed:
                     out += "    <testcase \(attrs)/>\n"
                 case .skipped, .todo:
-                    out += "    <testcase \(attrs)><skipped message=\"\(xml(o.message ?? o.status.rawValue))\"/></testcase>\n"
+                    out +=
+                        "    <testcase \(attrs)><skipped message=\"\(xml(o.message ?? o.status.rawValue))\"/></testcase>\n"
                 case .failed, .error:
                     let tag = o.status == .failed ? "failure" : "error"
                     var body = o.message ?? ""
                     if let s = o.sql { body += "\nsql: " + s }
-                    out += "    <testcase \(attrs)><\(tag) message=\"\(xml(oneLine(o.message ?? tag)))\">\(xml(body))</\(tag)></testcase>\n"
+                    out +=
+                        "    <testcase \(attrs)><\(tag) message=\"\(xml(oneLine(o.message ?? tag)))\">\(xml(body))</\(tag)></testcase>\n"
                 }
             }
             out += "  </testsuite>\n"
@@ -112,7 +126,8 @@ public enum TestReportWriter {
     static func xml(_ s: String) -> String {
         TextEscape.escape(s, ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&apos;"]) { c in
             // XML 1.0 cannot carry other control characters at all.
-            (c.value < 0x20 && !["\n", "\t", "\r"].contains(c)) || c.value == 0xFFFE || c.value == 0xFFFF ? "\u{FFFD}" : nil
+            (c.value < 0x20 && !["\n", "\t", "\r"].contains(c)) || c.value == 0xFFFE || c.value == 0xFFFF
+                ? "\u{FFFD}" : nil
         }
     }
 
@@ -125,8 +140,10 @@ public enum TestReportWriter {
     /// The report as one JSON value (keys sorted; absent values left out).
     static func jsonValue(_ r: TestReport) -> JSON {
         func outcome(_ o: TestOutcome) -> JSON {
-            var pairs: [(String, JSON)] = [("suite", .string(o.suite)), ("name", .string(o.name)), ("status", .string(o.status.rawValue)),
-                                           ("duration", .double((o.duration * 1_000_000).rounded() / 1_000_000))]
+            var pairs: [(String, JSON)] = [
+                ("suite", .string(o.suite)), ("name", .string(o.name)), ("status", .string(o.status.rawValue)),
+                ("duration", .double((o.duration * 1_000_000).rounded() / 1_000_000)),
+            ]
             for (k, v) in [("message", o.message), ("file", o.location?.file), ("sql", o.sql), ("actor", o.actor)] {
                 if let v { pairs.append((k, .string(v))) }
             }
@@ -135,12 +152,20 @@ public enum TestReportWriter {
             return .sortedObject(pairs)
         }
         return .sortedObject([
-            ("passed", .int(r.count(.passed))), ("failed", .int(r.failed)), ("skipped", .int(r.count(.skipped))), ("todo", .int(r.count(.todo))),
+            ("passed", .int(r.count(.passed))), ("failed", .int(r.failed)), ("skipped", .int(r.count(.skipped))),
+            ("todo", .int(r.count(.todo))),
             ("outcomes", .array(r.outcomes.map(outcome))),
             ("notes", .array(r.notes.map(JSON.string))),
-            ("sequences", .array(r.sequences.map {
-                .sortedObject([("sequence", .string($0.sequence)), ("advancedBy", .int(Int($0.advancedBy))), ("reset", .bool($0.reset))])
-            })),
+            (
+                "sequences",
+                .array(
+                    r.sequences.map {
+                        .sortedObject([
+                            ("sequence", .string($0.sequence)), ("advancedBy", .int(Int($0.advancedBy))),
+                            ("reset", .bool($0.reset)),
+                        ])
+                    })
+            ),
         ])
     }
 

@@ -46,7 +46,8 @@ public enum LockFile {
     }
 
     static func escape(_ v: String) -> String {
-        v.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
+        v.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(
+            of: "\r", with: "\\r")
     }
 
     static func unescape(_ v: String) -> String {
@@ -80,7 +81,9 @@ public enum LockFile {
             if rest.first == "\"" {
                 var i = rest.index(after: end), closed = false
                 while i < rest.endIndex {
-                    if rest[i] == "\\" { i = rest.index(after: i); if i < rest.endIndex { i = rest.index(after: i) }; continue }
+                    if rest[i] == "\\" {
+                        i = rest.index(after: i); if i < rest.endIndex { i = rest.index(after: i) }; continue
+                    }
                     if rest[i] == "\"" {
                         let next = rest.index(after: i)
                         if next < rest.endIndex, rest[next] == "\"" { i = rest.index(after: next); continue }
@@ -97,7 +100,11 @@ public enum LockFile {
                 parts.append(String(bare))
             }
             rest = rest[end...]
-            if rest.first == "." { rest = rest.dropFirst(); if rest.isEmpty { return text } } else if !rest.isEmpty { return text }
+            if rest.first == "." {
+                rest = rest.dropFirst(); if rest.isEmpty { return text }
+            } else if !rest.isEmpty {
+                return text
+            }
         }
         return parts.count == 2 ? parts.map { SQL.display($0) }.joined(separator: ".") : text
     }
@@ -107,8 +114,15 @@ public enum LockFile {
         var quoted = false, escaped = false
         for i in text.indices {
             let c = text[i]
-            if escaped { escaped = false } else if quoted && c == "\\" { escaped = true }
-            else if c == "\"" { quoted.toggle() } else if c == "(" && !quoted { return normalizedName(String(text[..<i])) + text[i...] }
+            if escaped {
+                escaped = false
+            } else if quoted && c == "\\" {
+                escaped = true
+            } else if c == "\"" {
+                quoted.toggle()
+            } else if c == "(" && !quoted {
+                return normalizedName(String(text[..<i])) + text[i...]
+            }
         }
         return text
     }
@@ -128,20 +142,28 @@ public enum LockFile {
             if !sawFormat, line.hasPrefix(formatPrefix) {
                 let version = String(line.dropFirst(formatPrefix.count))
                 if let n = Int(version), n > format {
-                    throw fail("lock file format \(n) is newer than this rlskit understands (\(format)): update rlskit, or write the lock file again with 'rlskit snapshot'")
+                    throw fail(
+                        "lock file format \(n) is newer than this rlskit understands (\(format)): update rlskit, or write the lock file again with 'rlskit snapshot'"
+                    )
                 }
-                throw fail("unknown lock file format '\(version)' (this rlskit writes and reads format \(format)): write the lock file again with 'rlskit snapshot'")
+                throw fail(
+                    "unknown lock file format '\(version)' (this rlskit writes and reads format \(format)): write the lock file again with 'rlskit snapshot'"
+                )
             }
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard sawFormat else { throw fail("not an rlskit lock file (expected '\(formatLine)' first)") }
             let indent = line.prefix { $0 == " " }.count
             let body = String(line.dropFirst(indent))
-            func value(_ key: String) -> String? { body.hasPrefix(key + ": ") ? String(body.dropFirst(key.count + 2)) : (body == key + ":" ? "" : nil) }
+            func value(_ key: String) -> String? {
+                body.hasPrefix(key + ": ") ? String(body.dropFirst(key.count + 2)) : (body == key + ":" ? "" : nil)
+            }
             func list(_ v: String) -> [String] { v == "-" ? [] : v.components(separatedBy: ", ").map(unescape) }
             /// A value from a fixed set; anything else is a mistake, never read as some default.
             func one(_ key: String, _ v: String, _ allowed: [String]) throws -> String {
                 guard allowed.contains(v) else {
-                    throw fail("\(key) must be \(allowed.joined(separator: " or ")), not '\(v.prefix(40))': fix the line or write the lock file again with 'rlskit snapshot'")
+                    throw fail(
+                        "\(key) must be \(allowed.joined(separator: " or ")), not '\(v.prefix(40))': fix the line or write the lock file again with 'rlskit snapshot'"
+                    )
                 }
                 return v
             }
@@ -157,61 +179,95 @@ public enum LockFile {
             case (0, _):
                 if let v = value("exposed schemas") { s.exposedSchemas = list(v); current = .none; continue }
                 if let kind = tableKinds.first(where: { body.hasPrefix($0 + " ") }) {
-                    s.tables.append(.init(kind: kind, name: normalizedName(String(body.dropFirst(kind.count + 1))), rls: false, forceRLS: false, grants: [:], policies: []))
+                    s.tables.append(
+                        .init(
+                            kind: kind, name: normalizedName(String(body.dropFirst(kind.count + 1))), rls: false,
+                            forceRLS: false, grants: [:], policies: []))
                     current = .table(s.tables.count - 1)
                 } else if body.hasPrefix("function ") {
-                    s.functions.append(.init(signature: normalizedSignature(String(body.dropFirst(9))), searchPath: nil, execute: []))
+                    s.functions.append(
+                        .init(signature: normalizedSignature(String(body.dropFirst(9))), searchPath: nil, execute: []))
                     current = .function(s.functions.count - 1)
                 } else if body.hasPrefix("bucket ") {
                     let raw = String(body.dropFirst(7))
-                    s.buckets.append(.init(id: unquote(raw) ?? raw, name: "", isPublic: false, fileSizeLimit: nil, allowedMimeTypes: nil))
+                    s.buckets.append(
+                        .init(
+                            id: unquote(raw) ?? raw, name: "", isPublic: false, fileSizeLimit: nil,
+                            allowedMimeTypes: nil))
                     current = .bucket(s.buckets.count - 1)
                 } else {
                     throw fail("unknown entry '\(body.prefix(40))'")
                 }
             case (2, .table(let t)), (2, .policy(let t, _)):
-                if let v = value("row level security") { s.tables[t].rls = try onOff("row level security", v); current = .table(t) }
-                else if let v = value("force row level security") { s.tables[t].forceRLS = try onOff("force row level security", v); current = .table(t) }
-                else if body.hasPrefix("grant "), let colon = body.range(of: ": ") {
+                if let v = value("row level security") {
+                    s.tables[t].rls = try onOff("row level security", v); current = .table(t)
+                } else if let v = value("force row level security") {
+                    s.tables[t].forceRLS = try onOff("force row level security", v); current = .table(t)
+                } else if body.hasPrefix("grant "), let colon = body.range(of: ": ") {
                     let grantee = String(body[body.index(body.startIndex, offsetBy: 6)..<colon.lowerBound])
                     _ = try members("grantee", grantee, SecuritySurface.apiGrantees)
-                    s.tables[t].grants[grantee] = try members("privilege", String(body[colon.upperBound...]), privileges)
+                    s.tables[t].grants[grantee] = try members(
+                        "privilege", String(body[colon.upperBound...]), privileges)
                     current = .table(t)
                 } else if body.hasPrefix("policy "), let name = unquote(String(body.dropFirst(7))) {
-                    s.tables[t].policies.append(.init(name: name, command: "", permissive: true, roles: [], using: nil, withCheck: nil))
+                    s.tables[t].policies.append(
+                        .init(name: name, command: "", permissive: true, roles: [], using: nil, withCheck: nil))
                     policyLines.append((t, s.tables[t].policies.count - 1, i + 1))
                     current = .policy(t, s.tables[t].policies.count - 1)
-                } else { throw fail("unexpected line in \(s.tables[t].header): '\(body.prefix(40))'") }
+                } else {
+                    throw fail("unexpected line in \(s.tables[t].header): '\(body.prefix(40))'")
+                }
             case (4, .policy(let t, let p)):
-                if let v = value("command") { s.tables[t].policies[p].command = try one("command", v, commands) }
-                else if let v = value("type") { s.tables[t].policies[p].permissive = try one("type", v, ["permissive", "restrictive"]) == "permissive" }
-                else if let v = value("roles") { s.tables[t].policies[p].roles = list(v) }
-                else if let v = value("using") { s.tables[t].policies[p].using = v == "-" ? nil : unescape(v) }
-                else if let v = value("with check") { s.tables[t].policies[p].withCheck = v == "-" ? nil : unescape(v) }
-                else { throw fail("unexpected line in policy: '\(body.prefix(40))'") }
+                if let v = value("command") {
+                    s.tables[t].policies[p].command = try one("command", v, commands)
+                } else if let v = value("type") {
+                    s.tables[t].policies[p].permissive =
+                        try one("type", v, ["permissive", "restrictive"]) == "permissive"
+                } else if let v = value("roles") {
+                    s.tables[t].policies[p].roles = list(v)
+                } else if let v = value("using") {
+                    s.tables[t].policies[p].using = v == "-" ? nil : unescape(v)
+                } else if let v = value("with check") {
+                    s.tables[t].policies[p].withCheck = v == "-" ? nil : unescape(v)
+                } else {
+                    throw fail("unexpected line in policy: '\(body.prefix(40))'")
+                }
             case (2, .function(let f)):
                 if body == "security definer" { continue }
-                if let v = value("search_path") { s.functions[f].searchPath = v == "-" ? nil : unescape(v) }
-                else if let v = value("execute") { s.functions[f].execute = try members("role", v, SecuritySurface.apiGrantees) }
-                else { throw fail("unexpected line in \(s.functions[f].header): '\(body.prefix(40))'") }
+                if let v = value("search_path") {
+                    s.functions[f].searchPath = v == "-" ? nil : unescape(v)
+                } else if let v = value("execute") {
+                    s.functions[f].execute = try members("role", v, SecuritySurface.apiGrantees)
+                } else {
+                    throw fail("unexpected line in \(s.functions[f].header): '\(body.prefix(40))'")
+                }
             case (2, .bucket(let b)):
-                if let v = value("name") { s.buckets[b].name = unescape(v) }
-                else if let v = value("public") { s.buckets[b].isPublic = try one("public", v, ["true", "false"]) == "true" }
-                else if let v = value("file size limit") {
+                if let v = value("name") {
+                    s.buckets[b].name = unescape(v)
+                } else if let v = value("public") {
+                    s.buckets[b].isPublic = try one("public", v, ["true", "false"]) == "true"
+                } else if let v = value("file size limit") {
                     guard v == "-" || (Int64(v).map { $0 >= 0 } ?? false) else {
-                        throw fail("file size limit must be a number of bytes or '-', not '\(v.prefix(40))': fix the line or write the lock file again with 'rlskit snapshot'")
+                        throw fail(
+                            "file size limit must be a number of bytes or '-', not '\(v.prefix(40))': fix the line or write the lock file again with 'rlskit snapshot'"
+                        )
                     }
                     s.buckets[b].fileSizeLimit = v == "-" ? nil : v
+                } else if let v = value("allowed mime types") {
+                    s.buckets[b].allowedMimeTypes = v == "-" ? nil : list(v)
+                } else {
+                    throw fail("unexpected line in \(s.buckets[b].header): '\(body.prefix(40))'")
                 }
-                else if let v = value("allowed mime types") { s.buckets[b].allowedMimeTypes = v == "-" ? nil : list(v) }
-                else { throw fail("unexpected line in \(s.buckets[b].header): '\(body.prefix(40))'") }
             default:
                 throw fail("unexpected indentation or line '\(body.prefix(40))'")
             }
         }
-        guard sawFormat else { throw ConfigurationError("\(file):1: not an rlskit lock file (expected '\(formatLine)' first)") }
+        guard sawFormat else {
+            throw ConfigurationError("\(file):1: not an rlskit lock file (expected '\(formatLine)' first)")
+        }
         for (t, p, line) in policyLines where s.tables[t].policies[p].command.isEmpty {
-            throw ConfigurationError("\(file):\(line): policy without a 'command:' line: write the lock file again with 'rlskit snapshot'")
+            throw ConfigurationError(
+                "\(file):\(line): policy without a 'command:' line: write the lock file again with 'rlskit snapshot'")
         }
         s.normalize()
         return s

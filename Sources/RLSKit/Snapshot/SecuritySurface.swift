@@ -78,36 +78,38 @@ public struct SecuritySurface: Sendable, Equatable {
 /// Reads the security surface in one read-only snapshot and one pipeline.
 public enum SurfaceReader {
     static let tablesSQL = """
-    select n.nspname as schema, c.relname as name, c.relkind::text as kind, c.relrowsecurity as rls,
-           c.relforcerowsecurity as force,
-           array(select case when x.grantee = 0 then 'PUBLIC' else pg_catalog.pg_get_userbyid(x.grantee)::text end
-                        || '=' || x.privilege_type
-                 from aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) x
-                 where x.grantee = 0 or pg_catalog.pg_get_userbyid(x.grantee) in ('anon', 'authenticated', 'service_role')) as grants
-    from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-    where (n.nspname = any($1::text[]) or n.nspname = 'storage') and c.relkind in ('r', 'p', 'v', 'm', 'f')
-      and \(SQLParts.notExtensionMember("c"))
-    """
+        select n.nspname as schema, c.relname as name, c.relkind::text as kind, c.relrowsecurity as rls,
+               c.relforcerowsecurity as force,
+               array(select case when x.grantee = 0 then 'PUBLIC' else pg_catalog.pg_get_userbyid(x.grantee)::text end
+                            || '=' || x.privilege_type
+                     from aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) x
+                     where x.grantee = 0 or pg_catalog.pg_get_userbyid(x.grantee) in ('anon', 'authenticated', 'service_role')) as grants
+        from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+        where (n.nspname = any($1::text[]) or n.nspname = 'storage') and c.relkind in ('r', 'p', 'v', 'm', 'f')
+          and \(SQLParts.notExtensionMember("c"))
+        """
 
     static let functionsSQL = """
-    select n.nspname as schema, p.proname as name, pg_catalog.oidvectortypes(p.proargtypes) as args,
-           (select substr(cfg, length('search_path=') + 1) from unnest(p.proconfig) cfg where cfg like 'search_path=%') as search_path,
-           array(select case when x.grantee = 0 then 'PUBLIC' else pg_catalog.pg_get_userbyid(x.grantee)::text end
-                 from aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) x
-                 where x.privilege_type = 'EXECUTE'
-                   and (x.grantee = 0 or pg_catalog.pg_get_userbyid(x.grantee) in ('anon', 'authenticated', 'service_role'))) as execute
-    from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
-    where p.prosecdef and \(SchemaLists.userSchema("n")) and \(SQLParts.notExtensionMember("p", catalog: "pg_proc"))
-    """
+        select n.nspname as schema, p.proname as name, pg_catalog.oidvectortypes(p.proargtypes) as args,
+               (select substr(cfg, length('search_path=') + 1) from unnest(p.proconfig) cfg where cfg like 'search_path=%') as search_path,
+               array(select case when x.grantee = 0 then 'PUBLIC' else pg_catalog.pg_get_userbyid(x.grantee)::text end
+                     from aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) x
+                     where x.privilege_type = 'EXECUTE'
+                       and (x.grantee = 0 or pg_catalog.pg_get_userbyid(x.grantee) in ('anon', 'authenticated', 'service_role'))) as execute
+        from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
+        where p.prosecdef and \(SchemaLists.userSchema("n")) and \(SQLParts.notExtensionMember("p", catalog: "pg_proc"))
+        """
 
     static let bucketsSQL = """
-    select id, name, coalesce(public, false) as public, file_size_limit::text as file_size_limit,
-           allowed_mime_types from storage.buckets
-    """
+        select id, name, coalesce(public, false) as public, file_size_limit::text as file_size_limit,
+               allowed_mime_types from storage.buckets
+        """
 
     /// With `helper`, a large catalog's policies are read the way the audit reads them.
-    public static func read(_ conn: PostgresConnection, exposedSchemas: [String]? = nil,
-                            helper: ConnectionString? = nil) throws -> SecuritySurface {
+    public static func read(
+        _ conn: PostgresConnection, exposedSchemas: [String]? = nil,
+        helper: ConnectionString? = nil
+    ) throws -> SecuritySurface {
         let ownTransaction = !conn.inTransaction
         if ownTransaction { try conn.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
         defer { if ownTransaction { _ = try? conn.query("ROLLBACK") } }
@@ -115,26 +117,37 @@ public enum SurfaceReader {
         let exposed = exposedSchemas ?? ExposedSchemas.detect(from: first).names
         let param = Auditor.postgresArray(exposed)
         // As in the audit: a surface of schemas that do not exist would compare as "nothing".
-        let present: Int = try conn.query("select count(*)::int from pg_namespace where nspname = any($1::text[])", [param]).rows[0].decode(0)
+        let present: Int = try conn.query(
+            "select count(*)::int from pg_namespace where nspname = any($1::text[])", [param]
+        ).rows[0].decode(0)
         if present == 0 {
             let names = exposed.map { SQL.display($0) }.joined(separator: ", ")
-            throw ConfigurationError("exposed schema\(exposed.count == 1 ? " \(names) does" : "s \(names) do") not exist in this database: name existing schemas in --exposed-schemas")
+            throw ConfigurationError(
+                "exposed schema\(exposed.count == 1 ? " \(names) does" : "s \(names) do") not exist in this database: name existing schemas in --exposed-schemas"
+            )
         }
         var side: [SidePolicies] = []
         if let helper, ownTransaction, (Int(first["policy_count"] ?? "0") ?? 0) >= 1000 {
-            side = try SidePolicies.launch(conn, helper: helper, exposed: param, tables: Int(first["policy_tables"] ?? "0") ?? 0)
+            side = try SidePolicies.launch(
+                conn, helper: helper, exposed: param, tables: Int(first["policy_tables"] ?? "0") ?? 0)
         }
         // The policies statement is a cheap placeholder when the helpers read them.
         let policiesSQL = side.isEmpty ? CatalogDataset.policies.sql : "select 1 where $1::text[] is null"
-        let out = try conn.pipeline(groups: [[PostgresStatement(tablesSQL, [param])], [PostgresStatement(policiesSQL, [param])],
-                                             [PostgresStatement(functionsSQL)], [PostgresStatement(bucketsSQL)]],
-                                    isolation: .keepSuccesses).map { $0[0] }
+        let out = try conn.pipeline(
+            groups: [
+                [PostgresStatement(tablesSQL, [param])], [PostgresStatement(policiesSQL, [param])],
+                [PostgresStatement(functionsSQL)], [PostgresStatement(bucketsSQL)],
+            ],
+            isolation: .keepSuccesses
+        ).map { $0[0] }
         for (i, o) in out.enumerated() where i < 3 { if let e = o.error { throw e } }
         if let e = out[3].error, !["42P01", "3F000"].contains(e.sqlState ?? "") { throw e }
 
         var surface = SecuritySurface(exposedSchemas: exposed)
         var byKey: [String: Int] = [:]
-        let kinds = ["r": "table", "p": "partitioned table", "v": "view", "m": "materialized view", "f": "foreign table"]
+        let kinds = [
+            "r": "table", "p": "partitioned table", "v": "view", "m": "materialized view", "f": "foreign table",
+        ]
         for r in out[0].result!.rows {
             let name = SQL.display(try r.decode("schema")) + "." + SQL.display(try r.decode("name"))
             var grants: [String: [String]] = [:]
@@ -143,25 +156,38 @@ public enum SurfaceReader {
                 if parts.count == 2 { grants[parts[0], default: []].append(parts[1]) }
             }
             byKey[name] = surface.tables.count
-            surface.tables.append(.init(kind: kinds[try r.decode("kind")] ?? "table", name: name, rls: try r.decode("rls"),
-                                        forceRLS: try r.decode("force"), grants: grants, policies: []))
+            surface.tables.append(
+                .init(
+                    kind: kinds[try r.decode("kind")] ?? "table", name: name, rls: try r.decode("rls"),
+                    forceRLS: try r.decode("force"), grants: grants, policies: []))
         }
-        let policies = side.isEmpty ? try AuditCatalog.policies(out[1].result!.rows)
-            : try SidePolicies.collect(side) { try AuditCatalog.policies(try conn.query(CatalogDataset.policies.sql, [param]).rows) }
+        let policies =
+            side.isEmpty
+            ? try AuditCatalog.policies(out[1].result!.rows)
+            : try SidePolicies.collect(side) {
+                try AuditCatalog.policies(try conn.query(CatalogDataset.policies.sql, [param]).rows)
+            }
         for p in policies {
             let name = SQL.display(p.schema) + "." + SQL.display(p.table)
             guard let i = byKey[name] else { continue }
-            surface.tables[i].policies.append(.init(name: p.name, command: p.command, permissive: p.permissive, roles: p.roles,
-                                                    using: p.using, withCheck: p.withCheck))
+            surface.tables[i].policies.append(
+                .init(
+                    name: p.name, command: p.command, permissive: p.permissive, roles: p.roles,
+                    using: p.using, withCheck: p.withCheck))
         }
         for r in out[2].result!.rows {
-            let sig = SQL.display(try r.decode("schema")) + "." + SQL.display(try r.decode("name"))
+            let sig =
+                SQL.display(try r.decode("schema")) + "." + SQL.display(try r.decode("name"))
                 + "(" + (try r.decode("args") as String) + ")"
-            surface.functions.append(.init(signature: sig, searchPath: try r.decode("search_path"), execute: try r.decode("execute")))
+            surface.functions.append(
+                .init(signature: sig, searchPath: try r.decode("search_path"), execute: try r.decode("execute")))
         }
         for r in out[3].result?.rows ?? [] {
-            surface.buckets.append(.init(id: try r.decode("id"), name: try r.decode("name"), isPublic: try r.decode("public"),
-                                         fileSizeLimit: try r.decode("file_size_limit"), allowedMimeTypes: try r.decode("allowed_mime_types")))
+            surface.buckets.append(
+                .init(
+                    id: try r.decode("id"), name: try r.decode("name"), isPublic: try r.decode("public"),
+                    fileSizeLimit: try r.decode("file_size_limit"), allowedMimeTypes: try r.decode("allowed_mime_types")
+                ))
         }
         surface.normalize()
         return surface

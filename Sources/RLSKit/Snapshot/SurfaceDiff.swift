@@ -13,7 +13,9 @@ public struct SurfaceChange: Sendable, Equatable {
     public var subject: String
     public var description: String
 
-    public var line: String { "\(kind.rawValue.uppercased().padding(toLength: 9, withPad: " ", startingAt: 0)) \(subject): \(description)" }
+    public var line: String {
+        "\(kind.rawValue.uppercased().padding(toLength: 9, withPad: " ", startingAt: 0)) \(subject): \(description)"
+    }
 }
 
 public enum SurfaceDiff {
@@ -21,10 +23,16 @@ public enum SurfaceDiff {
     /// shown to narrow access, it is widening.
     public static func diff(_ old: SecuritySurface, _ new: SecuritySurface) -> [SurfaceChange] {
         var out: [SurfaceChange] = []
-        func add(_ k: SurfaceChange.Kind, _ subject: String, _ d: String) { out.append(.init(kind: k, subject: subject, description: d)) }
+        func add(_ k: SurfaceChange.Kind, _ subject: String, _ d: String) {
+            out.append(.init(kind: k, subject: subject, description: d))
+        }
 
-        for s in Set(new.exposedSchemas).subtracting(old.exposedSchemas).sorted() { add(.widening, "schema \(s)", "now exposed through the API") }
-        for s in Set(old.exposedSchemas).subtracting(new.exposedSchemas).sorted() { add(.narrowing, "schema \(s)", "no longer exposed through the API") }
+        for s in Set(new.exposedSchemas).subtracting(old.exposedSchemas).sorted() {
+            add(.widening, "schema \(s)", "now exposed through the API")
+        }
+        for s in Set(old.exposedSchemas).subtracting(new.exposedSchemas).sorted() {
+            add(.narrowing, "schema \(s)", "no longer exposed through the API")
+        }
 
         let oldTables = Dictionary(old.tables.map { ($0.header, $0) }, uniquingKeysWith: { a, _ in a })
         let newTables = Dictionary(new.tables.map { ($0.header, $0) }, uniquingKeysWith: { a, _ in a })
@@ -35,28 +43,37 @@ public enum SurfaceDiff {
             } else {
                 add(.neutral, key, "added")
                 // Compared with nothing: RLS off is open, every grant and permissive policy is new.
-                table(.init(kind: t.kind, name: t.name, rls: true, forceRLS: t.forceRLS, grants: [:], policies: []), t, add)
+                table(
+                    .init(kind: t.kind, name: t.name, rls: true, forceRLS: t.forceRLS, grants: [:], policies: []), t,
+                    add)
             }
         }
 
         let oldFns = Dictionary(old.functions.map { ($0.header, $0) }, uniquingKeysWith: { a, _ in a })
         let newFns = Dictionary(new.functions.map { ($0.header, $0) }, uniquingKeysWith: { a, _ in a })
         let callers: Set<String> = ["PUBLIC", "anon", "authenticated"]
-        for (key, _) in oldFns where newFns[key] == nil { add(.narrowing, key, "removed (or no longer SECURITY DEFINER)") }
+        for (key, _) in oldFns where newFns[key] == nil {
+            add(.narrowing, key, "removed (or no longer SECURITY DEFINER)")
+        }
         for (key, f) in newFns {
             guard let o = oldFns[key] else {
                 let open = f.execute.filter(callers.contains)
-                add(open.isEmpty ? .neutral : .widening, key,
-                    "new SECURITY DEFINER function" + (open.isEmpty ? "" : ", executable by \(open.joined(separator: ", "))"))
+                add(
+                    open.isEmpty ? .neutral : .widening, key,
+                    "new SECURITY DEFINER function"
+                        + (open.isEmpty ? "" : ", executable by \(open.joined(separator: ", "))"))
                 continue
             }
             for g in Set(f.execute).subtracting(o.execute).sorted() { add(.widening, key, "EXECUTE granted to \(g)") }
-            for g in Set(o.execute).subtracting(f.execute).sorted() { add(.narrowing, key, "EXECUTE revoked from \(g)") }
+            for g in Set(o.execute).subtracting(f.execute).sorted() {
+                add(.narrowing, key, "EXECUTE revoked from \(g)")
+            }
             if o.searchPath != f.searchPath {
                 switch (o.searchPath, f.searchPath) {
                 case (nil, let n?): add(.narrowing, key, "search_path now fixed to \(n)")
                 case (let p?, nil): add(.widening, key, "search_path no longer fixed (was \(p))")
-                default: add(.widening, key, "search_path changed from \(o.searchPath ?? "-") to \(f.searchPath ?? "-")")
+                default:
+                    add(.widening, key, "search_path changed from \(o.searchPath ?? "-") to \(f.searchPath ?? "-")")
                 }
             }
         }
@@ -69,50 +86,83 @@ public enum SurfaceDiff {
                 add(b.isPublic ? .widening : .neutral, key, b.isPublic ? "new public bucket" : "new private bucket")
                 continue
             }
-            if o.isPublic != b.isPublic { add(b.isPublic ? .widening : .narrowing, key, b.isPublic ? "now public" : "now private") }
+            if o.isPublic != b.isPublic {
+                add(b.isPublic ? .widening : .narrowing, key, b.isPublic ? "now public" : "now private")
+            }
             if o.fileSizeLimit != b.fileSizeLimit {
-                let narrower = b.fileSizeLimit.flatMap(Int64.init).map { n in o.fileSizeLimit.flatMap(Int64.init).map { n < $0 } ?? true } ?? false
-                add(narrower ? .narrowing : .widening, key, "file size limit \(o.fileSizeLimit ?? "none") → \(b.fileSizeLimit ?? "none")")
+                let narrower =
+                    b.fileSizeLimit.flatMap(Int64.init).map { n in
+                        o.fileSizeLimit.flatMap(Int64.init).map { n < $0 } ?? true
+                    } ?? false
+                add(
+                    narrower ? .narrowing : .widening, key,
+                    "file size limit \(o.fileSizeLimit ?? "none") → \(b.fileSizeLimit ?? "none")")
             }
             if o.allowedMimeTypes != b.allowedMimeTypes {
-                let narrower = b.allowedMimeTypes.map { n in o.allowedMimeTypes.map { Set(n).isSubset(of: $0) } ?? true } ?? false
-                add(narrower ? .narrowing : .widening, key,
-                    "allowed mime types \(o.allowedMimeTypes?.joined(separator: ", ") ?? "any") → \(b.allowedMimeTypes?.joined(separator: ", ") ?? "any")")
+                let narrower =
+                    b.allowedMimeTypes.map { n in o.allowedMimeTypes.map { Set(n).isSubset(of: $0) } ?? true } ?? false
+                add(
+                    narrower ? .narrowing : .widening, key,
+                    "allowed mime types \(o.allowedMimeTypes?.joined(separator: ", ") ?? "any") → \(b.allowedMimeTypes?.joined(separator: ", ") ?? "any")"
+                )
             }
             if o.name != b.name { add(.neutral, key, "renamed \(o.name) → \(b.name)") }
         }
         return out.sorted { ($0.kind, $0.subject, $0.description) < ($1.kind, $1.subject, $1.description) }
     }
 
-    static func table(_ o: SecuritySurface.Table, _ t: SecuritySurface.Table, _ add: (SurfaceChange.Kind, String, String) -> Void) {
+    static func table(
+        _ o: SecuritySurface.Table, _ t: SecuritySurface.Table, _ add: (SurfaceChange.Kind, String, String) -> Void
+    ) {
         let key = t.header
-        if o.rls != t.rls { add(t.rls ? .narrowing : .widening, key, t.rls ? "row level security enabled" : "row level security disabled") }
+        if o.rls != t.rls {
+            add(
+                t.rls ? .narrowing : .widening, key,
+                t.rls ? "row level security enabled" : "row level security disabled")
+        }
         if o.forceRLS != t.forceRLS {
-            add(t.forceRLS ? .narrowing : .widening, key, t.forceRLS ? "row level security forced on the owner" : "row level security no longer forced on the owner")
+            add(
+                t.forceRLS ? .narrowing : .widening, key,
+                t.forceRLS
+                    ? "row level security forced on the owner" : "row level security no longer forced on the owner")
         }
         for grantee in Set(o.grants.keys).union(t.grants.keys).sorted() {
             let before = Set(o.grants[grantee] ?? []), after = Set(t.grants[grantee] ?? [])
-            if !after.subtracting(before).isEmpty { add(.widening, key, "granted \(after.subtracting(before).sorted().joined(separator: ", ")) to \(grantee)") }
-            if !before.subtracting(after).isEmpty { add(.narrowing, key, "revoked \(before.subtracting(after).sorted().joined(separator: ", ")) from \(grantee)") }
+            if !after.subtracting(before).isEmpty {
+                add(
+                    .widening, key,
+                    "granted \(after.subtracting(before).sorted().joined(separator: ", ")) to \(grantee)")
+            }
+            if !before.subtracting(after).isEmpty {
+                add(
+                    .narrowing, key,
+                    "revoked \(before.subtracting(after).sorted().joined(separator: ", ")) from \(grantee)")
+            }
         }
         let oldPolicies = Dictionary(o.policies.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         for p in t.policies {
             let subject = "policy \(LockFile.quote(p.name)) on \(key)"
             guard let q = oldPolicies[p.name] else {
-                add(p.permissive ? .widening : .narrowing, subject, "added (\(p.permissive ? "permissive" : "restrictive") \(p.command) for \(p.roles.joined(separator: ", ")))")
+                add(
+                    p.permissive ? .widening : .narrowing, subject,
+                    "added (\(p.permissive ? "permissive" : "restrictive") \(p.command) for \(p.roles.joined(separator: ", ")))"
+                )
                 continue
             }
             policy(q, p, subject, add)
         }
         let newNames = Set(t.policies.map(\.name))
         for q in o.policies where !newNames.contains(q.name) {
-            add(q.permissive ? .narrowing : .widening, "policy \(LockFile.quote(q.name)) on \(key)",
+            add(
+                q.permissive ? .narrowing : .widening, "policy \(LockFile.quote(q.name)) on \(key)",
                 "removed (\(q.permissive ? "permissive" : "restrictive") \(q.command))")
         }
     }
 
-    static func policy(_ o: SecuritySurface.Policy, _ p: SecuritySurface.Policy, _ subject: String,
-                       _ add: (SurfaceChange.Kind, String, String) -> Void) {
+    static func policy(
+        _ o: SecuritySurface.Policy, _ p: SecuritySurface.Policy, _ subject: String,
+        _ add: (SurfaceChange.Kind, String, String) -> Void
+    ) {
         // For a permissive policy more roles or a weaker expression widen; for a restrictive
         // one fewer roles or a weaker expression widen. A stronger expression narrows both.
         if o.permissive != p.permissive {
@@ -120,20 +170,31 @@ public enum SurfaceDiff {
         }
         if o.command != p.command { add(.widening, subject, "command \(o.command) → \(p.command)") }
         let added = Set(p.roles).subtracting(o.roles).sorted(), removed = Set(o.roles).subtracting(p.roles).sorted()
-        if !added.isEmpty { add(p.permissive ? .widening : .narrowing, subject, "now applies to \(added.joined(separator: ", "))") }
-        if !removed.isEmpty { add(p.permissive ? .narrowing : .widening, subject, "no longer applies to \(removed.joined(separator: ", "))") }
+        if !added.isEmpty {
+            add(p.permissive ? .widening : .narrowing, subject, "now applies to \(added.joined(separator: ", "))")
+        }
+        if !removed.isEmpty {
+            add(
+                p.permissive ? .narrowing : .widening, subject,
+                "no longer applies to \(removed.joined(separator: ", "))")
+        }
         expression("USING", o.using, p.using, subject, add)
         if o.withCheck != p.withCheck {
             if o.effectiveCheck == p.effectiveCheck {
-                add(.neutral, subject, "WITH CHECK \(p.withCheck == nil ? "dropped; USING, the same condition, applies" : "now spells out USING")")
+                add(
+                    .neutral, subject,
+                    "WITH CHECK \(p.withCheck == nil ? "dropped; USING, the same condition, applies" : "now spells out USING")"
+                )
             } else {
                 expression("WITH CHECK", o.effectiveCheck, p.effectiveCheck, subject, add)
             }
         }
     }
 
-    static func expression(_ clause: String, _ o: String?, _ n: String?, _ subject: String,
-                           _ add: (SurfaceChange.Kind, String, String) -> Void) {
+    static func expression(
+        _ clause: String, _ o: String?, _ n: String?, _ subject: String,
+        _ add: (SurfaceChange.Kind, String, String) -> Void
+    ) {
         guard o != n else { return }
         let change = "\(clause) \(o ?? "(none)") → \(n ?? "(none)")"
         switch (o, n) {

@@ -40,7 +40,9 @@ enum SQLLexer {
 
     public static func tokens(_ s: [Unicode.Scalar], standardConformingStrings: Bool = true) -> [SQLToken] {
         var out: [SQLToken] = []
-        scan(s, standardConformingStrings: standardConformingStrings) { out.append($0); return true }
+        scan(s, standardConformingStrings: standardConformingStrings) {
+            out.append($0); return true
+        }
         return out
     }
 
@@ -155,7 +157,9 @@ enum SQLLexer {
     static func dollarBody(_ s: [Unicode.Scalar], _ from: Int, _ tag: ArraySlice<Unicode.Scalar>) -> (Int, Bool) {
         var i = from
         while i < s.count {
-            if s[i] == "$", i + tag.count <= s.count, s[i..<(i + tag.count)].elementsEqual(tag) { return (i + tag.count, true) }
+            if s[i] == "$", i + tag.count <= s.count, s[i..<(i + tag.count)].elementsEqual(tag) {
+                return (i + tag.count, true)
+            }
             i += 1
         }
         return (i, false)
@@ -166,7 +170,9 @@ enum SQLLexer {
         var depth = 0, i = start
         while i < s.count {
             if s[i] == "/", i + 1 < s.count, s[i + 1] == "*" { depth += 1; i += 2; continue }
-            if s[i] == "*", i + 1 < s.count, s[i + 1] == "/" { depth -= 1; i += 2; if depth == 0 { return (i, true) }; continue }
+            if s[i] == "*", i + 1 < s.count, s[i + 1] == "/" {
+                depth -= 1; i += 2; if depth == 0 { return (i, true) }; continue
+            }
             i += 1
         }
         return (i, false)
@@ -206,10 +212,15 @@ enum SQLLexer {
         var i = from, newline = false
         while i < s.count {
             let c = s[i]
-            if c == "\n" || c == "\r" { newline = true; i += 1 }
-            else if isSpace(c) { i += 1 }
-            else if c == "-", i + 1 < s.count, s[i + 1] == "-" { while i < s.count, s[i] != "\n", s[i] != "\r" { i += 1 } }
-            else { break }
+            if c == "\n" || c == "\r" {
+                newline = true; i += 1
+            } else if isSpace(c) {
+                i += 1
+            } else if c == "-", i + 1 < s.count, s[i + 1] == "-" {
+                while i < s.count, s[i] != "\n", s[i] != "\r" { i += 1 }
+            } else {
+                break
+            }
         }
         return newline && i < s.count && s[i] == "'" ? i + 1 : nil
     }
@@ -217,7 +228,13 @@ enum SQLLexer {
     static func digitsEnd(_ s: [Unicode.Scalar], _ from: Int) -> Int {
         var i = from
         while i < s.count {
-            if isDigit(s[i]) { i += 1 } else if s[i] == "_", i > from, i + 1 < s.count, isDigit(s[i + 1]) { i += 2 } else { break }
+            if isDigit(s[i]) {
+                i += 1
+            } else if s[i] == "_", i > from, i + 1 < s.count, isDigit(s[i + 1]) {
+                i += 2
+            } else {
+                break
+            }
         }
         return i
     }
@@ -243,7 +260,8 @@ enum SQLLexer {
         var end = start
         while end < s.count, isOpChar(s[end]) { end += 1 }
         var n = end - start
-        for k in start..<end where k + 1 < end && ((s[k] == "-" && s[k + 1] == "-") || (s[k] == "/" && s[k + 1] == "*")) {
+        for k in start..<end where k + 1 < end && ((s[k] == "-" && s[k + 1] == "-") || (s[k] == "/" && s[k + 1] == "*"))
+        {
             n = k - start
             break
         }

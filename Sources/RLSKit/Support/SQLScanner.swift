@@ -54,7 +54,10 @@ enum SQLScanner {
                 while end < s.count, s[end] != "\n" { end += 1 }
                 tokens = lex(from: end)
                 t = 0
-                out.append(SQLStatement(kind: .meta, text: String(String.UnicodeScalarView(s[start..<end])), offset: start, line: l, column: c))
+                out.append(
+                    SQLStatement(
+                        kind: .meta, text: String(String.UnicodeScalarView(s[start..<end])), offset: start, line: l,
+                        column: c))
                 continue
             }
             var split = Splitter()
@@ -90,12 +93,18 @@ enum SQLScanner {
             case .word:
                 guard words.count < 5 || (parens == 0 && isRoutine) else { break }
                 // Every word that matters here is short; longer ones need no string.
-                let w = tok.end - tok.start <= 9 ? String(String.UnicodeScalarView(s[tok.start..<tok.end])).lowercased() : ""
+                let w =
+                    tok.end - tok.start <= 9
+                    ? String(String.UnicodeScalarView(s[tok.start..<tok.end])).lowercased() : ""
                 if words.count < 5 { words.append(w) }
                 guard parens == 0, isRoutine else { break }
-                if w == "begin", next() == "atomic" { blocks += 1 }
-                else if w == "case", blocks > 0 { blocks += 1 }
-                else if w == "end", blocks > 0 { blocks -= 1 }
+                if w == "begin", next() == "atomic" {
+                    blocks += 1
+                } else if w == "case", blocks > 0 {
+                    blocks += 1
+                } else if w == "end", blocks > 0 {
+                    blocks -= 1
+                }
             default: break
             }
             return false
@@ -104,7 +113,8 @@ enum SQLScanner {
         /// CREATE [OR REPLACE] FUNCTION|PROCEDURE: only these have BEGIN ATOMIC bodies.
         var isRoutine: Bool {
             guard words.first == "create" else { return false }
-            let rest = words.count > 2 && words[1] == "or" && words[2] == "replace" ? words.dropFirst(3) : words.dropFirst()
+            let rest =
+                words.count > 2 && words[1] == "or" && words[2] == "replace" ? words.dropFirst(3) : words.dropFirst()
             return rest.first == "function" || rest.first == "procedure"
         }
     }

@@ -39,20 +39,26 @@ public struct SequenceAdvance: Sendable, Equatable {
     static func states(_ conn: PostgresConnection) throws -> [String: State] {
         // pg_sequences shows last_value only to roles that may read the sequence; the
         // superuser or owner running tests can. is_called is read from the relation itself.
-        let rows = try conn.query("""
+        let rows = try conn.query(
+            """
             select schemaname, sequencename, increment_by from pg_sequences
             where has_sequence_privilege(pg_catalog.format('%I.%I', schemaname, sequencename), 'select')
-            """).rows
-        let names: [(schema: String, name: String)] = try rows.map { (try $0.decode("schemaname"), try $0.decode("sequencename")) }
+            """
+        ).rows
+        let names: [(schema: String, name: String)] = try rows.map {
+            (try $0.decode("schemaname"), try $0.decode("sequencename"))
+        }
         let increments: [Int64] = try rows.map { try $0.decode("increment_by") }
         // One round trip for all of them.
-        let outcomes = try conn.pipeline(names.map { PostgresStatement("select last_value, is_called from \(SQL.qualified($0.schema, $0.name))") },
-                                         isolation: .keepSuccesses)
+        let outcomes = try conn.pipeline(
+            names.map { PostgresStatement("select last_value, is_called from \(SQL.qualified($0.schema, $0.name))") },
+            isolation: .keepSuccesses)
         var out: [String: State] = [:]
         for (i, o) in outcomes.enumerated() {
             guard let row = o.result?.rows.first else { continue }
             out[SQL.qualified(names[i].schema, names[i].name)] = State(
-                lastValue: try row.decode("last_value"), isCalled: try row.decode("is_called"), increment: increments[i],
+                lastValue: try row.decode("last_value"), isCalled: try row.decode("is_called"),
+                increment: increments[i],
                 display: SQL.display(names[i].schema) + "." + SQL.display(names[i].name))
         }
         return out
@@ -82,13 +88,16 @@ public struct SequenceAdvance: Sendable, Equatable {
     func reset(_ conn: PostgresConnection, _ name: String, to state: State) throws {
         guard let last = state.lastValue else { return }
         // The column the sequence feeds, if any (pg_depend 'a' for serial, 'i' for identity).
-        if let owner = try conn.query("""
+        if let owner = try conn.query(
+            """
             select n.nspname as schema, c.relname as tbl, a.attname as col
             from pg_depend d join pg_class c on c.oid = d.refobjid join pg_namespace n on n.oid = c.relnamespace
             join pg_attribute a on a.attrelid = d.refobjid and a.attnum = d.refobjsubid
             where d.classid = 'pg_class'::regclass and d.objid = $1::regclass and d.deptype in ('a', 'i')
-            """, [name]).rows.first {
-            let table = SQL.qualified(try owner.decode("schema"), try owner.decode("tbl")), column = SQL.ident(try owner.decode("col"))
+            """, [name]
+        ).rows.first {
+            let table = SQL.qualified(try owner.decode("schema"), try owner.decode("tbl")),
+                column = SQL.ident(try owner.decode("col"))
             let highest: Int64? = try conn.query("select max(\(column))::bigint from \(table)").rows[0].decode(0)
             if let highest, state.increment > 0, highest > last {
                 try conn.query("select setval($1::regclass, $2, true)", [name, highest])
@@ -103,6 +112,7 @@ public struct SequenceAdvance: Sendable, Equatable {
         let kept = advances.filter { !$0.reset }
         guard !kept.isEmpty else { return nil }
         let list = kept.map { "\($0.sequence) +\($0.advancedBy)" }.joined(separator: ", ")
-        return "note: sequences advanced by the run, left as they are (gaps are harmless; resetting could hand an id out twice): \(list)"
+        return
+            "note: sequences advanced by the run, left as they are (gaps are harmless; resetting could hand an id out twice): \(list)"
     }
 }

@@ -111,7 +111,9 @@ struct TOMLReader {
                     try Self.appendTable(to: &root, path, line: at, reader: self)
                 } else {
                     let name = path.joined(separator: "\u{1F}")
-                    guard defined.insert(name).inserted else { throw fail("table [\(path.joined(separator: "."))] is defined twice") }
+                    guard defined.insert(name).inserted else {
+                        throw fail("table [\(path.joined(separator: "."))] is defined twice")
+                    }
                     try Self.insert(into: &root, path, nil, line: at, reader: self)
                 }
                 try endOfLine()
@@ -131,7 +133,9 @@ struct TOMLReader {
 
     /// Sets `path` to `value` (nil: make sure a table exists there), descending into the last
     /// element of arrays of tables as TOML does.
-    static func insert(into table: inout TOMLTable, _ path: [String], _ value: TOMLValue?, line: Int, reader: TOMLReader) throws(InputError) {
+    static func insert(
+        into table: inout TOMLTable, _ path: [String], _ value: TOMLValue?, line: Int, reader: TOMLReader
+    ) throws(InputError) {
         guard let first = path.first else { return }
         if path.count == 1 {
             if let value {
@@ -163,7 +167,9 @@ struct TOMLReader {
         }
     }
 
-    static func appendTable(to table: inout TOMLTable, _ path: [String], line: Int, reader: TOMLReader) throws(InputError) {
+    static func appendTable(to table: inout TOMLTable, _ path: [String], line: Int, reader: TOMLReader)
+        throws(InputError)
+    {
         guard let first = path.first else { return }
         if path.count == 1 {
             switch table[first] {
@@ -258,11 +264,15 @@ struct TOMLReader {
             }
         default:
             var word = ""
-            while let c = current, !" \t\r\n,]}#".unicodeScalars.contains(c) { word.unicodeScalars.append(c); advance() }
+            while let c = current, !" \t\r\n,]}#".unicodeScalars.contains(c) {
+                word.unicodeScalars.append(c); advance()
+            }
             // A date-time may have one space between date and time.
             if word.count == 10, current == " ", let d = peek(1), ("0"..."9").contains(d) {
                 advance()
-                while let c = current, !" \t\r\n,]}#".unicodeScalars.contains(c) { word.unicodeScalars.append(c); advance() }
+                while let c = current, !" \t\r\n,]}#".unicodeScalars.contains(c) {
+                    word.unicodeScalars.append(c); advance()
+                }
             }
             return try scalar(word)
         }
@@ -271,9 +281,13 @@ struct TOMLReader {
     /// Whitespace, newlines and comments inside an array.
     mutating func skipBlank() throws(InputError) {
         while let c = current {
-            if c == " " || c == "\t" || c == "\n" || c == "\r" { advance() } else if c == "#" {
+            if c == " " || c == "\t" || c == "\n" || c == "\r" {
+                advance()
+            } else if c == "#" {
                 while let c = current, c != "\n" { advance() }
-            } else { return }
+            } else {
+                return
+            }
         }
         throw fail("unterminated array: expected ']'")
     }
@@ -296,13 +310,18 @@ struct TOMLReader {
         if let v = Int64(digits), !word.hasPrefix("_"), !word.hasSuffix("_") { return .integer(v) }
         if digits.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let v = Double(digits) { return .float(v) }
         // Dates and times are kept as text.
-        if word.range(of: #"^[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9:.]+([Zz]|[+-][0-9:]+)?)?$|^[0-9]{2}:[0-9]{2}(:[0-9.]+)?$"#, options: .regularExpression) != nil {
+        if word.range(
+            of: #"^[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9:.]+([Zz]|[+-][0-9:]+)?)?$|^[0-9]{2}:[0-9]{2}(:[0-9.]+)?$"#,
+            options: .regularExpression) != nil
+        {
             return .string(word)
         }
         throw fail("'\(word)' is not a TOML value (strings need quotes)")
     }
 
-    static let escapes: [Unicode.Scalar: String] = ["n": "\n", "t": "\t", "r": "\r", "b": "\u{8}", "f": "\u{C}", "\"": "\"", "\\": "\\"]
+    static let escapes: [Unicode.Scalar: String] = [
+        "n": "\n", "t": "\t", "r": "\r", "b": "\u{8}", "f": "\u{C}", "\"": "\"", "\\": "\\",
+    ]
 
     /// The four string forms: "basic", 'literal', and their multi-line """/''' variants.
     mutating func string() throws(InputError) -> String {
@@ -352,7 +371,9 @@ struct TOMLReader {
                     let n = e == "u" ? 4 : 8
                     var hex = ""
                     for _ in 0..<n { if let h = current { hex.unicodeScalars.append(h); advance() } }
-                    guard let v = UInt32(hex, radix: 16), let u = Unicode.Scalar(v) else { throw fail("invalid \\\(e) escape '\(hex)'") }
+                    guard let v = UInt32(hex, radix: 16), let u = Unicode.Scalar(v) else {
+                        throw fail("invalid \\\(e) escape '\(hex)'")
+                    }
                     out.unicodeScalars.append(u)
                 default: throw fail("invalid escape '\\\(Character(e))' in a string")
                 }

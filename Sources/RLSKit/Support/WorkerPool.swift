@@ -71,7 +71,9 @@ import Synchronization
     }
 
     /// The same contract on the calling thread, with state the caller already holds.
-    public static func serial<State, R>(_ count: Int, on state: State, _ body: (State, Int) throws -> (result: R, stop: Bool)) throws -> [R?] {
+    public static func serial<State, R>(
+        _ count: Int, on state: State, _ body: (State, Int) throws -> (result: R, stop: Bool)
+    ) throws -> [R?] {
         var out = [R?](repeating: nil, count: count)
         for i in 0..<count {
             let (r, stop) = try body(state, i)

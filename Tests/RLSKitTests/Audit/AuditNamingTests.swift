@@ -17,7 +17,8 @@ final class AuditNamingTests: XCTestCase {
         try conn.query("grant select on public.\"Bad Name\" to anon")
         try conn.query("comment on table public.posts is 'worker key: sb_secret_AbCdEfGhIjKlMnOpQrStUv'")
         let r = try Auditor.run(conn)
-        let rls = try XCTUnwrap(r.findings.first { $0.lint == "rls_disabled_in_public" && $0.object.name == "Bad Name" })
+        let rls = try XCTUnwrap(
+            r.findings.first { $0.lint == "rls_disabled_in_public" && $0.object.name == "Bad Name" })
         XCTAssertTrue(rls.detail.hasPrefix("table public.\"Bad Name\" "), rls.detail)
         XCTAssertEqual(rls.object.display, "table public.\"Bad Name\"")
         let secret = try XCTUnwrap(r.findings.first { $0.lint == "secret_in_catalog" })
@@ -35,7 +36,9 @@ final class AuditNamingTests: XCTestCase {
         }
         let partly = try Auditor.run(db.conn, exposedSchemas: ["nosuch", "public"])
         XCTAssertEqual(partly.missingSchemas, ["nosuch"])
-        try db.conn.query("alter role authenticator in database \(try db.conn.escapeIdentifier(db.name)) set pgrst.db_schemas = 'api_v1, api_v2'")
+        try db.conn.query(
+            "alter role authenticator in database \(try db.conn.escapeIdentifier(db.name)) set pgrst.db_schemas = 'api_v1, api_v2'"
+        )
         XCTAssertThrowsError(try Auditor.run(db.conn)) { e in
             XCTAssertTrue(e is ConfigurationError, "\(e)")
             XCTAssertTrue("\(e)".contains("api_v1") && "\(e)".contains("pgrst.db_schemas"), "\(e)")

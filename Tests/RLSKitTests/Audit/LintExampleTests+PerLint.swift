@@ -18,8 +18,12 @@ extension LintExampleTests {
     func test_0023_sensitive_columns_exposed() throws { try checkExamples("sensitive_columns_exposed") }
     func test_0024_rls_policy_always_true() throws { try checkExamples("rls_policy_always_true") }
     func test_0025_public_bucket_allows_listing() throws { try checkExamples("public_bucket_allows_listing") }
-    func test_0028_anon_security_definer_function_executable() throws { try checkExamples("anon_security_definer_function_executable") }
-    func test_0029_authenticated_security_definer_function_executable() throws { try checkExamples("authenticated_security_definer_function_executable") }
+    func test_0028_anon_security_definer_function_executable() throws {
+        try checkExamples("anon_security_definer_function_executable")
+    }
+    func test_0029_authenticated_security_definer_function_executable() throws {
+        try checkExamples("authenticated_security_definer_function_executable")
+    }
     func test_1001_storage_write_without_owner_check() throws { try checkExamples("storage_write_without_owner_check") }
     func test_1002_auth_uid_is_null_disjunct() throws { try checkExamples("auth_uid_is_null_disjunct") }
     func test_1003_with_check_weaker_than_using() throws { try checkExamples("with_check_weaker_than_using") }

@@ -14,7 +14,8 @@ final class LintExampleTests: XCTestCase {
             XCTAssertFalse(lint.triggering.isEmpty, lint.name)
             XCTAssertFalse(lint.nonTriggering.isEmpty, lint.name)
             for (i, ex) in lint.triggering.enumerated() {
-                XCTAssertFalse(ex.reports.isEmpty, "\(lint.name): triggering example \(i + 1) names no object it reports")
+                XCTAssertFalse(
+                    ex.reports.isEmpty, "\(lint.name): triggering example \(i + 1) names no object it reports")
             }
             for (i, ex) in lint.nonTriggering.enumerated() {
                 XCTAssertEqual(ex.reports, [], "\(lint.name): non-triggering example \(i + 1) names objects")
@@ -42,18 +43,24 @@ final class LintExampleTests: XCTestCase {
         let conn = try connection()
         for (i, example) in lint.triggering.enumerated() {
             let findings = try run(lint, example.sql, conn)
-            XCTAssertEqual(findings.map(\.object.display).sorted(), example.reports.sorted(),
-                           "\(lint.name): triggering example \(i + 1)", file: file, line: line)
+            XCTAssertEqual(
+                findings.map(\.object.display).sorted(), example.reports.sorted(),
+                "\(lint.name): triggering example \(i + 1)", file: file, line: line)
             for f in findings {
-                XCTAssertTrue(f.detail.contains(f.object.name), "\(lint.name): detail must name the object: \(f.detail)", file: file, line: line)
+                XCTAssertTrue(
+                    f.detail.contains(f.object.name), "\(lint.name): detail must name the object: \(f.detail)",
+                    file: file, line: line)
                 for placeholder in ["<table>", "<view>", "<function>", "<extension>", "<column>", "…"] {
-                    XCTAssertFalse(f.remediation.contains(placeholder), "\(lint.name): the fix names real objects: \(f.remediation)", file: file, line: line)
+                    XCTAssertFalse(
+                        f.remediation.contains(placeholder),
+                        "\(lint.name): the fix names real objects: \(f.remediation)", file: file, line: line)
                 }
             }
         }
         for (i, example) in lint.nonTriggering.enumerated() {
             let findings = try run(lint, example.sql, conn)
-            XCTAssertEqual(findings.map(\.detail), [], "\(lint.name): non-triggering example \(i + 1)", file: file, line: line)
+            XCTAssertEqual(
+                findings.map(\.detail), [], "\(lint.name): non-triggering example \(i + 1)", file: file, line: line)
         }
     }
 
@@ -65,12 +72,20 @@ final class LintExampleTests: XCTestCase {
         }
         XCTAssertEqual(try fix("unindexed_policy_column"), ["`create index on public.notes (user_id);`"])
         XCTAssertEqual(try fix("policy_exists_rls_disabled"), ["`alter table public.notes enable row level security;`"])
-        XCTAssertEqual(try fix("extension_in_public"), ["Install extensions in schema `extensions`: `alter extension pg_trgm set schema extensions;` (or drop and recreate it there)."])
-        XCTAssertTrue(try fix("anon_security_definer_function_executable")[0].contains("`revoke execute on function public.wipe(uuid) from public, anon;`"))
+        XCTAssertEqual(
+            try fix("extension_in_public"),
+            [
+                "Install extensions in schema `extensions`: `alter extension pg_trgm set schema extensions;` (or drop and recreate it there)."
+            ])
+        XCTAssertTrue(
+            try fix("anon_security_definer_function_executable")[0].contains(
+                "`revoke execute on function public.wipe(uuid) from public, anon;`"))
         // Merging ORed policies would keep the leak: the fix names the one that widens access.
         let merge = try fix("multiple_permissive_policies")
         XCTAssertEqual(merge.count, 1)
-        XCTAssertTrue(merge[0].hasPrefix("Check the intent first: \"published notes\" does not compare rows with the caller"), merge[0])
+        XCTAssertTrue(
+            merge[0].hasPrefix("Check the intent first: \"published notes\" does not compare rows with the caller"),
+            merge[0])
         XCTAssertTrue(merge[0].contains("widens what \"own notes\" allows for authenticated"), merge[0])
     }
 

@@ -5,7 +5,8 @@ import XCTest
 
 final class HarnessParserTests: XCTestCase {
     func testAccessFileParses() throws {
-        let a = try AccessFile.parse("""
+        let a = try AccessFile.parse(
+            """
             # intent
             expose public api
             table posts               # schema defaults to public
@@ -33,15 +34,27 @@ final class HarnessParserTests: XCTestCase {
             ("tabel posts\n", "a.rls:1: unknown line 'tabel'"),
             ("  owner id\n", "a.rls:1: indented 'owner' outside a block"),
             ("table posts\n  owner id\n  read everyone\n", "a.rls:3: unknown read value 'everyone'"),
-            ("table posts\n  owner id\n  read anyone\n  write owner\n  colour red\n", "a.rls:5: unknown table setting 'colour'"),
+            (
+                "table posts\n  owner id\n  read anyone\n  write owner\n  colour red\n",
+                "a.rls:5: unknown table setting 'colour'"
+            ),
             ("table posts\n  read anyone\n  write owner\n", "a.rls:1: table public.posts has no 'owner' line"),
             ("table posts\n  owner id\n  write owner\n", "a.rls:1: table public.posts has no 'read' line"),
             ("table posts\n  owner id\n  read anyone\n", "a.rls:1: table public.posts does not say who may write"),
             ("table a.b.c\n", "a.rls:1: 'a.b.c' is not a table name"),
             ("table\n", "a.rls:1: write 'table schema.name'"),
-            ("table posts\n  owner id\n  read anyone\n  write owner\ntable public.posts\n", "a.rls:5: table public.posts is declared twice"),
-            ("table posts\n  owner id\n  read anyone\n  write owner\n  seed nothing here\n", "a.rls:5: write 'seed column = SQL expression'"),
-            ("table posts\n  owner id\n  read anyone\n  write own-folder\n", "a.rls:4: unknown write value 'own-folder'"),
+            (
+                "table posts\n  owner id\n  read anyone\n  write owner\ntable public.posts\n",
+                "a.rls:5: table public.posts is declared twice"
+            ),
+            (
+                "table posts\n  owner id\n  read anyone\n  write owner\n  seed nothing here\n",
+                "a.rls:5: write 'seed column = SQL expression'"
+            ),
+            (
+                "table posts\n  owner id\n  read anyone\n  write own-folder\n",
+                "a.rls:4: unknown write value 'own-folder'"
+            ),
             ("bucket avatars\n  read public\n", "a.rls:1: bucket avatars has no 'write' line"),
             ("bucket avatars\n  read public\n  write owner\n", "a.rls:3: unknown write value 'owner'"),
             ("bucket avatars\n  owner id\n", "a.rls:2: unknown bucket setting 'owner'"),
@@ -58,7 +71,8 @@ final class HarnessParserTests: XCTestCase {
     }
 
     func testScenarioParses() throws {
-        let s = try ScenarioFile.parse("""
+        let s = try ScenarioFile.parse(
+            """
             # comment
             scenario edits
               user alice {"full_name": "A"}
@@ -96,18 +110,33 @@ final class HarnessParserTests: XCTestCase {
             ("scenario x\n", "s.scenario:1: scenario 'x' has no steps"),
             ("scenario x\n  as bob: select 1\n  expect ok\n", "s.scenario:2: unknown actor 'bob'"),
             ("scenario x\n  as anon: select 1\n", "s.scenario:2: step has no 'expect' line"),
-            ("scenario x\n  as anon: select 1\n  as anon: select 2\n  expect ok\n", "s.scenario:2: step has no 'expect' line"),
+            (
+                "scenario x\n  as anon: select 1\n  as anon: select 2\n  expect ok\n",
+                "s.scenario:2: step has no 'expect' line"
+            ),
             ("scenario x\n  expect ok\n", "s.scenario:2: 'expect' without a step"),
             ("scenario x\n  as anon: select 1\n  expect maybe\n", "s.scenario:3: unknown expectation 'maybe'"),
             ("scenario x\n  as anon: select 1\n  expect sqlstate 4250\n", "s.scenario:3: unknown expectation"),
             ("scenario x\n  as anon: select 1\n  expect two rows\n", "s.scenario:3: unknown expectation"),
-            ("scenario x\n  user alice {not json}\n  as alice: select 1\n  expect ok\n", "s.scenario:2: user_metadata of user 'alice' is not a JSON object"),
+            (
+                "scenario x\n  user alice {not json}\n  as alice: select 1\n  expect ok\n",
+                "s.scenario:2: user_metadata of user 'alice' is not a JSON object"
+            ),
             ("scenario x\n  user alice\n  user alice\n", "s.scenario:3: user 'alice' is declared twice"),
             ("scenario x\n  user anon\n", "s.scenario:2: 'anon' is a built-in actor"),
-            ("scenario x\n  as anon: select 1\n  expect ok\n  user late\n", "s.scenario:4: declare users before the first step"),
+            (
+                "scenario x\n  as anon: select 1\n  expect ok\n  user late\n",
+                "s.scenario:4: declare users before the first step"
+            ),
             ("scenario x\n  as anon:\n  expect ok\n", "s.scenario:2: step has no SQL"),
-            ("scenario x\n  as anon: upload avatars\n  expect ok\n", "s.scenario:2: write 'upload <bucket> <object name>'"),
-            ("scenario x\n  as anon: select 1\n  expect ok\nscenario x\n", "s.scenario:4: scenario 'x' already exists at line 1"),
+            (
+                "scenario x\n  as anon: upload avatars\n  expect ok\n",
+                "s.scenario:2: write 'upload <bucket> <object name>'"
+            ),
+            (
+                "scenario x\n  as anon: select 1\n  expect ok\nscenario x\n",
+                "s.scenario:4: scenario 'x' already exists at line 1"
+            ),
             ("scenario x\n  select 1\n", "s.scenario:2: unexpected 'select'"),
         ]
         for (text, prefix) in cases {
@@ -120,7 +149,8 @@ final class HarnessParserTests: XCTestCase {
     }
 
     func testRandomAndTruncatedInputNeverCrash() throws {
-        let base = try String(contentsOfFile: OurSchemaPath.tests + "/access.rls", encoding: .utf8)
+        let base =
+            try String(contentsOfFile: OurSchemaPath.tests + "/access.rls", encoding: .utf8)
             + (try String(contentsOfFile: OurSchemaPath.tests + "/profiles.scenario", encoding: .utf8))
         var rng = SeededGenerator.printed(20_261_201)
         for n in stride(from: 0, to: base.count, by: 7) {
@@ -139,24 +169,34 @@ final class HarnessParserTests: XCTestCase {
     func testImpersonationIsExactlyTheDataAPIs() {
         let u = HarnessActor.user("A", metadata: "{\"role\":\"admin\"}")
         let sql = u.impersonation()
-        XCTAssertTrue(sql.hasPrefix("select set_config('role', 'authenticated', true), set_config('request.jwt.claims', '{\"aud\":\"authenticated\",\"role\":\"authenticated\",\"sub\":\"\(u.uid)\""))
-        for cleared in ["request.jwt.claim.sub", "request.jwt.claim.role", "request.jwt.claim.email", "request.jwt.claim"] {
+        XCTAssertTrue(
+            sql.hasPrefix(
+                "select set_config('role', 'authenticated', true), set_config('request.jwt.claims', '{\"aud\":\"authenticated\",\"role\":\"authenticated\",\"sub\":\"\(u.uid)\""
+            ))
+        for cleared in [
+            "request.jwt.claim.sub", "request.jwt.claim.role", "request.jwt.claim.email", "request.jwt.claim",
+        ] {
             XCTAssertTrue(sql.contains("set_config('\(cleared)', '', true)"), cleared)
         }
         XCTAssertTrue(u.claims.contains("\"user_metadata\":{\"role\":\"admin\"}"))
         XCTAssertTrue(u.claims.contains("\"app_metadata\":{\"provider\":\"email\""))
-        XCTAssertTrue(u.claims.contains("\"is_anonymous\":false") && u.claims.contains("\"exp\":") && u.claims.contains("\"email\":"))
+        XCTAssertTrue(
+            u.claims.contains("\"is_anonymous\":false") && u.claims.contains("\"exp\":")
+                && u.claims.contains("\"email\":"))
         let storage = u.impersonation(storage: "storage.object.upload")
         XCTAssertTrue(storage.contains("set_config('request.jwt.claim.sub', '\(u.uid)', true)"))
         XCTAssertTrue(storage.contains("set_config('request.jwt.claim.role', 'authenticated', true)"))
         XCTAssertTrue(storage.contains("set_config('storage.operation', 'storage.object.upload', true)"))
         XCTAssertTrue(storage.contains("set_config('storage.allow_delete_query', 'true', true)"))
-        XCTAssertTrue(HarnessActor.anon.impersonation().contains("set_config('request.jwt.claims', '{\"role\":\"anon\""))
+        XCTAssertTrue(
+            HarnessActor.anon.impersonation().contains("set_config('request.jwt.claims', '{\"role\":\"anon\""))
     }
 
     func testClaimAttackMetadataFollowsThePolicy() {
-        let texts = ["(((auth.jwt() -> 'user_metadata'::text) ->> 'role'::text) = 'admin'::text)",
-                     "select coalesce((auth.jwt() -> 'user_metadata' ->> 'is_admin')::boolean, false)"]
+        let texts = [
+            "(((auth.jwt() -> 'user_metadata'::text) ->> 'role'::text) = 'admin'::text)",
+            "select coalesce((auth.jwt() -> 'user_metadata' ->> 'is_admin')::boolean, false)",
+        ]
         XCTAssertTrue(ClaimAttack.readsClaims(texts))
         XCTAssertEqual(ClaimAttack.metadata(for: texts), "{\"is_admin\":true,\"role\":\"admin\"}")
         XCTAssertFalse(ClaimAttack.readsClaims(["(( SELECT auth.uid() AS uid) = id)"]))

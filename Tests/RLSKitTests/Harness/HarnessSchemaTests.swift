@@ -40,13 +40,16 @@ final class HarnessSchemaTests: XCTestCase {
         three.jobs = 3
         let one = try Harness.run(input, on: db.connectionString)
         let many = try Harness.run(input, options: three, on: db.connectionString)
-        func key(_ r: TestReport) -> [String] { r.outcomes.map { "\($0.suite)|\($0.actor ?? "")|\($0.name)|\($0.status)" } }
+        func key(_ r: TestReport) -> [String] {
+            r.outcomes.map { "\($0.suite)|\($0.actor ?? "")|\($0.name)|\($0.status)" }
+        }
         XCTAssertEqual(key(one), key(many))
         XCTAssertEqual(one.failed, 1)
     }
 
     func testUncoveredTablesAreListedAndStrictFails() throws {
-        let extra = "create table public.secrets (id uuid primary key, owner uuid); alter table public.secrets enable row level security;"
+        let extra =
+            "create table public.secrets (id uuid primary key, owner uuid); alter table public.secrets enable row level security;"
         let db = try OurSchema.makeDatabase(extra: notesSQL + extra)
         defer { TestServer.drop(db.name) }
         let relaxed = try Harness.run(try Fixture.input(), on: db.connectionString)
@@ -61,16 +64,17 @@ final class HarnessSchemaTests: XCTestCase {
     /// A declared table nobody could test fails the run, unless the user allows it.
     func testTablesThatCannotBeSeededFailUnlessAllowed() throws {
         let extra = """
-        create table public.parents (id int primary key);
-        create table public.children (id int primary key generated always as identity,
-          owner_id uuid not null references auth.users (id), parent_id int not null references public.parents (id));
-        alter table public.children enable row level security;
-        create table public.checked (owner_id uuid not null, code text not null check (code ~ '^[A-Z]{3}$'));
-        alter table public.checked enable row level security;
-        """
+            create table public.parents (id int primary key);
+            create table public.children (id int primary key generated always as identity,
+              owner_id uuid not null references auth.users (id), parent_id int not null references public.parents (id));
+            alter table public.children enable row level security;
+            create table public.checked (owner_id uuid not null, code text not null check (code ~ '^[A-Z]{3}$'));
+            alter table public.checked enable row level security;
+            """
         let db = try OurSchema.makeDatabase(extra: notesSQL + extra)
         defer { TestServer.drop(db.name) }
-        let access = notesAccess + "\ntable children\n  owner owner_id\n  read owner\n  write owner\n"
+        let access =
+            notesAccess + "\ntable children\n  owner owner_id\n  read owner\n  write owner\n"
             + "table checked\n  owner owner_id\n  read owner\n  write owner\n"
         let report = try Harness.run(try Fixture.input(access), on: db.connectionString)
         XCTAssertFalse(report.passed)
@@ -88,7 +92,9 @@ final class HarnessSchemaTests: XCTestCase {
         allow.allowUntested = true
         let allowed = try Harness.run(try Fixture.input(access), options: allow, on: db.connectionString)
         XCTAssertTrue(allowed.passed)
-        XCTAssertEqual(allowed.outcomes.filter { $0.status == .skipped }.map(\.suite).sorted(), ["public.checked", "public.children"])
+        XCTAssertEqual(
+            allowed.outcomes.filter { $0.status == .skipped }.map(\.suite).sorted(),
+            ["public.checked", "public.children"])
         // --strict wins over --allow-untested.
         allow.strict = true
         let s = try Harness.run(try Fixture.input(access), options: allow, on: db.connectionString)
@@ -100,21 +106,24 @@ final class HarnessSchemaTests: XCTestCase {
         let report = try Fixture.run(breakage: "alter table storage.objects add column required_tag text not null;")
         let avatars = report.outcomes.filter { $0.suite == "bucket avatars" }
         XCTAssertEqual(avatars.map(\.status), [.error], "\(avatars)")
-        XCTAssertTrue(avatars.first?.message?.hasPrefix("not covered: seeding rows for the test users failed") == true, "\(avatars)")
+        XCTAssertTrue(
+            avatars.first?.message?.hasPrefix("not covered: seeding rows for the test users failed") == true,
+            "\(avatars)")
         XCTAssertFalse(report.passed)
     }
 
     func testSeedFixtureMakesATableCoverable() throws {
         let extra = """
-        create table public.checked (owner_id uuid not null, code text not null check (code ~ '^[A-Z]{3}$'));
-        alter table public.checked enable row level security;
-        grant select on public.checked to authenticated;
-        grant all on public.checked to service_role;
-        create policy r on public.checked for select to authenticated using (owner_id = (select auth.uid()));
-        """
+            create table public.checked (owner_id uuid not null, code text not null check (code ~ '^[A-Z]{3}$'));
+            alter table public.checked enable row level security;
+            grant select on public.checked to authenticated;
+            grant all on public.checked to service_role;
+            create policy r on public.checked for select to authenticated using (owner_id = (select auth.uid()));
+            """
         let db = try OurSchema.makeDatabase(extra: notesSQL + extra)
         defer { TestServer.drop(db.name) }
-        let access = notesAccess + "\ntable checked\n  owner owner_id\n  read owner\n  write nobody\n  seed code = 'ABC'\n"
+        let access =
+            notesAccess + "\ntable checked\n  owner owner_id\n  read owner\n  write nobody\n  seed code = 'ABC'\n"
         let report = try Harness.run(try Fixture.input(access), on: db.connectionString)
         XCTAssertTrue(report.passed, TestReportWriter.render(report, format: .text))
         XCTAssertEqual(report.outcomes.count { $0.suite == "public.checked" }, 15)
@@ -122,9 +131,9 @@ final class HarnessSchemaTests: XCTestCase {
 
     func testRefusesWhenANetworkBackendExists() throws {
         let http = """
-        create type extensions.http_request as (method text, uri text);
-        create function extensions.http(extensions.http_request) returns int language sql as 'select 200';
-        """
+            create type extensions.http_request as (method text, uri text);
+            create function extensions.http(extensions.http_request) returns int language sql as 'select 200';
+            """
         let db = try OurSchema.makeDatabase(extra: notesSQL + http)
         defer { TestServer.drop(db.name) }
         XCTAssertThrowsError(try Harness.run(try Fixture.input(), on: db.connectionString)) { e in
@@ -139,17 +148,26 @@ final class HarnessSchemaTests: XCTestCase {
         let db = try OurSchema.makeDatabase()
         defer { TestServer.drop(db.name) }
         var input = HarnessInput()
-        input.access = [try AccessFile.parse("table public.nope\n  owner id\n  read anyone\n  write owner\n", path: "a.rls")]
+        input.access = [
+            try AccessFile.parse("table public.nope\n  owner id\n  read anyone\n  write owner\n", path: "a.rls")
+        ]
         XCTAssertThrowsError(try Harness.run(input, on: db.connectionString)) { e in
-            XCTAssertEqual((e as? InputError)?.description, "a.rls:1: table public.nope does not exist in the database: fix the name or apply the migrations first")
+            XCTAssertEqual(
+                (e as? InputError)?.description,
+                "a.rls:1: table public.nope does not exist in the database: fix the name or apply the migrations first")
         }
         input.access = [try AccessFile.parse("\nbucket photos\n  read owner\n  write own-folder\n", path: "b.rls")]
         XCTAssertThrowsError(try Harness.run(input, on: db.connectionString)) { e in
-            XCTAssertTrue((e as? InputError)?.description.hasPrefix("b.rls:2: bucket photos does not exist") ?? false, "\(e)")
+            XCTAssertTrue(
+                (e as? InputError)?.description.hasPrefix("b.rls:2: bucket photos does not exist") ?? false, "\(e)")
         }
-        input.access = [try AccessFile.parse("table profiles\n  owner user_id\n  read anyone\n  write owner\n", path: "c.rls")]
+        input.access = [
+            try AccessFile.parse("table profiles\n  owner user_id\n  read anyone\n  write owner\n", path: "c.rls")
+        ]
         XCTAssertThrowsError(try Harness.run(input, on: db.connectionString)) { e in
-            XCTAssertTrue((e as? InputError)?.description.hasPrefix("c.rls:1: table public.profiles has no column 'user_id'") ?? false, "\(e)")
+            XCTAssertTrue(
+                (e as? InputError)?.description.hasPrefix("c.rls:1: table public.profiles has no column 'user_id'")
+                    ?? false, "\(e)")
         }
     }
 }

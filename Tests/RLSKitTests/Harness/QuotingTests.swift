@@ -12,36 +12,50 @@ final class QuotingTests: XCTestCase {
     func names(_ conn: PostgresConnection) throws -> [String] {
         var out: [String] = try conn.query("select word from pg_get_keywords()").rows.map { try $0.decode(0) }
         out += out.map { $0.uppercased() }
-        out += ["", "a", "_", "_1", "1a", "a1", "a$", "$a", "Ab", "a b", "a\"b", "\"", "é", "aé", "a\nb", "a\\b", "a\rb", "a-b", "a.b",
-                "user_id", "window", "left", "full", "unique", "current_user", "owner", "select1", "x_select"]
+        out += [
+            "", "a", "_", "_1", "1a", "a1", "a$", "$a", "Ab", "a b", "a\"b", "\"", "é", "aé", "a\nb", "a\\b", "a\rb",
+            "a-b", "a.b",
+            "user_id", "window", "left", "full", "unique", "current_user", "owner", "select1", "x_select",
+        ]
         var rng = SystemRandomNumberGenerator()
         let alphabet = Array("abcxyz_09$AZ \"'.\\\n\té-")
         for _ in 0..<500 {
-            out.append(String((0..<Int.random(in: 1...6, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }))
+            out.append(
+                String((0..<Int.random(in: 1...6, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }))
         }
         return out
     }
 
     func testKeywordListCoversTheServers() throws {
         let conn = try TestServer.connect()
-        let server: [String] = try conn.query("select word from pg_get_keywords() where catcode <> 'U'").rows.map { try $0.decode(0) }
+        let server: [String] = try conn.query("select word from pg_get_keywords() where catcode <> 'U'").rows.map {
+            try $0.decode(0)
+        }
         XCTAssertFalse(server.isEmpty)
-        XCTAssertEqual(Set(server).subtracting(SQL.keywords), [], "keywords this server has that SQL.keywords lacks: add them")
+        XCTAssertEqual(
+            Set(server).subtracting(SQL.keywords), [], "keywords this server has that SQL.keywords lacks: add them")
         // Our extra words are keywords of newer servers, never unreserved ones of this one.
-        let unreserved: [String] = try conn.query("select word from pg_get_keywords() where catcode = 'U'").rows.map { try $0.decode(0) }
+        let unreserved: [String] = try conn.query("select word from pg_get_keywords() where catcode = 'U'").rows.map {
+            try $0.decode(0)
+        }
         XCTAssertEqual(SQL.keywords.intersection(unreserved), [])
     }
 
     func testIdentQuotesExactlyAsTheServer() throws {
         let conn = try TestServer.connect()
         let names = try names(conn)
-        let quoted: [String] = try conn.query("select pg_catalog.quote_ident(n) from unnest($1::text[]) with ordinality u(n, i) order by i",
-                                              [names]).rows.map { try $0.decode(0) }
-        let serverKeywords = Set(try conn.query("select word from pg_get_keywords()").rows.map { try $0.decode(0) as String })
+        let quoted: [String] = try conn.query(
+            "select pg_catalog.quote_ident(n) from unnest($1::text[]) with ordinality u(n, i) order by i",
+            [names]
+        ).rows.map { try $0.decode(0) }
+        let serverKeywords = Set(
+            try conn.query("select word from pg_get_keywords()").rows.map { try $0.decode(0) as String })
         XCTAssertEqual(quoted.count, names.count)
         for (n, q) in zip(names, quoted) {
             // Only keywords newer than this server may be quoted where it does not quote.
-            if SQL.keywords.contains(n), !serverKeywords.contains(n) { XCTAssertEqual(SQL.ident(n), "\"\(n)\""); continue }
+            if SQL.keywords.contains(n), !serverKeywords.contains(n) {
+                XCTAssertEqual(SQL.ident(n), "\"\(n)\""); continue
+            }
             XCTAssertEqual(SQL.ident(n), q, "name \(n.debugDescription)")
         }
         // And every quoted name reads back as itself, as a column alias.
@@ -53,9 +67,12 @@ final class QuotingTests: XCTestCase {
     func testDisplayMatchesTheServerSideFormAndStaysOnOneLine() throws {
         let conn = try TestServer.connect()
         let names = try names(conn)
-        let shown: [String] = try conn.query("select \(SQLParts.ident("n")) from unnest($1::text[]) with ordinality u(n, i) order by i",
-                                             [names]).rows.map { try $0.decode(0) }
-        let serverKeywords = Set(try conn.query("select word from pg_get_keywords()").rows.map { try $0.decode(0) as String })
+        let shown: [String] = try conn.query(
+            "select \(SQLParts.ident("n")) from unnest($1::text[]) with ordinality u(n, i) order by i",
+            [names]
+        ).rows.map { try $0.decode(0) }
+        let serverKeywords = Set(
+            try conn.query("select word from pg_get_keywords()").rows.map { try $0.decode(0) as String })
         for (n, s) in zip(names, shown) {
             XCTAssertFalse(SQL.display(n).contains("\n") || SQL.display(n).contains("\r"), n.debugDescription)
             XCTAssertEqual(LockFile.unquote(SQL.display(n, always: true)), n)
@@ -71,9 +88,11 @@ final class LockFileNameTests: XCTestCase {
     func testOlderLockFileNamesCompareEqual() throws {
         let db = try StandIn.makeDatabase(prefix: "lockname")
         defer { TestServer.drop(db.name) }
-        for s in ["create table public.\"user\" (id int)", "alter table public.\"user\" enable row level security",
-                  "create table public.\"a$b\" (id int)", "create table public.\"We.ird\"\"\" (id int)",
-                  "create function public.\"select\"(x \"char\") returns int language sql security definer as $$ select 1 $$"] {
+        for s in [
+            "create table public.\"user\" (id int)", "alter table public.\"user\" enable row level security",
+            "create table public.\"a$b\" (id int)", "create table public.\"We.ird\"\"\" (id int)",
+            "create function public.\"select\"(x \"char\") returns int language sql security definer as $$ select 1 $$",
+        ] {
             try db.conn.query(s)
         }
         let current = try SurfaceReader.read(db.conn)

@@ -9,7 +9,9 @@ import XCTest
 final class PgTAPComparisonTests: XCTestCase {
     func testPgProveAgreesWithTheShippedVerdicts() throws {
         guard let pgProve = PgTAPFixtures.pgProve else {
-            throw XCTSkip("pg_prove is not installed (apt-get install libtap-parser-sourcehandler-pgtap-perl); PgTAPRunnerTests still checks rlskit against the shipped verdicts")
+            throw XCTSkip(
+                "pg_prove is not installed (apt-get install libtap-parser-sourcehandler-pgtap-perl); PgTAPRunnerTests still checks rlskit against the shipped verdicts"
+            )
         }
         // pg_prove has no built-in helpers: install ours for it, committed, in its own database.
         let db = try PgTAPFixtures.standInDatabase(pgtap: true, extraSQL: SupabaseTestHelpers.installSQL)

@@ -53,7 +53,9 @@ final class PgTAPRunnerTests: XCTestCase {
         XCTAssertTrue(r.hasMalformed)
 
         let helpers = try file(r, "11-helpers.sql")
-        XCTAssertTrue(helpers.passed, helpers.outcomes.filter(\.isFailure).map { "\($0.name) \($0.message ?? "")" }.joined(separator: "\n"))
+        XCTAssertTrue(
+            helpers.passed,
+            helpers.outcomes.filter(\.isFailure).map { "\($0.name) \($0.message ?? "")" }.joined(separator: "\n"))
         XCTAssertEqual(helpers.summary.tests.count, 15)
         XCTAssertEqual(try file(r, "10-include.sql").summary.tests.count, 2)
     }
@@ -87,7 +89,9 @@ final class PgTAPRunnerTests: XCTestCase {
     func testParallelRunWithoutPgTAPStillWorks() throws {
         let db = try PgTAPFixtures.standInDatabase()
         defer { TestServer.drop(db.name) }
-        let files = try fixtures().filter { ["01-pass.sql", "06-skip-todo.sql", "11-helpers.sql"].contains($0.display) }
+        let files = try fixtures().filter {
+            ["01-pass.sql", "06-skip-todo.sql", "11-helpers.sql"].contains($0.display)
+        }
         let r = try PgTAPRunner(connection: db.connectionString, jobs: 2).run(files)
         XCTAssertTrue(r.passed, r.report.outcomes.filter(\.isFailure).map(\.name).joined(separator: "\n"))
         XCTAssertTrue(r.notes[0].contains("wait for each other"))
@@ -96,7 +100,9 @@ final class PgTAPRunnerTests: XCTestCase {
     func testBailOutStopsTheRun() throws {
         let db = try PgTAPFixtures.standInDatabase(pgtap: true)
         defer { TestServer.drop(db.name) }
-        let files = try PgTAPRunner.discover([PgTAPFixtures.extraDir + "/bail-out.pg", PgTAPFixtures.dir + "/01-pass.sql"])
+        let files = try PgTAPRunner.discover([
+            PgTAPFixtures.extraDir + "/bail-out.pg", PgTAPFixtures.dir + "/01-pass.sql",
+        ])
         let r = try PgTAPRunner(connection: db.connectionString).run(files)
         XCTAssertEqual(r.files.count, 1)
         XCTAssertEqual(r.files[0].summary.bailOut, "the database is not ready")
@@ -112,40 +118,46 @@ final class PgTAPRunnerTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // Autocommit, a committed and a rolled-back transaction, session state, then a second file on the same connection.
         try """
-            create table public.t (id int);
-            begin;
-            insert into public.t values (1);
-            commit;
-            begin;
-            insert into public.t values (2);
-            rollback;
-            select plan(4);
-            select is((select count(*)::int from public.t), 1, 'what psql commits stays, what it rolls back goes');
-            set search_path = public, extensions;
-            set statement_timeout = '1234s';
-            prepare q as select 1;
-            set role anon;
-            select ok(true, 'as anon');
-            reset role;
-            select ok(true, 'back');
-            select ok(true, 'done');
-            """.write(toFile: dir + "/a.sql", atomically: true, encoding: .utf8)
+        create table public.t (id int);
+        begin;
+        insert into public.t values (1);
+        commit;
+        begin;
+        insert into public.t values (2);
+        rollback;
+        select plan(4);
+        select is((select count(*)::int from public.t), 1, 'what psql commits stays, what it rolls back goes');
+        set search_path = public, extensions;
+        set statement_timeout = '1234s';
+        prepare q as select 1;
+        set role anon;
+        select ok(true, 'as anon');
+        reset role;
+        select ok(true, 'back');
+        select ok(true, 'done');
+        """.write(toFile: dir + "/a.sql", atomically: true, encoding: .utf8)
         try """
-            select plan(4);
-            select is(current_setting('statement_timeout'), '0', 'settings did not leak from a.sql');
-            select is(current_setting('search_path'), '"$user", public', 'search_path did not leak');
-            select is(current_user::text, session_user::text, 'role did not leak');
-            select lives_ok('prepare q as select 2', 'prepared statements did not leak');
-            """.write(toFile: dir + "/b.sql", atomically: true, encoding: .utf8)
-        try "select plan(1);\nprepare transaction 'x';\n".write(toFile: dir + "/c.sql", atomically: true, encoding: .utf8)
+        select plan(4);
+        select is(current_setting('statement_timeout'), '0', 'settings did not leak from a.sql');
+        select is(current_setting('search_path'), '"$user", public', 'search_path did not leak');
+        select is(current_user::text, session_user::text, 'role did not leak');
+        select lives_ok('prepare q as select 2', 'prepared statements did not leak');
+        """.write(toFile: dir + "/b.sql", atomically: true, encoding: .utf8)
+        try "select plan(1);\nprepare transaction 'x';\n".write(
+            toFile: dir + "/c.sql", atomically: true, encoding: .utf8)
         let conn = try PostgresConnection(db.connectionString)
         let before = try PgTAPFixtures.snapshot(conn)
         let r = try PgTAPRunner(connection: db.connectionString).run(PgTAPRunner.discover([dir]))
-        XCTAssertTrue(r.files[0].passed, r.files[0].outcomes.filter(\.isFailure).map { "\($0.name) \($0.message ?? "")" }.joined(separator: "\n"))
-        XCTAssertTrue(r.files[1].passed, r.files[1].outcomes.filter(\.isFailure).map { "\($0.name) \($0.message ?? "")" }.joined(separator: "\n"))
+        XCTAssertTrue(
+            r.files[0].passed,
+            r.files[0].outcomes.filter(\.isFailure).map { "\($0.name) \($0.message ?? "")" }.joined(separator: "\n"))
+        XCTAssertTrue(
+            r.files[1].passed,
+            r.files[1].outcomes.filter(\.isFailure).map { "\($0.name) \($0.message ?? "")" }.joined(separator: "\n"))
         XCTAssertTrue(r.files[2].sqlError?.message.contains("two-phase") ?? false)
         XCTAssertEqual(try PgTAPFixtures.snapshot(conn), before)
-        XCTAssertEqual(try conn.query("select count(*)::int as n from pg_prepared_xacts").rows[0].decode("n", as: Int.self), 0)
+        XCTAssertEqual(
+            try conn.query("select count(*)::int as n from pg_prepared_xacts").rows[0].decode("n", as: Int.self), 0)
     }
 
     func testHelpersSetClaimsAsTheDataAPIDoes() throws {
@@ -154,29 +166,32 @@ final class PgTAPRunnerTests: XCTestCase {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try """
-            select plan(9);
-            select tests.create_supabase_user('a');
-            set request.jwt.claim.sub = '00000000-0000-0000-0000-000000000001';
-            select tests.authenticate_as('a');
-            select is(auth.uid(), tests.get_supabase_uid('a'), 'a stale legacy claim does not override');
-            select ok(current_setting('request.jwt.claims')::jsonb ?& array['sub', 'role', 'aud', 'email', 'phone', 'exp', 'app_metadata', 'user_metadata'], 'claims carry every key');
-            select is(auth.jwt() ->> 'aud', 'authenticated', 'aud');
-            select is(tests.get_supabase_user('a') ->> 'email', tests.get_supabase_uid('a') || '@test.com', 'default email');
-            select tests.authenticate_as_service_role();
-            select is(auth.role(), 'service_role', 'service role claim');
-            select is(auth.uid(), null, 'no sub for the service role');
-            select tests.clear_authentication();
-            select is(current_user::text, 'anon', 'anon role');
-            reset role;
-            create table public.open_table (id int);
-            select tests.rls_enabled('public');
-            select tests.rls_enabled('public', 'open_table');
-            """.write(toFile: dir + "/h.sql", atomically: true, encoding: .utf8)
+        select plan(9);
+        select tests.create_supabase_user('a');
+        set request.jwt.claim.sub = '00000000-0000-0000-0000-000000000001';
+        select tests.authenticate_as('a');
+        select is(auth.uid(), tests.get_supabase_uid('a'), 'a stale legacy claim does not override');
+        select ok(current_setting('request.jwt.claims')::jsonb ?& array['sub', 'role', 'aud', 'email', 'phone', 'exp', 'app_metadata', 'user_metadata'], 'claims carry every key');
+        select is(auth.jwt() ->> 'aud', 'authenticated', 'aud');
+        select is(tests.get_supabase_user('a') ->> 'email', tests.get_supabase_uid('a') || '@test.com', 'default email');
+        select tests.authenticate_as_service_role();
+        select is(auth.role(), 'service_role', 'service role claim');
+        select is(auth.uid(), null, 'no sub for the service role');
+        select tests.clear_authentication();
+        select is(current_user::text, 'anon', 'anon role');
+        reset role;
+        create table public.open_table (id int);
+        select tests.rls_enabled('public');
+        select tests.rls_enabled('public', 'open_table');
+        """.write(toFile: dir + "/h.sql", atomically: true, encoding: .utf8)
         let r = try PgTAPRunner(connection: db.connectionString).run(PgTAPRunner.discover([dir]))
         let statuses = r.files[0].summary.tests.map(\.isOK)
-        XCTAssertEqual(statuses, [true, true, true, true, true, true, true, false, false],
-                       r.files[0].outcomes.map { "\($0.name) \($0.message ?? "")" }.joined(separator: "\n"))
-        XCTAssertEqual(r.files[0].summary.tests[7].description, "All tables in the public schema should have row level security enabled")
+        XCTAssertEqual(
+            statuses, [true, true, true, true, true, true, true, false, false],
+            r.files[0].outcomes.map { "\($0.name) \($0.message ?? "")" }.joined(separator: "\n"))
+        XCTAssertEqual(
+            r.files[0].summary.tests[7].description,
+            "All tables in the public schema should have row level security enabled")
     }
 
     func testSignUpTriggersRunAsTheAuthServer() throws {
@@ -227,8 +242,10 @@ final class PgTAPRunnerTests: XCTestCase {
         defer { TestServer.drop(db.name) }
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try "select plan(1);\nselect pg_terminate_backend(pg_backend_pid());\n".write(toFile: dir + "/k.sql", atomically: true, encoding: .utf8)
-        XCTAssertThrowsError(try PgTAPRunner(connection: db.connectionString).run(PgTAPRunner.discover([dir]))) { error in
+        try "select plan(1);\nselect pg_terminate_backend(pg_backend_pid());\n".write(
+            toFile: dir + "/k.sql", atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try PgTAPRunner(connection: db.connectionString).run(PgTAPRunner.discover([dir]))) {
+            error in
             XCTAssertTrue((error as? PostgresError)?.isConnectionFailure ?? false, "\(error)")
         }
     }

@@ -10,7 +10,8 @@ final class PsqlScriptTests: XCTestCase {
 
     func write(_ name: String, _ text: String) throws -> String {
         let path = dir + "/" + name
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
@@ -20,7 +21,9 @@ final class PsqlScriptTests: XCTestCase {
     }
 
     func testVariablesAreSubstitutedOutsideQuotes() throws {
-        let path = try write("v.sql", """
+        let path = try write(
+            "v.sql",
+            """
             \\set n 42
             \\set who 'O''Brien'
             \\set t my table
@@ -31,11 +34,13 @@ final class PsqlScriptTests: XCTestCase {
             """)
         let s = PsqlScript.load(path: path)
         XCTAssertEqual(s.problems, [])
-        XCTAssertEqual(sql(s), ["select 42, 'O''Brien', \"mytable\", ':n', $$:n$$, 1::int, :missing -- :n", "select :n"])
+        XCTAssertEqual(
+            sql(s), ["select 42, 'O''Brien', \"mytable\", ':n', $$:n$$, 1::int, :missing -- :n", "select :n"])
     }
 
     func testEchoQuitAndIgnoredCommands() throws {
-        let path = try write("e.sql", "\\pset format unaligned\n\\timing on\n\\echo hello 'big world'\nselect 1;\n\\q\nselect 2;\n")
+        let path = try write(
+            "e.sql", "\\pset format unaligned\n\\timing on\n\\echo hello 'big world'\nselect 1;\n\\q\nselect 2;\n")
         let s = PsqlScript.load(path: path)
         XCTAssertEqual(s.problems, [])
         XCTAssertEqual(s.steps.map(\.kind), [.echo("hello big world"), .sql("select 1"), .quit])
@@ -52,10 +57,12 @@ final class PsqlScriptTests: XCTestCase {
     }
 
     func testRejectedCommandsNameFileAndLine() throws {
-        let path = try write("r.sql", "select 1;\n\\c otherdb\n\\! rm -rf /\n\\gexec\n\\frob\n\\i nowhere.sql\n\\set x `date`\n")
+        let path = try write(
+            "r.sql", "select 1;\n\\c otherdb\n\\! rm -rf /\n\\gexec\n\\frob\n\\i nowhere.sql\n\\set x `date`\n")
         let s = PsqlScript.load(path: path, display: "r.sql")
         XCTAssertEqual(s.problems.map(\.location.line), [2, 3, 4, 5, 6, 7])
-        XCTAssertTrue(s.problems[0].description.hasPrefix("r.sql:2:1: unsupported psql command \\c"), s.problems[0].description)
+        XCTAssertTrue(
+            s.problems[0].description.hasPrefix("r.sql:2:1: unsupported psql command \\c"), s.problems[0].description)
         XCTAssertTrue(s.problems[3].message.hasPrefix("unknown psql command \\frob"))
         XCTAssertTrue(s.problems[4].message.contains("no such file"))
     }
@@ -75,8 +82,11 @@ final class PsqlScriptTests: XCTestCase {
     func testUnreadableFiles() throws {
         let bad = dir + "/bin.sql"
         XCTAssertTrue(FileManager.default.createFile(atPath: bad, contents: Data([0xff, 0xfe, 0x00, 0x41])))
-        XCTAssertEqual(PsqlScript.load(path: bad, display: "bin.sql").problems.map(\.description), ["bin.sql:1: not UTF-8 text"])
-        XCTAssertEqual(PsqlScript.load(path: dir + "/none.sql", display: "none.sql").problems.map(\.description), ["none.sql:1: no such file"])
+        XCTAssertEqual(
+            PsqlScript.load(path: bad, display: "bin.sql").problems.map(\.description), ["bin.sql:1: not UTF-8 text"])
+        XCTAssertEqual(
+            PsqlScript.load(path: dir + "/none.sql", display: "none.sql").problems.map(\.description),
+            ["none.sql:1: no such file"])
     }
 
     func testHelpersAreInstalledOnlyWhenUsed() throws {
@@ -90,9 +100,11 @@ final class PsqlScriptTests: XCTestCase {
             ("commit", .commit), ("END", .commit), ("commit and chain", .commit),
             ("rollback", .rollback), ("ABORT", .rollback), ("rollback work", .rollback),
             ("rollback to savepoint a", .other), ("rollback to a", .other), ("ROLLBACK TRANSACTION TO a", .other),
-            ("prepare transaction 'x'", .twoPhase), ("commit prepared 'x'", .twoPhase), ("rollback prepared 'x'", .twoPhase),
+            ("prepare transaction 'x'", .twoPhase), ("commit prepared 'x'", .twoPhase),
+            ("rollback prepared 'x'", .twoPhase),
             ("prepare q as select 1", .other),
-            ("create extension pgtap", .createPgTAP), ("CREATE EXTENSION IF NOT EXISTS \"pgtap\" with schema extensions", .createPgTAP),
+            ("create extension pgtap", .createPgTAP),
+            ("CREATE EXTENSION IF NOT EXISTS \"pgtap\" with schema extensions", .createPgTAP),
             ("create extension \"basejump-supabase_test_helpers\" version '0.0.6'", .installHelpers),
             ("select dbdev.install('basejump-supabase_test_helpers')", .installHelpers),
             ("create extension pgcrypto", .other), ("select 'begin'", .other), ("starting", .other),
@@ -106,22 +118,32 @@ final class PsqlScriptTests: XCTestCase {
         _ = try write("suite/sub/c.sql", "")
         _ = try write("suite/notes.txt", "")
         _ = try write("suite/.hidden/d.sql", "")
-        let found = try PgTAPRunner.discover([dir + "/suite", dir + "/suite/b.sql"]).map { ($0.display as NSString).lastPathComponent }
+        let found = try PgTAPRunner.discover([dir + "/suite", dir + "/suite/b.sql"]).map {
+            ($0.display as NSString).lastPathComponent
+        }
         XCTAssertEqual(found, ["a.pg", "b.sql", "c.sql"])
-        XCTAssertThrowsError(try PgTAPRunner.discover([dir + "/missing"])) { XCTAssertTrue("\($0)".hasSuffix("missing: no such file or directory")) }
+        XCTAssertThrowsError(try PgTAPRunner.discover([dir + "/missing"])) {
+            XCTAssertTrue("\($0)".hasSuffix("missing: no such file or directory"))
+        }
         _ = try write("empty/readme.md", "")
-        XCTAssertThrowsError(try PgTAPRunner.discover([dir + "/empty"])) { XCTAssertTrue("\($0)".contains("no pgTAP files")) }
+        XCTAssertThrowsError(try PgTAPRunner.discover([dir + "/empty"])) {
+            XCTAssertTrue("\($0)".contains("no pgTAP files"))
+        }
     }
 }
 
 final class HelperRewriteTests: XCTestCase {
     func testCallsPointAtTheSessionCopyAndPositionsMapBack() {
-        let sql = "select tests.authenticate_as('a'), TESTS.get_supabase_uid ('b'), tests.authenticate_as_service_role(), "
+        let sql =
+            "select tests.authenticate_as('a'), TESTS.get_supabase_uid ('b'), tests.authenticate_as_service_role(), "
             + "my_tests.authenticate_as('x'), tests.other('y'), tests.authenticate_as, $$ select tests.clear_authentication() $$, nope"
         let r = HelperRewrite(sql)
-        XCTAssertEqual(r.text, "select pg_temp.tests_authenticate_as('a'), pg_temp.tests_get_supabase_uid ('b'), pg_temp.tests_authenticate_as_service_role(), "
-            + "my_tests.authenticate_as('x'), tests.other('y'), tests.authenticate_as, $$ select pg_temp.tests_clear_authentication() $$, nope")
-        let newPos = r.text.unicodeScalars.count - 3   // "nope"
+        XCTAssertEqual(
+            r.text,
+            "select pg_temp.tests_authenticate_as('a'), pg_temp.tests_get_supabase_uid ('b'), pg_temp.tests_authenticate_as_service_role(), "
+                + "my_tests.authenticate_as('x'), tests.other('y'), tests.authenticate_as, $$ select pg_temp.tests_clear_authentication() $$, nope"
+        )
+        let newPos = r.text.unicodeScalars.count - 3  // "nope"
         XCTAssertEqual(r.originalPosition(newPos), sql.unicodeScalars.count - 3)
         XCTAssertEqual(r.originalPosition(1), 1)
     }

@@ -3,7 +3,9 @@ import XCTest
 
 final class TAPParserTests: XCTestCase {
     func parse(_ text: String, complete: Bool = true) -> TAPSummary {
-        TAPParser.parse(text.split(separator: "\n", omittingEmptySubsequences: false).map { TAPLine(String($0)) }, complete: complete)
+        TAPParser.parse(
+            text.split(separator: "\n", omittingEmptySubsequences: false).map { TAPLine(String($0)) },
+            complete: complete)
     }
 
     func testPassingStream() {
@@ -14,14 +16,18 @@ final class TAPParserTests: XCTestCase {
     }
 
     func testFailureCarriesDiagnostics() {
-        let s = parse("1..1\nnot ok 1 - math\n# Failed test 1: \"math\"\n#         have: 4\n#         want: 5\n# Looks like you failed 1 test of 1")
+        let s = parse(
+            "1..1\nnot ok 1 - math\n# Failed test 1: \"math\"\n#         have: 4\n#         want: 5\n# Looks like you failed 1 test of 1"
+        )
         XCTAssertFalse(s.passed)
         XCTAssertEqual(s.failedCount, 1)
         XCTAssertEqual(s.tests[0].diagnostics, ["Failed test 1: \"math\"", "have: 4", "want: 5"])
     }
 
     func testPlanProblems() {
-        XCTAssertEqual(parse("ok 1\nok 2").problems, ["no plan found in the TAP output (call plan(n), or no_plan() with finish())"])
+        XCTAssertEqual(
+            parse("ok 1\nok 2").problems, ["no plan found in the TAP output (call plan(n), or no_plan() with finish())"]
+        )
         XCTAssertEqual(parse("1..2\nok 1").problems, ["planned 2 tests but ran 1"])
         let many = parse("1..1\nok 1\nok 2")
         XCTAssertEqual(many.problems, ["planned 1 test but ran 2"])
@@ -39,7 +45,9 @@ final class TAPParserTests: XCTestCase {
     }
 
     func testDirectives() {
-        let s = parse("1..4\nok 1 # SKIP no network\nnot ok 2 - later # TODO not built\nok 3 - done # todo surprise\nnot ok 4 # skip but failed")
+        let s = parse(
+            "1..4\nok 1 # SKIP no network\nnot ok 2 - later # TODO not built\nok 3 - done # todo surprise\nnot ok 4 # skip but failed"
+        )
         XCTAssertEqual(s.tests.map(\.directive), [.skip, .todo, .todo, .skip])
         XCTAssertEqual(s.tests[0].reason, "no network")
         XCTAssertEqual(s.tests[1].description, "later")
@@ -72,9 +80,14 @@ final class TAPParserTests: XCTestCase {
 
 final class PgTAPServerInfoTests: XCTestCase {
     func testMissingPgTAPNamesTheVersionedPackage() {
-        let none = PgTAPServerInfo(pgtapInstalled: false, pgtapAvailable: false, helpersInstalled: false, majorVersion: 16)
+        let none = PgTAPServerInfo(
+            pgtapInstalled: false, pgtapAvailable: false, helpersInstalled: false, majorVersion: 16)
         XCTAssertEqual(none.missingPackage, "postgresql-16-pgtap")
-        XCTAssertNil(PgTAPServerInfo(pgtapInstalled: false, pgtapAvailable: true, helpersInstalled: false, majorVersion: 15).missingPackage)
-        XCTAssertNil(PgTAPServerInfo(pgtapInstalled: true, pgtapAvailable: false, helpersInstalled: false, majorVersion: 15).missingPackage)
+        XCTAssertNil(
+            PgTAPServerInfo(pgtapInstalled: false, pgtapAvailable: true, helpersInstalled: false, majorVersion: 15)
+                .missingPackage)
+        XCTAssertNil(
+            PgTAPServerInfo(pgtapInstalled: true, pgtapAvailable: false, helpersInstalled: false, majorVersion: 15)
+                .missingPackage)
     }
 }

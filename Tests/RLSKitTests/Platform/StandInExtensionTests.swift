@@ -25,16 +25,20 @@ final class StandInExtensionTests: XCTestCase {
         return conn
     }
 
-    func value<T: PostgresDecodable>(_ conn: PostgresConnection, _ sql: String, _ params: [any PostgresEncodable] = []) throws -> T {
+    func value<T: PostgresDecodable>(_ conn: PostgresConnection, _ sql: String, _ params: [any PostgresEncodable] = [])
+        throws -> T
+    {
         try conn.query(sql, params).rows[0].decode(0)
     }
 
     /// pg_cron and pg_stat_statements are preloaded only for migrations that name them.
     func testPreloadsWhatMigrationsName() {
-        let cron = SQLFile(path: "m/1_jobs.sql", contents: "create extension if not exists pg_cron with schema pg_catalog;")
+        let cron = SQLFile(
+            path: "m/1_jobs.sql", contents: "create extension if not exists pg_cron with schema pg_catalog;")
         XCTAssertEqual(PlatformExtensions.clusterOptions(for: [cron]).preloadLibraries, ["pg_cron"])
         XCTAssertEqual(PlatformExtensions.clusterOptions(for: BuiltInSQL.files(in: "migrations")).preloadLibraries, [])
-        XCTAssertEqual(PlatformExtensions.clusterOptions(for: []).extensionFiles.count, PlatformExtensions.standInNames.count * 2)
+        XCTAssertEqual(
+            PlatformExtensions.clusterOptions(for: []).extensionFiles.count, PlatformExtensions.standInNames.count * 2)
     }
 
     func testEveryStandInCreatesAndDrops() throws {
@@ -42,7 +46,8 @@ final class StandInExtensionTests: XCTestCase {
         for name in PlatformExtensions.standInNames {
             try conn.query("create extension if not exists \(try conn.escapeIdentifier(name)) cascade")
             try conn.query("create extension if not exists \(try conn.escapeIdentifier(name)) cascade")
-            let comment: String = try value(conn, "select obj_description(oid, 'pg_extension') from pg_extension where extname = $1", [name])
+            let comment: String = try value(
+                conn, "select obj_description(oid, 'pg_extension') from pg_extension where extname = $1", [name])
             XCTAssertTrue(comment.hasPrefix("rlskit stand-in:"), name)
         }
         XCTAssertEqual(try PlatformExtensions.standInsInstalled(conn), PlatformExtensions.standInNames)
@@ -68,7 +73,11 @@ final class StandInExtensionTests: XCTestCase {
         XCTAssertEqual(got[2], 1 - dot / (norm(a) * norm(b)), accuracy: 1e-9)
         XCTAssertEqual(try value(conn, "select extensions.vector_dims($1::extensions.vector)", [text(a)]) as Int, 3)
         try conn.query("create table t (e extensions.vector(3))")
-        XCTAssertEqual(try value(conn, "select format_type(atttypid, atttypmod) from pg_attribute where attrelid = 't'::regclass and attname = 'e'") as String, "vector(3)")
+        XCTAssertEqual(
+            try value(
+                conn,
+                "select format_type(atttypid, atttypmod) from pg_attribute where attrelid = 't'::regclass and attname = 'e'"
+            ) as String, "vector(3)")
         XCTAssertThrowsError(try conn.query("insert into t values ('[1,2]')")) { e in
             XCTAssertEqual((e as? PostgresError)?.message, "expected 3 dimensions, not 2")
         }
@@ -82,14 +91,19 @@ final class StandInExtensionTests: XCTestCase {
         let conn = try database()
         _ = try conn.runScript("create extension vector with schema extensions; set search_path = public, extensions")
         try conn.query("create table docs (e vector(3))")
-        for form in ["using hnsw (e vector_cosine_ops)", "using hnsw (e vector_l2_ops)", "using hnsw (e vector_ip_ops)",
-                     "using hnsw (e)", "using ivfflat (e vector_cosine_ops)", "using ivfflat (e vector_l2_ops)", "using ivfflat (e vector_ip_ops)"] {
+        for form in [
+            "using hnsw (e vector_cosine_ops)", "using hnsw (e vector_l2_ops)", "using hnsw (e vector_ip_ops)",
+            "using hnsw (e)", "using ivfflat (e vector_cosine_ops)", "using ivfflat (e vector_l2_ops)",
+            "using ivfflat (e vector_ip_ops)",
+        ] {
             XCTAssertNoThrow(try conn.query("create index on docs \(form)"), form)
         }
         try conn.query("insert into docs select ('[' || i || ',1,0]')::vector from generate_series(1, 200) i")
         XCTAssertEqual(try value(conn, "select count(*) from docs where e <=> '[1,1,0]' < 0.5") as Int, 200)
-        XCTAssertThrowsError(try conn.query("create index on docs using ivfflat (e vector_cosine_ops) with (lists = 100)"))
-        let migration = "create index on docs using hnsw (e vector_cosine_ops) WITH (m = 16, ef_construction = 64);\nselect 1;"
+        XCTAssertThrowsError(
+            try conn.query("create index on docs using ivfflat (e vector_cosine_ops) with (lists = 100)"))
+        let migration =
+            "create index on docs using hnsw (e vector_cosine_ops) WITH (m = 16, ef_construction = 64);\nselect 1;"
         var scalars = Array(migration.unicodeScalars)
         let blanked = VectorIndexOptions.blank(SQLScanner.statements(in: migration), in: &scalars)
         XCTAssertEqual(scalars.count, migration.unicodeScalars.count)
@@ -100,52 +114,90 @@ final class StandInExtensionTests: XCTestCase {
 
     func testNetAndHttpRecordInsteadOfSending() throws {
         let conn = try database()
-        _ = try conn.runScript("create extension pg_net with schema extensions; create extension http with schema extensions")
+        _ = try conn.runScript(
+            "create extension pg_net with schema extensions; create extension http with schema extensions")
         let id: Int64 = try value(conn, "select net.http_get('https://example.test/a', params => '{\"q\": \"a b\"}')")
-        XCTAssertEqual(try value(conn, "select url from net.http_request_queue where id = $1", [id]) as String, "https://example.test/a?q=a%20b")
-        try conn.query("select net.http_delete('https://example.test/o/x.png', headers => '{\"Authorization\": \"Bearer k\"}')")
-        XCTAssertEqual(try value(conn, "select headers->>'Authorization' from net.http_request_queue where method = 'DELETE'") as String, "Bearer k")
-        XCTAssertEqual(try value(conn, "select (extensions.http_post('https://example.test/p', '{\"a\":1}', 'application/json')).status") as Int, 200)
-        XCTAssertEqual(try value(conn, "select method || ' ' || url || ' ' || content from rlskit_http.requests") as String, "POST https://example.test/p {\"a\":1}")
+        XCTAssertEqual(
+            try value(conn, "select url from net.http_request_queue where id = $1", [id]) as String,
+            "https://example.test/a?q=a%20b")
+        try conn.query(
+            "select net.http_delete('https://example.test/o/x.png', headers => '{\"Authorization\": \"Bearer k\"}')")
+        XCTAssertEqual(
+            try value(conn, "select headers->>'Authorization' from net.http_request_queue where method = 'DELETE'")
+                as String, "Bearer k")
+        XCTAssertEqual(
+            try value(
+                conn, "select (extensions.http_post('https://example.test/p', '{\"a\":1}', 'application/json')).status")
+                as Int, 200)
+        XCTAssertEqual(
+            try value(conn, "select method || ' ' || url || ' ' || content from rlskit_http.requests") as String,
+            "POST https://example.test/p {\"a\":1}")
         // The harness refuses real network functions, not these.
         XCTAssertEqual(try Catalog.networkFunctions(conn), [])
     }
 
     func testJwtVaultQueueAndJsonSchema() throws {
         let conn = try database()
-        _ = try conn.runScript("create extension pgjwt with schema extensions; create extension pgmq; create extension pg_jsonschema with schema extensions")
-        let token: String = try value(conn, "select extensions.sign('{\"sub\": \"u1\", \"exp\": 4102444800}', 'secret')")
+        _ = try conn.runScript(
+            "create extension pgjwt with schema extensions; create extension pgmq; create extension pg_jsonschema with schema extensions"
+        )
+        let token: String = try value(
+            conn, "select extensions.sign('{\"sub\": \"u1\", \"exp\": 4102444800}', 'secret')")
         XCTAssertTrue(try value(conn, "select valid from extensions.verify($1, 'secret')", [token]) as Bool)
         XCTAssertFalse(try value(conn, "select valid from extensions.verify($1, 'other')", [token]) as Bool)
 
         let sid: String = try value(conn, "select vault.create_secret('first', 'api')::text")
         try conn.query("select vault.update_secret($1::uuid, 'second')", [sid])
-        XCTAssertEqual(try value(conn, "select decrypted_secret from vault.decrypted_secrets where name = 'api'") as String, "second")
+        XCTAssertEqual(
+            try value(conn, "select decrypted_secret from vault.decrypted_secrets where name = 'api'") as String,
+            "second")
         XCTAssertNotEqual(try value(conn, "select secret from vault.secrets where name = 'api'") as String, "second")
 
-        _ = try conn.runScript("select pgmq.create('jobs'); select pgmq.send('jobs', '{\"n\": 1}'); select pgmq.send('jobs', '{\"n\": 2}', 60)")
+        _ = try conn.runScript(
+            "select pgmq.create('jobs'); select pgmq.send('jobs', '{\"n\": 1}'); select pgmq.send('jobs', '{\"n\": 2}', 60)"
+        )
         XCTAssertEqual(try value(conn, "select count(*) from pgmq.read('jobs', 30, 10)") as Int, 1)
-        XCTAssertEqual(try value(conn, "select count(*) from pgmq.read('jobs', 30, 10)") as Int, 0, "read messages stay hidden for vt")
+        XCTAssertEqual(
+            try value(conn, "select count(*) from pgmq.read('jobs', 30, 10)") as Int, 0,
+            "read messages stay hidden for vt")
 
-        let schema = #"{"type": "object", "required": ["name"], "additionalProperties": false, "properties": {"name": {"type": "string", "minLength": 2}, "tags": {"type": "array", "items": {"enum": ["a", "b"]}}}}"#
-        for (doc, ok) in [(#"{"name": "ab"}"#, true), (#"{"name": "a"}"#, false), (#"{}"#, false), (#"{"name": "ab", "x": 1}"#, false),
-                          (#"{"name": "ab", "tags": ["a", "c"]}"#, false), (#"{"name": "ab", "tags": ["b"]}"#, true), (#"{"name": 3}"#, false)] {
-            XCTAssertEqual(try value(conn, "select extensions.jsonb_matches_schema($1::json, $2::jsonb)", [schema, doc]) as Bool, ok, doc)
+        let schema =
+            #"{"type": "object", "required": ["name"], "additionalProperties": false, "properties": {"name": {"type": "string", "minLength": 2}, "tags": {"type": "array", "items": {"enum": ["a", "b"]}}}}"#
+        for (doc, ok) in [
+            (#"{"name": "ab"}"#, true), (#"{"name": "a"}"#, false), (#"{}"#, false),
+            (#"{"name": "ab", "x": 1}"#, false),
+            (#"{"name": "ab", "tags": ["a", "c"]}"#, false), (#"{"name": "ab", "tags": ["b"]}"#, true),
+            (#"{"name": 3}"#, false),
+        ] {
+            XCTAssertEqual(
+                try value(conn, "select extensions.jsonb_matches_schema($1::json, $2::jsonb)", [schema, doc]) as Bool,
+                ok, doc)
         }
     }
 
     func testPlatformObjectsAndPreinstalledExtensions() throws {
         let conn = try database()
-        let installed = try conn.query("select extname::text from pg_extension order by 1").rows.map { try $0.decode(0) as String }
-        for name in ["pg_graphql", "pg_stat_statements", "pgcrypto", "supabase_vault", "uuid-ossp"] { XCTAssertTrue(installed.contains(name), name) }
-        XCTAssertEqual(try value(conn, "select count(*) from pg_publication where pubname = 'supabase_realtime'") as Int, 1)
-        XCTAssertEqual(try value(conn, "select set_config('realtime.topic', 'room:1', true) || ' ' || realtime.topic()") as String, "room:1 room:1")
+        let installed = try conn.query("select extname::text from pg_extension order by 1").rows.map {
+            try $0.decode(0) as String
+        }
+        for name in ["pg_graphql", "pg_stat_statements", "pgcrypto", "supabase_vault", "uuid-ossp"] {
+            XCTAssertTrue(installed.contains(name), name)
+        }
+        XCTAssertEqual(
+            try value(conn, "select count(*) from pg_publication where pubname = 'supabase_realtime'") as Int, 1)
+        XCTAssertEqual(
+            try value(conn, "select set_config('realtime.topic', 'room:1', true) || ' ' || realtime.topic()") as String,
+            "room:1 room:1")
         XCTAssertNotNil(try value(conn, "select to_regprocedure('supabase_functions.http_request()')::text") as String?)
-        XCTAssertEqual(try value(conn, "select graphql_public.graphql(query => '{ x }') -> 'errors' -> 0 ->> 'message'") as String,
-                       "rlskit stand-in: pg_graphql queries are not executed")
+        XCTAssertEqual(
+            try value(conn, "select graphql_public.graphql(query => '{ x }') -> 'errors' -> 0 ->> 'message'") as String,
+            "rlskit stand-in: pg_graphql queries are not executed")
         // A dump re-creates what the platform pre-installs.
-        for sql in ["create extension if not exists \"pg_graphql\" with schema \"graphql\"", "create extension if not exists \"supabase_vault\" with schema \"vault\"",
-                    "create extension if not exists \"pgsodium\" with schema \"pgsodium\""] {
+        for sql in [
+            "create extension if not exists \"pg_graphql\" with schema \"graphql\"",
+            "create extension if not exists \"supabase_vault\" with schema \"vault\"",
+            "create extension if not exists \"pgsodium\" with schema \"pgsodium\"",
+        ] {
             XCTAssertNoThrow(try conn.query(sql), sql)
         }
     }
@@ -153,19 +205,29 @@ final class StandInExtensionTests: XCTestCase {
     /// Storage functions the real schema has beyond the path helpers.
     func testStorageFunctions() throws {
         let conn = try database()
-        _ = try conn.runScript("""
+        _ = try conn.runScript(
+            """
             insert into storage.buckets (id, name) values ('docs', 'docs');
             insert into storage.objects (bucket_id, name, metadata) values
               ('docs', 'u1/a.txt', '{"size": 10}'), ('docs', 'u1/b.txt', '{"size": 5}'), ('docs', 'u1/sub/c.txt', '{"size": 1}'), ('docs', 'u2/d.txt', '{"size": 2}');
             """)
-        let names = try conn.query("select name from storage.search('u1/', 'docs', levels => 2)").rows.map { try $0.decode(0) as String }
+        let names = try conn.query("select name from storage.search('u1/', 'docs', levels => 2)").rows.map {
+            try $0.decode(0) as String
+        }
         XCTAssertEqual(names, ["a.txt", "b.txt", "sub"])
-        let listed = try conn.query("select name, id is null as folder from storage.list_objects_with_delimiter('docs', 'u1/', '/')").rows
+        let listed = try conn.query(
+            "select name, id is null as folder from storage.list_objects_with_delimiter('docs', 'u1/', '/')"
+        ).rows
             .map { "\(try $0.decode(0) as String)\(try $0.decode(1) as Bool ? " (folder)" : "")" }
         XCTAssertEqual(listed, ["u1/a.txt", "u1/b.txt", "u1/sub/ (folder)"])
-        XCTAssertEqual(try value(conn, "select size::int from storage.get_size_by_bucket() where bucket_id = 'docs'") as Int, 18)
-        XCTAssertEqual(try value(conn, "select set_config('storage.operation', 'storage.object.upload', true) || ' ' || storage.operation()") as String,
-                       "storage.object.upload storage.object.upload")
+        XCTAssertEqual(
+            try value(conn, "select size::int from storage.get_size_by_bucket() where bucket_id = 'docs'") as Int, 18)
+        XCTAssertEqual(
+            try value(
+                conn,
+                "select set_config('storage.operation', 'storage.object.upload', true) || ' ' || storage.operation()")
+                as String,
+            "storage.object.upload storage.object.upload")
         // Allowed: the probe insert is rolled back with PT200, as the Storage API expects.
         XCTAssertThrowsError(try conn.query("select storage.can_insert_object('docs', 'u3/x.txt', null, '{}')")) { e in
             XCTAssertEqual((e as? PostgresError)?.sqlState, "PT200")

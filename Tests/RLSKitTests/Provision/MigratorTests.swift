@@ -27,7 +27,9 @@ final class MigratorTests: XCTestCase {
         return try PostgresConnection(db.connectionString)
     }
 
-    func migrate(_ conn: PostgresConnection, _ dir: String, _ configure: (inout Migrator.Options) -> Void = { _ in }) throws -> Migrator.Result {
+    func migrate(_ conn: PostgresConnection, _ dir: String, _ configure: (inout Migrator.Options) -> Void = { _ in })
+        throws -> Migrator.Result
+    {
         var o = Migrator.Options()
         configure(&o)
         return try Migrator(conn, source: .directory(dir), options: o).run()
@@ -45,8 +47,11 @@ final class MigratorTests: XCTestCase {
         XCTAssertEqual(second.applied.count, 0)
         XCTAssertEqual(second.standIn?.installed, [])
         XCTAssertTrue(second.plan.allSatisfy { $0.status == .applied })
-        let ledger = try conn.query("select version, checksum, duration_ms, applied_by from rlskit.migrations order by version").rows
-        XCTAssertEqual(try ledger.map { try $0.decode("checksum") as String }, BuiltInSQL.files(in: "migrations").map(\.checksum))
+        let ledger = try conn.query(
+            "select version, checksum, duration_ms, applied_by from rlskit.migrations order by version"
+        ).rows
+        XCTAssertEqual(
+            try ledger.map { try $0.decode("checksum") as String }, BuiltInSQL.files(in: "migrations").map(\.checksum))
         XCTAssertEqual(try ledger[0].decode("applied_by") as String, "postgres")
     }
 
@@ -63,7 +68,9 @@ final class MigratorTests: XCTestCase {
             XCTAssertTrue(msg.contains("--allow-changed"))
         }
         XCTAssertEqual(try count(conn, "select count(*)::int from pg_tables where tablename = 'c'"), 0)
-        let r = try migrate(conn, dir) { $0.standIn = false; $0.allowChanged = true }
+        let r = try migrate(conn, dir) {
+            $0.standIn = false; $0.allowChanged = true
+        }
         XCTAssertEqual(r.applied.map(\.name), ["003_c"])
     }
 
@@ -76,7 +83,8 @@ final class MigratorTests: XCTestCase {
         ])
         XCTAssertThrowsError(try migrate(conn, dir) { $0.standIn = false }) { e in
             guard let m = e as? MigrationError else { return XCTFail("\(e)") }
-            XCTAssertEqual(m.location, SourceLocation(file: dir + "/002_bad.sql", line: 3, column: 16)) // "frm" is an alias; "half" is the error
+            // "frm" is an alias; "half" is the error
+            XCTAssertEqual(m.location, SourceLocation(file: dir + "/002_bad.sql", line: 3, column: 16))
             XCTAssertEqual(m.error.sqlState, "42601")
             XCTAssertTrue("\(m)".hasPrefix(dir + "/002_bad.sql:3:16: syntax error"), "\(m)")
         }
@@ -87,7 +95,10 @@ final class MigratorTests: XCTestCase {
 
     func testErrorWithoutPositionPointsAtTheFailingStatement() throws {
         let conn = try database()
-        let dir = try folder(["001_div.sql": "create table d (x int);\n\ninsert into d values (1);\n-- comment\ninsert into d values (1/0);\n"])
+        let dir = try folder([
+            "001_div.sql":
+                "create table d (x int);\n\ninsert into d values (1);\n-- comment\ninsert into d values (1/0);\n"
+        ])
         XCTAssertThrowsError(try migrate(conn, dir) { $0.standIn = false }) { e in
             let m = e as! MigrationError
             XCTAssertEqual(m.error.sqlState, "22012")
@@ -97,7 +108,9 @@ final class MigratorTests: XCTestCase {
 
     func testErrorInsideADoBlockPointsAtItsLine() throws {
         let conn = try database()
-        let dir = try folder(["001_do.sql": "select 1;\n\ndo $body$\nbegin\n  perform 1;\n  perform nothing_here();\nend $body$;\n"])
+        let dir = try folder([
+            "001_do.sql": "select 1;\n\ndo $body$\nbegin\n  perform 1;\n  perform nothing_here();\nend $body$;\n"
+        ])
         XCTAssertThrowsError(try migrate(conn, dir) { $0.standIn = false }) { e in
             let m = e as! MigrationError
             XCTAssertEqual(m.error.sqlState, "42883")
@@ -109,7 +122,10 @@ final class MigratorTests: XCTestCase {
         let conn = try database()
         let ok = try folder(["001_wrapped.sql": "BEGIN;\ncreate table w (x int);\nCOMMIT;\n"])
         XCTAssertEqual(try migrate(conn, ok) { $0.standIn = false }.applied.count, 1)
-        let bad = try folder(["001_wrapped.sql": "BEGIN;\ncreate table w (x int);\nCOMMIT;\n", "002_mid.sql": "create table m (x int);\ncommit;\ncreate table n (x int);"])
+        let bad = try folder([
+            "001_wrapped.sql": "BEGIN;\ncreate table w (x int);\nCOMMIT;\n",
+            "002_mid.sql": "create table m (x int);\ncommit;\ncreate table n (x int);",
+        ])
         XCTAssertThrowsError(try migrate(conn, bad) { $0.standIn = false }) { e in
             XCTAssertTrue("\(e)".hasPrefix(bad + "/002_mid.sql:2: 'commit' controls the transaction"), "\(e)")
         }
@@ -126,7 +142,9 @@ final class MigratorTests: XCTestCase {
             "002_idx.sql": "-- rlskit:no-transaction\ncreate index concurrently big_x on big (x);\n",
         ])
         XCTAssertEqual(try migrate(conn, dir) { $0.standIn = false }.applied.count, 2)
-        let noHeader = try folder(["001_t.sql": "create table big (x int);", "003_idx.sql": "create index concurrently big_y on big (x);"])
+        let noHeader = try folder([
+            "001_t.sql": "create table big (x int);", "003_idx.sql": "create index concurrently big_y on big (x);",
+        ])
         XCTAssertThrowsError(try migrate(conn, noHeader) { $0.standIn = false }) { e in
             XCTAssertTrue("\(e)".contains("rlskit:no-transaction"), "\(e)")
             XCTAssertEqual((e as? MigrationError)?.error.sqlState, "25001")
@@ -147,11 +165,16 @@ final class MigratorTests: XCTestCase {
         let dbName: String = try conn.query("select current_database() as d").rows[0].decode("d")
         var opts = try TestServer.connectionString.options()
         opts["dbname"] = dbName
-        let other = try PostgresConnection(ConnectionString(opts.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")))
+        let other = try PostgresConnection(
+            ConnectionString(opts.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")))
         try other.query("select pg_advisory_lock($1)", [Int64(0x726c_736b_6974)])
         let dir = try folder(["001_a.sql": "create table a (x int);"])
         let started = Date()
-        XCTAssertThrowsError(try migrate(conn, dir) { $0.lockTimeout = 0.3; $0.standIn = false }) { e in
+        XCTAssertThrowsError(
+            try migrate(conn, dir) {
+                $0.lockTimeout = 0.3; $0.standIn = false
+            }
+        ) { e in
             XCTAssertTrue("\(e)".contains("another rlskit apply holds the migration lock"), "\(e)")
         }
         XCTAssertLessThan(Date().timeIntervalSince(started), 5)
@@ -183,7 +206,8 @@ final class MigratorTests: XCTestCase {
         let conn = try PostgresConnection(db.connectionString)
         XCTAssertEqual(try count(conn, "select count(*)::int from rlskit.migrations"), 3)
         XCTAssertEqual(try count(conn, "select count(*)::int from a"), 1)
-        XCTAssertEqual(try count(conn, "select count(*)::int from rlskit.stand_in"), BuiltInSQL.files(in: "compat").count)
+        XCTAssertEqual(
+            try count(conn, "select count(*)::int from rlskit.stand_in"), BuiltInSQL.files(in: "compat").count)
     }
 }
 
@@ -196,7 +220,8 @@ extension MigratorTests {
         }
         XCTAssertEqual(try count(conn, "select count(*)::int from pg_tables where tablename like 'h_'"), 0)
         let fine = try folder([
-            "001_sp.sql": "create table s1 (x int);\nsavepoint a;\ninsert into s1 values (1);\nrollback work to savepoint a;\nrelease savepoint a;",
+            "001_sp.sql":
+                "create table s1 (x int);\nsavepoint a;\ninsert into s1 values (1);\nrollback work to savepoint a;\nrelease savepoint a;",
             "002_atomic.sql": "create function two() returns int language sql begin atomic select 1; select 2; end;",
         ])
         XCTAssertEqual(try migrate(conn, fine) { $0.standIn = false }.applied.count, 2)

@@ -41,8 +41,12 @@ final class SnapshotTests: XCTestCase {
     }
 
     func testMalformedLockFileNamesTheLine() {
-        XCTAssertThrowsError(try LockFile.parse("hello\n", file: "p.lock")) { XCTAssertTrue("\($0)".hasPrefix("p.lock:1:"), "\($0)") }
-        XCTAssertThrowsError(try LockFile.parse("\(LockFile.formatLine)\ntable public.a\n  colour: red\n", file: "p.lock")) {
+        XCTAssertThrowsError(try LockFile.parse("hello\n", file: "p.lock")) {
+            XCTAssertTrue("\($0)".hasPrefix("p.lock:1:"), "\($0)")
+        }
+        XCTAssertThrowsError(
+            try LockFile.parse("\(LockFile.formatLine)\ntable public.a\n  colour: red\n", file: "p.lock")
+        ) {
             XCTAssertTrue("\($0)".hasPrefix("p.lock:3:"), "\($0)")
         }
     }
@@ -62,25 +66,43 @@ final class SnapshotTests: XCTestCase {
             let changes = SurfaceDiff.diff(base, try SurfaceReader.read(conn))
             return changes.map(\.kind)
         }
-        XCTAssertEqual(try kinds("create policy \"all posts\" on public.posts for update to authenticated using (true)"), [.widening])
+        XCTAssertEqual(
+            try kinds("create policy \"all posts\" on public.posts for update to authenticated using (true)"),
+            [.widening])
         XCTAssertEqual(try kinds("drop policy \"Users delete their own posts\" on public.posts"), [.narrowing])
-        XCTAssertEqual(try kinds("create policy \"not banned\" on public.posts as restrictive for select using (caption is not null)"), [.narrowing])
+        XCTAssertEqual(
+            try kinds(
+                "create policy \"not banned\" on public.posts as restrictive for select using (caption is not null)"),
+            [.narrowing])
         XCTAssertEqual(try kinds("alter table public.posts disable row level security"), [.widening])
         XCTAssertEqual(try kinds("alter table public.posts force row level security"), [.narrowing])
         XCTAssertEqual(try kinds("grant delete on public.profiles to anon"), [.widening])
         XCTAssertEqual(try kinds("revoke insert on public.profiles from authenticated"), [.narrowing])
         // USING gains a conjunct: provably narrower.
-        XCTAssertEqual(try kinds("alter policy \"Users delete their own posts\" on public.posts using ((select auth.uid()) = author_id and caption is null)"), [.narrowing])
+        XCTAssertEqual(
+            try kinds(
+                "alter policy \"Users delete their own posts\" on public.posts using ((select auth.uid()) = author_id and caption is null)"
+            ), [.narrowing])
         // USING replaced by something else: widening (not provably narrower).
-        XCTAssertEqual(try kinds("alter policy \"Users delete their own posts\" on public.posts using (caption is null)"), [.widening])
+        XCTAssertEqual(
+            try kinds("alter policy \"Users delete their own posts\" on public.posts using (caption is null)"),
+            [.widening])
         // A commuted comparison is not recognised as the same: conservatively widening.
-        XCTAssertEqual(try kinds("alter policy \"Users delete their own posts\" on public.posts using (author_id = (select auth.uid()))"), [.widening])
-        XCTAssertEqual(try kinds("alter policy \"Posts are viewable by everyone\" on public.posts to anon"), [.narrowing])
-        XCTAssertEqual(try kinds("alter policy \"Posts are viewable by everyone\" on public.posts to public"), [.widening, .narrowing])
+        XCTAssertEqual(
+            try kinds(
+                "alter policy \"Users delete their own posts\" on public.posts using (author_id = (select auth.uid()))"),
+            [.widening])
+        XCTAssertEqual(
+            try kinds("alter policy \"Posts are viewable by everyone\" on public.posts to anon"), [.narrowing])
+        XCTAssertEqual(
+            try kinds("alter policy \"Posts are viewable by everyone\" on public.posts to public"),
+            [.widening, .narrowing])
         XCTAssertEqual(try kinds("grant execute on function private.handle_new_user() to anon"), [.widening])
         XCTAssertEqual(try kinds("update storage.buckets set public = false where id = 'avatars'"), [.narrowing])
-        XCTAssertEqual(try kinds("update storage.buckets set file_size_limit = 1000000 where id = 'avatars'"), [.narrowing])
-        XCTAssertEqual(try kinds("insert into storage.buckets (id, name, public) values ('open', 'open', true)"), [.widening])
+        XCTAssertEqual(
+            try kinds("update storage.buckets set file_size_limit = 1000000 where id = 'avatars'"), [.narrowing])
+        XCTAssertEqual(
+            try kinds("insert into storage.buckets (id, name, public) values ('open', 'open', true)"), [.widening])
         XCTAssertEqual(try kinds("create table public.notes (id int)"), [.widening, .neutral])
     }
 
@@ -88,7 +110,9 @@ final class SnapshotTests: XCTestCase {
         let db = try StandIn.makeDatabase(prefix: "diffwc")
         defer { TestServer.drop(db.name) }
         try db.conn.query("create table public.t (id int, owner uuid)")
-        try db.conn.query("create policy u on public.t for update using (owner = (select auth.uid())) with check (owner = (select auth.uid()))")
+        try db.conn.query(
+            "create policy u on public.t for update using (owner = (select auth.uid())) with check (owner = (select auth.uid()))"
+        )
         let before = try SurfaceReader.read(db.conn)
         try db.conn.query("drop policy u on public.t")
         try db.conn.query("create policy u on public.t for update using (owner = (select auth.uid()))")

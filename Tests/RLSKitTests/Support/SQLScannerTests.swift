@@ -6,13 +6,13 @@ import XCTest
 final class SQLScannerTests: XCTestCase {
     func testSplitsRespectingQuotesCommentsAndDollarQuotes() {
         let sql = """
-        -- leading comment; not a statement
-        select 'a;b', "c;d", E'it\\'s;' as x;
-        /* block; /* nested; */ still */ create function f() returns int as $fn$ select 1; $fn$ language sql;
-        do $$ begin raise notice 'x;y'; end $$;
-        \\set foo 1
-        select $1::int, ($2);  select 3
-        """
+            -- leading comment; not a statement
+            select 'a;b', "c;d", E'it\\'s;' as x;
+            /* block; /* nested; */ still */ create function f() returns int as $fn$ select 1; $fn$ language sql;
+            do $$ begin raise notice 'x;y'; end $$;
+            \\set foo 1
+            select $1::int, ($2);  select 3
+            """
         let st = SQLScanner.statements(in: sql)
         XCTAssertEqual(st.map(\.kind), [.sql, .sql, .sql, .meta, .sql, .sql])
         XCTAssertEqual(st[0].text, "select 'a;b', \"c;d\", E'it\\'s;' as x")
@@ -61,11 +61,11 @@ final class SQLScannerTests: XCTestCase {
 extension SQLScannerTests {
     func testBeginAtomicBodiesStayWhole() {
         let sql = """
-        create function f() returns int language sql begin atomic select 1; select case when true then 2 end; end;
-        select 3;
-        create table t (case_ int, "end" int);
-        begin; commit;
-        """
+            create function f() returns int language sql begin atomic select 1; select case when true then 2 end; end;
+            select 3;
+            create table t (case_ int, "end" int);
+            begin; commit;
+            """
         let st = SQLScanner.statements(in: sql)
         XCTAssertEqual(st.count, 5, "\(st.map(\.text))")
         XCTAssertTrue(st[0].text.hasSuffix("end; end"))
@@ -75,7 +75,8 @@ extension SQLScannerTests {
 
     func testKeywordsSkipCommentsAndPunctuation() {
         XCTAssertEqual(SQLScanner.keywords("commit/* done */", count: 2), ["commit"])
-        XCTAssertEqual(SQLScanner.keywords("  -- x\n ROLLBACK WORK TO SAVEPOINT a", count: 3), ["rollback", "work", "to"])
+        XCTAssertEqual(
+            SQLScanner.keywords("  -- x\n ROLLBACK WORK TO SAVEPOINT a", count: 3), ["rollback", "work", "to"])
         XCTAssertEqual(SQLScanner.keywords("(select 1)", count: 1), ["select"])
     }
 }
@@ -84,20 +85,29 @@ extension SQLScannerTests {
     /// What the old scanners got wrong: non-ASCII identifier characters, `-` in words,
     /// and strings under standard_conforming_strings off.
     func testIdentifiersCommentsAndStringsAsPostgreSQLLexesThem() {
-        XCTAssertEqual(SQLScanner.statements(in: "select 1 as €$a$; commit; begin; select $a$").map(\.text),
-                       ["select 1 as €$a$", "commit", "begin", "select $a$"])
-        XCTAssertEqual(SQLScanner.statements(in: "select 1 as €E'\\'; commit; select '\\'").map(\.text),
-                       ["select 1 as €E'\\'", "commit", "select '\\'"])
+        XCTAssertEqual(
+            SQLScanner.statements(in: "select 1 as €$a$; commit; begin; select $a$").map(\.text),
+            ["select 1 as €$a$", "commit", "begin", "select $a$"])
+        XCTAssertEqual(
+            SQLScanner.statements(in: "select 1 as €E'\\'; commit; select '\\'").map(\.text),
+            ["select 1 as €E'\\'", "commit", "select '\\'"])
         XCTAssertEqual(SQLScanner.keywords("commit--sneaky", count: 2), ["commit"])
         XCTAssertEqual(SQLScanner.keywords("'commit' \"begin\" $$end$$ rollback", count: 1), ["rollback"])
         XCTAssertEqual(SQLScanner.statements(in: "select 'a\\'b'; commit; select 'x\\'y'").count, 1)
-        XCTAssertEqual(SQLScanner.statements(in: "select 'a\\'b'; commit; select 'x\\'y'", standardConformingStrings: false).count, 3)
-        XCTAssertEqual(SQLScanner.statements(in: "select\u{00A0}1; commit").map(\.text), ["select\u{00A0}1", "commit"],
-                       "a no-break space is an identifier character to PostgreSQL, not a space")
-        XCTAssertEqual(SQLScanner.statements(in: "create function begin() returns int language sql as $$ select 1 $$; commit").count, 2,
-                       "only BEGIN ATOMIC opens a block")
-        XCTAssertEqual(SQLScanner.statements(in: "\\echo it's\ncommit;\nselect 'x").map(\.text), ["\\echo it's", "commit", "select 'x"],
-                       "a meta-command ends at its line, quotes and all")
+        XCTAssertEqual(
+            SQLScanner.statements(in: "select 'a\\'b'; commit; select 'x\\'y'", standardConformingStrings: false).count,
+            3)
+        XCTAssertEqual(
+            SQLScanner.statements(in: "select\u{00A0}1; commit").map(\.text), ["select\u{00A0}1", "commit"],
+            "a no-break space is an identifier character to PostgreSQL, not a space")
+        XCTAssertEqual(
+            SQLScanner.statements(in: "create function begin() returns int language sql as $$ select 1 $$; commit")
+                .count, 2,
+            "only BEGIN ATOMIC opens a block")
+        XCTAssertEqual(
+            SQLScanner.statements(in: "\\echo it's\ncommit;\nselect 'x").map(\.text),
+            ["\\echo it's", "commit", "select 'x"],
+            "a meta-command ends at its line, quotes and all")
     }
 
     func testAccessFileCommentsStartOutsideEverySQLQuote() {

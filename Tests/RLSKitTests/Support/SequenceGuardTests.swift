@@ -29,10 +29,14 @@ final class SequenceGuardTests: XCTestCase {
         try conn.rolledBack { c in for _ in 0..<5 { try c.query("insert into t (v) values (0)") } }
         _ = try conn.query("select nextval('free_standing'), nextval('by_ten'), nextval('\"Odd\nseq\"')")
         let advances = try guardian.finish(conn, owned: true)
-        XCTAssertEqual(advances, [SequenceAdvance(sequence: "public.\"Odd\\nseq\"", advancedBy: 1, reset: true),
-                                  SequenceAdvance(sequence: "public.by_ten", advancedBy: 1, reset: true),
-                                  SequenceAdvance(sequence: "public.free_standing", advancedBy: 1, reset: true),
-                                  SequenceAdvance(sequence: "public.t_id_seq", advancedBy: 5, reset: true)])
+        XCTAssertEqual(
+            advances,
+            [
+                SequenceAdvance(sequence: "public.\"Odd\\nseq\"", advancedBy: 1, reset: true),
+                SequenceAdvance(sequence: "public.by_ten", advancedBy: 1, reset: true),
+                SequenceAdvance(sequence: "public.free_standing", advancedBy: 1, reset: true),
+                SequenceAdvance(sequence: "public.t_id_seq", advancedBy: 5, reset: true),
+            ])
         XCTAssertNil(SequenceGuard.note(advances))
         try conn.query("insert into t (v) values (2)")
         XCTAssertEqual(try value(conn, "select max(id)::int from t"), 2)
@@ -44,7 +48,7 @@ final class SequenceGuardTests: XCTestCase {
         try conn.rolledBack { c in for _ in 0..<5 { try c.query("insert into t (v) values (0)") } }
         try PostgresConnection(db.connectionString).query("insert into t (v) values (3)")
         _ = try g2.finish(conn, owned: true)
-        try conn.query("insert into t (v) values (4)")   // a duplicate key if reset below the committed row
+        try conn.query("insert into t (v) values (4)")  // a duplicate key if reset below the committed row
         XCTAssertEqual(try value(conn, "select count(distinct id)::int from t"), 4)
     }
 
@@ -58,10 +62,16 @@ final class SequenceGuardTests: XCTestCase {
         try conn.rolledBack { c in for _ in 0..<3 { try c.query("insert into t (v) values (0)") } }
         _ = try conn.query("select nextval('by_ten'), nextval('by_ten')")
         let advances = try guardian.finish(conn, owned: false)
-        XCTAssertEqual(advances, [SequenceAdvance(sequence: "public.by_ten", advancedBy: 2, reset: false),
-                                  SequenceAdvance(sequence: "public.t_id_seq", advancedBy: 3, reset: false)])
-        XCTAssertEqual(SequenceGuard.note(advances),
-                       "note: sequences advanced by the run, left as they are (gaps are harmless; resetting could hand an id out twice): public.by_ten +2, public.t_id_seq +3")
+        XCTAssertEqual(
+            advances,
+            [
+                SequenceAdvance(sequence: "public.by_ten", advancedBy: 2, reset: false),
+                SequenceAdvance(sequence: "public.t_id_seq", advancedBy: 3, reset: false),
+            ])
+        XCTAssertEqual(
+            SequenceGuard.note(advances),
+            "note: sequences advanced by the run, left as they are (gaps are harmless; resetting could hand an id out twice): public.by_ten +2, public.t_id_seq +3"
+        )
         XCTAssertEqual(try value(conn, "select last_value::int from t_id_seq"), 4)
         XCTAssertEqual(try value(conn, "select last_value::int from by_ten"), 11)
     }

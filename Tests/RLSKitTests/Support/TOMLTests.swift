@@ -11,33 +11,34 @@ final class TOMLTests: XCTestCase {
     }
 
     func testValuesOfEveryKind() throws {
-        let t = try parse(#"""
-        # a comment
-        title = "rlskit"   # trailing comment
-        literal = 'C:\path\no escapes'
-        escaped = "tab\tquote\" \u00e9 \U0001F600"
-        multi = """
-        first
-        second"""
-        folded = """one \
-                 two"""
-        raw = '''
-        keep \n as is'''
-        int = 1_000
-        hex = 0xff
-        neg = -42
-        float = 3.5e2
-        yes = true
-        no = false
-        date = 2026-05-30
-        list = [ "a", 'b',
-          # comment inside
-          "c", ]
-        nested = [[1, 2], ["x"]]
-        inline = { enabled = true, uri = "pg-functions://postgres/public/hook" }
-        "quoted key" = 1
-        site."dotted.part".name = "x"
-        """#)
+        let t = try parse(
+            #"""
+            # a comment
+            title = "rlskit"   # trailing comment
+            literal = 'C:\path\no escapes'
+            escaped = "tab\tquote\" \u00e9 \U0001F600"
+            multi = """
+            first
+            second"""
+            folded = """one \
+                     two"""
+            raw = '''
+            keep \n as is'''
+            int = 1_000
+            hex = 0xff
+            neg = -42
+            float = 3.5e2
+            yes = true
+            no = false
+            date = 2026-05-30
+            list = [ "a", 'b',
+              # comment inside
+              "c", ]
+            nested = [[1, 2], ["x"]]
+            inline = { enabled = true, uri = "pg-functions://postgres/public/hook" }
+            "quoted key" = 1
+            site."dotted.part".name = "x"
+            """#)
         XCTAssertEqual(t["title"], .string("rlskit"))
         XCTAssertEqual(t["literal"], .string(#"C:\path\no escapes"#))
         XCTAssertEqual(t["escaped"], .string("tab\tquote\" é 😀"))
@@ -61,26 +62,27 @@ final class TOMLTests: XCTestCase {
     }
 
     func testTablesAndArraysOfTables() throws {
-        let t = try parse("""
-        [api]
-        enabled = true
-        schemas = ["public", "app"]
+        let t = try parse(
+            """
+            [api]
+            enabled = true
+            schemas = ["public", "app"]
 
-        [db.seed]
-        sql_paths = ['./seed.sql']
+            [db.seed]
+            sql_paths = ['./seed.sql']
 
-        [storage.buckets.avatars]
-        public = true
-        [storage.buckets."team files"]
-        public = false
+            [storage.buckets.avatars]
+            public = true
+            [storage.buckets."team files"]
+            public = false
 
-        [[remotes]]
-        name = "a"
-        [[remotes]]
-        name = "b"
-        [remotes.extra]
-        x = 1
-        """)
+            [[remotes]]
+            name = "a"
+            [[remotes]]
+            name = "b"
+            [remotes.extra]
+            x = 1
+            """)
         XCTAssertEqual(t.value(at: "api.schemas"), .array([.string("public"), .string("app")]))
         XCTAssertEqual(t.value(at: "db.seed")?.table?["sql_paths"], .array([.string("./seed.sql")]))
         XCTAssertEqual(t.value(at: "storage.buckets")?.table?.keys, ["avatars", "team files"])
@@ -95,7 +97,8 @@ final class TOMLTests: XCTestCase {
         XCTAssertEqual(error("a = 1\na = 2\n"), "config.toml:2: the key 'a' is set twice")
         XCTAssertEqual(error("[x]\n[x]\n"), "config.toml:2: table [x] is defined twice")
         XCTAssertEqual(error("\n\ns = \"open\n"), "config.toml:3: a string on one line cannot contain a newline")
-        XCTAssertEqual(error("x = 1\ns = \"\"\"never closed\n\n"), "config.toml:2: unterminated string (it starts on line 2)")
+        XCTAssertEqual(
+            error("x = 1\ns = \"\"\"never closed\n\n"), "config.toml:2: unterminated string (it starts on line 2)")
         XCTAssertEqual(error("a = yes\n"), "config.toml:1: 'yes' is not a TOML value (strings need quotes)")
         XCTAssertEqual(error("a = [1, 2\n"), "config.toml:2: unterminated array: expected ']'")
         XCTAssertEqual(error("a = 1 2\n"), "config.toml:1: unexpected '2' after a value; expected the end of the line")
@@ -112,17 +115,18 @@ final class TOMLTests: XCTestCase {
 
     /// Mutations of a valid file never crash the reader, and a refusal always names a line of the file.
     func testMutatedFilesParseOrFailWithALine() {
-        let base = Array("""
-        [api]
-        schemas = ["public", "app"] # c
-        [db.seed]
-        enabled = true
-        sql_paths = ['./seed.sql', "./more/*.sql"]
-        [auth.hook.custom_access_token]
-        enabled = true
-        uri = "pg-functions://postgres/public/hook"
-        x = { a = 1, b = [1.5, 2] }
-        """.unicodeScalars)
+        let base = Array(
+            """
+            [api]
+            schemas = ["public", "app"] # c
+            [db.seed]
+            enabled = true
+            sql_paths = ['./seed.sql', "./more/*.sql"]
+            [auth.hook.custom_access_token]
+            enabled = true
+            uri = "pg-functions://postgres/public/hook"
+            x = { a = 1, b = [1.5, 2] }
+            """.unicodeScalars)
         let alphabet = Array("[]{}=\"'#,.\\\n ab1_-".unicodeScalars)
         var rng = SeededGenerator.printed(20_261_201)
         for n in 0..<3000 {
@@ -138,7 +142,8 @@ final class TOMLTests: XCTestCase {
             let text = String(String.UnicodeScalarView(s))
             do { _ = try TOMLReader.parse(text, file: "f") } catch {
                 let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count
-                XCTAssertTrue((1...lines).contains(error.location.line), "case \(n): line \(error.location.line) of \(lines)")
+                XCTAssertTrue(
+                    (1...lines).contains(error.location.line), "case \(n): line \(error.location.line) of \(lines)")
             }
         }
     }

@@ -15,12 +15,17 @@ let args = Array(CommandLine.arguments.dropFirst())
 do {
     switch args.first {
     case "statements":
-        guard args.count >= 3, let n = Int(args[1]) else { throw ConfigurationError("usage: rlskit-bench statements N pipeline|sequential [insert|select]") }
+        guard args.count >= 3, let n = Int(args[1]) else {
+            throw ConfigurationError("usage: rlskit-bench statements N pipeline|sequential [insert|select]")
+        }
         let select = args.count > 3 && args[3] == "select"
         let conn = try PostgresConnection(.fromEnvironment())
         try conn.query("create temp table bench_t (id int primary key, v text)")
-        if select { try conn.query("insert into bench_t select g, 'value ' || g from generate_series(0, $1::int - 1) g", [n]) }
-        let sql = select ? "select v from bench_t where id = $1 and v <> $2" : "insert into bench_t (id, v) values ($1, $2)"
+        if select {
+            try conn.query("insert into bench_t select g, 'value ' || g from generate_series(0, $1::int - 1) g", [n])
+        }
+        let sql =
+            select ? "select v from bench_t where id = $1 and v <> $2" : "insert into bench_t (id, v) values ($1, $2)"
         let t: Double
         if args[2] == "pipeline" {
             let statements = (0..<n).map { PostgresStatement(sql, [$0, "value \($0)"]) }

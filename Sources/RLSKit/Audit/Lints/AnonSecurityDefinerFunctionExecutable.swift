@@ -27,32 +27,42 @@ extension Lint {
     }
 
     static let anonSecurityDefinerFunctionExecutable = Lint(
-        id: "0028", name: "anon_security_definer_function_executable", title: "SECURITY DEFINER function callable by anon",
+        id: "0028", name: "anon_security_definer_function_executable",
+        title: "SECURITY DEFINER function callable by anon",
         level: .error, categories: [.security],
         description: """
-        A SECURITY DEFINER function in an exposed schema can be executed by anon, so anyone with the \
-        project's public anon key can call it as RPC and it runs with its owner's rights, past every \
-        policy. PostgreSQL grants EXECUTE to PUBLIC by default: revoking from anon alone is not \
-        enough while PUBLIC still has it.
-        """,
-        remediation: "Move the function to a schema the API does not expose, or `revoke execute on function <function> from public, anon;` (and grant it only to the roles that need it).",
+            A SECURITY DEFINER function in an exposed schema can be executed by anon, so anyone with the \
+            project's public anon key can call it as RPC and it runs with its owner's rights, past every \
+            policy. PostgreSQL grants EXECUTE to PUBLIC by default: revoking from anon alone is not \
+            enough while PUBLIC still has it.
+            """,
+        remediation:
+            "Move the function to a schema the API does not expose, or `revoke execute on function <function> from public, anon;` (and grant it only to the roles that need it).",
         logic: .sql(securityDefinerExecutable(role: "anon")),
-        triggering: [.init("""
-        create function public.wipe(target uuid) returns void language sql security definer set search_path = ''
-          as $$ select $$;
-        """, reports: "function public.wipe(uuid)"), .init("""
-        -- Revoked from anon, but PUBLIC still has EXECUTE.
-        create function public.wipe(target uuid) returns void language sql security definer set search_path = ''
-          as $$ select $$;
-        revoke execute on function public.wipe(uuid) from anon;
-        """, reports: "function public.wipe(uuid)")],
-        nonTriggering: ["""
-        create function public.wipe(target uuid) returns void language sql security definer set search_path = ''
-          as $$ select $$;
-        revoke execute on function public.wipe(uuid) from public, anon;
-        """, """
-        create schema private;
-        create function private.wipe(target uuid) returns void language sql security definer set search_path = ''
-          as $$ select $$;
-        """])
+        triggering: [
+            .init(
+                """
+                create function public.wipe(target uuid) returns void language sql security definer set search_path = ''
+                  as $$ select $$;
+                """, reports: "function public.wipe(uuid)"),
+            .init(
+                """
+                -- Revoked from anon, but PUBLIC still has EXECUTE.
+                create function public.wipe(target uuid) returns void language sql security definer set search_path = ''
+                  as $$ select $$;
+                revoke execute on function public.wipe(uuid) from anon;
+                """, reports: "function public.wipe(uuid)"),
+        ],
+        nonTriggering: [
+            """
+            create function public.wipe(target uuid) returns void language sql security definer set search_path = ''
+              as $$ select $$;
+            revoke execute on function public.wipe(uuid) from public, anon;
+            """,
+            """
+            create schema private;
+            create function private.wipe(target uuid) returns void language sql security definer set search_path = ''
+              as $$ select $$;
+            """,
+        ])
 }

@@ -3,15 +3,15 @@ extension Lint {
         id: "0006", name: "multiple_permissive_policies", title: "Several permissive policies for one role and action",
         level: .warn, categories: [.performance],
         description: """
-        A table in an exposed schema has more than one permissive policy for the same role and \
-        action. PostgreSQL evaluates every one of them for every row and ORs the results, which is \
-        slower than one policy and harder to review.
-        """,
+            A table in an exposed schema has more than one permissive policy for the same role and \
+            action. PostgreSQL evaluates every one of them for every row and ORs the results, which is \
+            slower than one policy and harder to review.
+            """,
         remediation: """
-        Check the intent first: permissive policies are ORed, so the widest one decides what the role \
-        gets. If every policy is intended, merge them into one policy per role and action \
-        (`using (a or b)`); a policy meant to narrow access must be `as restrictive` instead.
-        """,
+            Check the intent first: permissive policies are ORed, so the widest one decides what the role \
+            gets. If every policy is intended, merge them into one policy per role and action \
+            (`using (a or b)`); a policy meant to narrow access must be `as restrictive` instead.
+            """,
         logic: .swift(needs: [.policies]) { catalog in
             // PolicyRow is a class: keeping it in the dictionary costs one reference.
             var groups: [String: (policy: PolicyRow, role: String, action: String, all: [PolicyRow])] = [:]
@@ -27,25 +27,32 @@ extension Lint {
             return groups.values.filter { $0.all.count > 1 }.map { g in
                 let rows = g.all.sorted { $0.name < $1.name }
                 let names = rows.map { AuditNames.policy($0.name) }.joined(separator: ", ")
-                return FindingDraft(object: AuditObject(schema: g.policy.schema, name: g.policy.table, kind: "table"),
-                                    detail: "table \(g.policy.displayTable) has \(rows.count) permissive \(g.action) policies for role \(g.role) (\(names)); each is evaluated for every row",
-                                    metadata: ["role": g.role, "action": g.action, "policies": names],
-                                    key: "\(g.role)/\(g.action)", fix: fix(rows, role: g.role, action: g.action))
+                return FindingDraft(
+                    object: AuditObject(schema: g.policy.schema, name: g.policy.table, kind: "table"),
+                    detail:
+                        "table \(g.policy.displayTable) has \(rows.count) permissive \(g.action) policies for role \(g.role) (\(names)); each is evaluated for every row",
+                    metadata: ["role": g.role, "action": g.action, "policies": names],
+                    key: "\(g.role)/\(g.action)", fix: fix(rows, role: g.role, action: g.action))
             }
         },
-        triggering: [.init("""
-        create table public.notes (id int primary key, owner uuid, published bool);
-        alter table public.notes enable row level security;
-        create policy "own notes" on public.notes for select to authenticated using (owner = (select auth.uid()));
-        create policy "published notes" on public.notes for select using (published);
-        """, reports: "table public.notes")],
-        nonTriggering: ["""
-        create table public.notes (id int primary key, owner uuid, published bool);
-        alter table public.notes enable row level security;
-        create policy "own or published notes" on public.notes for select to authenticated
-          using (published or owner = (select auth.uid()));
-        create policy "published notes" on public.notes for select to anon using (published);
-        """])
+        triggering: [
+            .init(
+                """
+                create table public.notes (id int primary key, owner uuid, published bool);
+                alter table public.notes enable row level security;
+                create policy "own notes" on public.notes for select to authenticated using (owner = (select auth.uid()));
+                create policy "published notes" on public.notes for select using (published);
+                """, reports: "table public.notes")
+        ],
+        nonTriggering: [
+            """
+            create table public.notes (id int primary key, owner uuid, published bool);
+            alter table public.notes enable row level security;
+            create policy "own or published notes" on public.notes for select to authenticated
+              using (published or owner = (select auth.uid()));
+            create policy "published notes" on public.notes for select to anon using (published);
+            """
+        ])
 
     /// Merging ORed policies keeps whatever the widest one lets through: name it (a policy that
     /// never compares a row with the caller) so the user checks the intent before merging.
@@ -53,10 +60,13 @@ extension Lint {
         let open = rows.filter { $0.expressions.flatMap(\.bindings).isEmpty }
         let merge = "merge them into one \(action.lowercased()) policy for \(role) (`using (a or b)`)"
         guard !open.isEmpty, open.count < rows.count else {
-            return "Check the intent first: these policies are ORed, so each widens the others for \(role). If every one is intended, \(merge); a policy meant to narrow access must be `as restrictive` instead."
+            return
+                "Check the intent first: these policies are ORed, so each widens the others for \(role). If every one is intended, \(merge); a policy meant to narrow access must be `as restrictive` instead."
         }
         let wide = open.map { AuditNames.policy($0.name) }.joined(separator: ", ")
-        let others = rows.filter { r in !open.contains { $0 === r } }.map { AuditNames.policy($0.name) }.joined(separator: ", ")
-        return "Check the intent first: \(wide) does not compare rows with the caller, and policies are ORed, so it widens what \(others) allows for \(role). If that is intended, \(merge); if it was meant to narrow access, make it `as restrictive`."
+        let others = rows.filter { r in !open.contains { $0 === r } }.map { AuditNames.policy($0.name) }.joined(
+            separator: ", ")
+        return
+            "Check the intent first: \(wide) does not compare rows with the caller, and policies are ORed, so it widens what \(others) allows for \(role). If that is intended, \(merge); if it was meant to narrow access, make it `as restrictive`."
     }
 }

@@ -1,36 +1,51 @@
 extension Lint {
     static let storageWriteWithoutOwnerCheck = Lint(
-        id: "1001", name: "storage_write_without_owner_check", title: "Storage upload or update with no owner or folder check",
+        id: "1001", name: "storage_write_without_owner_check",
+        title: "Storage upload or update with no owner or folder check",
         level: .error, categories: [.security],
         description: """
-        An INSERT, UPDATE or ALL policy on storage.objects for API callers checks only the bucket \
-        (or nothing), never who the caller is: any caller it applies to (anon too, for PUBLIC) may \
-        upload or overwrite objects anywhere in the bucket, including other users' folders. \
-        Supabase's own advisor skips the storage schema; this lint does not.
-        """,
-        remediation: "Add an owner or folder check, e.g. `with check (bucket_id = 'avatars' and (storage.foldername(name))[1] = (select auth.uid())::text)`, and limit the policy `to authenticated`.",
+            An INSERT, UPDATE or ALL policy on storage.objects for API callers checks only the bucket \
+            (or nothing), never who the caller is: any caller it applies to (anon too, for PUBLIC) may \
+            upload or overwrite objects anywhere in the bucket, including other users' folders. \
+            Supabase's own advisor skips the storage schema; this lint does not.
+            """,
+        remediation:
+            "Add an owner or folder check, e.g. `with check (bucket_id = 'avatars' and (storage.foldername(name))[1] = (select auth.uid())::text)`, and limit the policy `to authenticated`.",
         logic: .swift(needs: [.policies]) { catalog in
             catalog.policies.compactMap { p -> FindingDraft? in
-                guard p.isStorageObjects, p.permissive, ["INSERT", "UPDATE", "ALL"].contains(p.command), !p.apiRoles.isEmpty else { return nil }
+                guard p.isStorageObjects, p.permissive, ["INSERT", "UPDATE", "ALL"].contains(p.command),
+                    !p.apiRoles.isEmpty
+                else { return nil }
                 // UPDATE/ALL: an identity check in USING or WITH CHECK counts here; a WITH CHECK
                 // weaker than USING is with_check_weaker_than_using's finding.
                 let checked = p.command == "INSERT" ? [p.checkExpr] : [p.usingExpr, p.checkExpr]
                 guard !checked.contains(where: { $0?.hasIdentity == true }) else { return nil }
                 let buckets = Set(p.expressions.flatMap(\.stringLiterals)).sorted()
-                let place = buckets.isEmpty ? "in any bucket" : "anywhere in bucket\(buckets.count > 1 ? "s" : "") \(buckets.joined(separator: ", "))"
-                let verb = p.command == "INSERT" ? "upload" : p.command == "UPDATE" ? "overwrite objects" : "upload and overwrite objects"
-                return FindingDraft(object: p.object,
-                                    detail: "\(p.label) lets \(p.rolesText) \(verb) \(place): it checks no owner or folder",
-                                    metadata: p.baseMetadata.merging(["buckets": buckets.joined(separator: ",")]) { $1 })
+                let place =
+                    buckets.isEmpty
+                    ? "in any bucket"
+                    : "anywhere in bucket\(buckets.count > 1 ? "s" : "") \(buckets.joined(separator: ", "))"
+                let verb =
+                    p.command == "INSERT"
+                    ? "upload" : p.command == "UPDATE" ? "overwrite objects" : "upload and overwrite objects"
+                return FindingDraft(
+                    object: p.object,
+                    detail: "\(p.label) lets \(p.rolesText) \(verb) \(place): it checks no owner or folder",
+                    metadata: p.baseMetadata.merging(["buckets": buckets.joined(separator: ",")]) { $1 })
             }
         },
-        triggering: [.init("""
-        insert into storage.buckets (id, name) values ('avatars', 'avatars');
-        create policy "Anyone can upload an avatar." on storage.objects for insert with check (bucket_id = 'avatars');
-        """, reports: "policy \"Anyone can upload an avatar.\" on storage.objects")],
-        nonTriggering: ["""
-        insert into storage.buckets (id, name) values ('avatars', 'avatars');
-        create policy "Users upload their own avatar" on storage.objects for insert to authenticated
-          with check (bucket_id = 'avatars' and (storage.foldername(name))[1] = (select auth.uid())::text);
-        """])
+        triggering: [
+            .init(
+                """
+                insert into storage.buckets (id, name) values ('avatars', 'avatars');
+                create policy "Anyone can upload an avatar." on storage.objects for insert with check (bucket_id = 'avatars');
+                """, reports: "policy \"Anyone can upload an avatar.\" on storage.objects")
+        ],
+        nonTriggering: [
+            """
+            insert into storage.buckets (id, name) values ('avatars', 'avatars');
+            create policy "Users upload their own avatar" on storage.objects for insert to authenticated
+              with check (bucket_id = 'avatars' and (storage.foldername(name))[1] = (select auth.uid())::text);
+            """
+        ])
 }

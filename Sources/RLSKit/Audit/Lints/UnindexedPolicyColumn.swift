@@ -3,10 +3,10 @@ extension Lint {
         id: "1005", name: "unindexed_policy_column", title: "Owner column used by a policy has no index",
         level: .warn, categories: [.performance],
         description: """
-        A policy compares a column with the caller's identity (`user_id = (select auth.uid())`), \
-        but no index starts with that column. Every API query on the table then reads the whole \
-        table to find the caller's rows.
-        """,
+            A policy compares a column with the caller's identity (`user_id = (select auth.uid())`), \
+            but no index starts with that column. Every API query on the table then reads the whole \
+            table to find the caller's rows.
+            """,
         remediation: "`create index on <table> (<column>);`",
         logic: .swift(needs: [.policies, .indexColumns]) { catalog in
             var seen = Set<String>()
@@ -16,30 +16,41 @@ extension Lint {
                 let p = catalog.policies[i]
                 let indexed = catalog.indexedLeadingColumns[p.tableName] ?? []
                 for column in p.expressions.flatMap(\.bindings).sorted() where isPlainColumn(column) {
-                    let name = column.hasPrefix("\"") ? String(column.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"") : column
+                    let name =
+                        column.hasPrefix("\"")
+                        ? String(column.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"") : column
                     guard !indexed.contains(name), seen.insert(p.tableName + "." + name).inserted else { continue }
-                    out.append(FindingDraft(object: AuditObject(schema: p.schema, name: p.table, kind: "column", member: name),
-                                            detail: "column \(p.displayTable).\(AuditNames.ident(name)) is compared with the caller by \(p.label), but no index starts with it",
-                                            metadata: ["policy": p.name]))
+                    out.append(
+                        FindingDraft(
+                            object: AuditObject(schema: p.schema, name: p.table, kind: "column", member: name),
+                            detail:
+                                "column \(p.displayTable).\(AuditNames.ident(name)) is compared with the caller by \(p.label), but no index starts with it",
+                            metadata: ["policy": p.name]))
                 }
             }
             return out
         },
-        triggering: [.init("""
-        create table public.notes (id int primary key, user_id uuid);
-        alter table public.notes enable row level security;
-        create policy "own notes" on public.notes for select using (user_id = (select auth.uid()));
-        """, reports: "column public.notes.user_id")],
-        nonTriggering: ["""
-        create table public.notes (id int primary key, user_id uuid);
-        create index on public.notes (user_id);
-        alter table public.notes enable row level security;
-        create policy "own notes" on public.notes for select using (user_id = (select auth.uid()));
-        """])
+        triggering: [
+            .init(
+                """
+                create table public.notes (id int primary key, user_id uuid);
+                alter table public.notes enable row level security;
+                create policy "own notes" on public.notes for select using (user_id = (select auth.uid()));
+                """, reports: "column public.notes.user_id")
+        ],
+        nonTriggering: [
+            """
+            create table public.notes (id int primary key, user_id uuid);
+            create index on public.notes (user_id);
+            alter table public.notes enable row level security;
+            create policy "own notes" on public.notes for select using (user_id = (select auth.uid()));
+            """
+        ])
 
     /// A bare column name (not a path expression or a function call).
     static func isPlainColumn(_ text: String) -> Bool {
         if text.hasPrefix("\"") { return text.hasSuffix("\"") && text.count > 2 }
-        return !text.isEmpty && text.allSatisfy { $0 == "_" || $0.isLetter || $0.isNumber || $0 == "$" } && !(text.first?.isNumber ?? true)
+        return !text.isEmpty && text.allSatisfy { $0 == "_" || $0.isLetter || $0.isNumber || $0 == "$" }
+            && !(text.first?.isNumber ?? true)
     }
 }

@@ -3,43 +3,55 @@ extension Lint {
         id: "1003", name: "with_check_weaker_than_using", title: "WITH CHECK weaker than USING",
         level: .error, categories: [.security],
         description: """
-        An UPDATE or ALL policy checks the caller's ownership in USING (which rows may be changed) \
-        but not, or not the same way, in WITH CHECK (what the changed row may look like). The \
-        caller can update their own row or object so that it belongs to someone else: hand a row \
-        to another user, or move an object into another user's folder. An UPDATE policy without \
-        WITH CHECK is safe (PostgreSQL checks the new row against USING) and is not reported.
-        """,
-        remediation: "Repeat the ownership test of USING in WITH CHECK, or drop WITH CHECK so USING applies to the new row.",
+            An UPDATE or ALL policy checks the caller's ownership in USING (which rows may be changed) \
+            but not, or not the same way, in WITH CHECK (what the changed row may look like). The \
+            caller can update their own row or object so that it belongs to someone else: hand a row \
+            to another user, or move an object into another user's folder. An UPDATE policy without \
+            WITH CHECK is safe (PostgreSQL checks the new row against USING) and is not reported.
+            """,
+        remediation:
+            "Repeat the ownership test of USING in WITH CHECK, or drop WITH CHECK so USING applies to the new row.",
         logic: .swift(needs: [.policies]) { catalog in
             catalog.policies.compactMap { p -> FindingDraft? in
                 guard ["UPDATE", "ALL"].contains(p.command), let using = p.usingExpr, let check = p.checkExpr,
-                      using.hasIdentity else { return nil }
+                    using.hasIdentity
+                else { return nil }
                 let missing = using.bindings.subtracting(check.bindings).sorted()
                 guard !check.hasIdentity || !missing.isEmpty else { return nil }
                 let what = missing.isEmpty ? "the caller" : missing.joined(separator: ", ")
-                return FindingDraft(object: p.object,
-                                    detail: "\(p.label) checks \(what) against the caller in USING but not in WITH CHECK, so an updated row can be handed to another user",
-                                    metadata: p.baseMetadata.merging(["unchecked": what]) { $1 })
+                return FindingDraft(
+                    object: p.object,
+                    detail:
+                        "\(p.label) checks \(what) against the caller in USING but not in WITH CHECK, so an updated row can be handed to another user",
+                    metadata: p.baseMetadata.merging(["unchecked": what]) { $1 })
             }
         },
-        triggering: [.init("""
-        create policy "Anyone can update their own avatar." on storage.objects for update
-          using ((select auth.uid()) = owner) with check (bucket_id = 'avatars');
-        """, reports: "policy \"Anyone can update their own avatar.\" on storage.objects"), .init("""
-        create table public.notes (id int primary key, owner uuid, body text);
-        alter table public.notes enable row level security;
-        create policy "edit own notes" on public.notes for update to authenticated
-          using (owner = (select auth.uid())) with check (body <> '');
-        """, reports: "policy \"edit own notes\" on public.notes")],
-        nonTriggering: ["""
-        create table public.notes (id int primary key, owner uuid, body text);
-        alter table public.notes enable row level security;
-        create policy "edit own notes" on public.notes for update to authenticated
-          using (owner = (select auth.uid()));
-        """, """
-        create table public.notes (id int primary key, owner uuid, body text);
-        alter table public.notes enable row level security;
-        create policy "edit own notes" on public.notes for update to authenticated
-          using (owner = (select auth.uid())) with check ((select auth.uid()) = owner and body <> '');
-        """])
+        triggering: [
+            .init(
+                """
+                create policy "Anyone can update their own avatar." on storage.objects for update
+                  using ((select auth.uid()) = owner) with check (bucket_id = 'avatars');
+                """, reports: "policy \"Anyone can update their own avatar.\" on storage.objects"),
+            .init(
+                """
+                create table public.notes (id int primary key, owner uuid, body text);
+                alter table public.notes enable row level security;
+                create policy "edit own notes" on public.notes for update to authenticated
+                  using (owner = (select auth.uid())) with check (body <> '');
+                """, reports: "policy \"edit own notes\" on public.notes"),
+        ],
+        nonTriggering: [
+            """
+            create table public.notes (id int primary key, owner uuid, body text);
+            alter table public.notes enable row level security;
+            create policy "edit own notes" on public.notes for update to authenticated
+              using (owner = (select auth.uid()));
+            """,
+            """
+            create table public.notes (id int primary key, owner uuid, body text);
+            alter table public.notes enable row level security;
+            create policy "edit own notes" on public.notes for update to authenticated
+              using (owner = (select auth.uid())) with check ((select auth.uid()) = owner and body <> '');
+            """,
+        ])
 }
