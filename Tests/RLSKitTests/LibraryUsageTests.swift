@@ -55,3 +55,34 @@ final class LibraryUsageTests: XCTestCase {
         }
     }
 }
+
+/// The README's list of RLSKit's public types is the code's list: nothing public that a
+/// library user was not told about, nothing listed that is gone.
+final class PublicAPITests: XCTestCase {
+    func testREADMEListsExactlyThePublicTypes() throws {
+        let root = Provisioned.repositoryRoot
+        let readme = try String(contentsOfFile: root + "/README.md", encoding: .utf8)
+        let start = try XCTUnwrap(readme.range(of: "### The public API of `RLSKit`"))
+        let end = try XCTUnwrap(
+            readme.range(of: "## The `Postgres` library", range: start.upperBound..<readme.endIndex))
+        let section = String(readme[start.upperBound..<end.lowerBound])
+        let listed = Set(matches(#"`([A-Z][A-Za-z0-9]+)`"#, in: section))
+        var declared = Set<String>()
+        let dir = root + "/Sources/RLSKit"
+        for path in FileManager.default.enumerator(atPath: dir)?.allObjects as? [String] ?? []
+        where path.hasSuffix(".swift") {
+            let text = try String(contentsOfFile: dir + "/" + path, encoding: .utf8)
+            declared.formUnion(
+                matches(#"(?m)^public (?:final class|struct|enum|protocol|typealias|class) ([A-Za-z0-9]+)"#, in: text))
+        }
+        XCTAssertEqual(declared.subtracting(listed).sorted(), [], "public but not in the README's list")
+        XCTAssertEqual(listed.subtracting(declared).sorted(), [], "in the README's list but not public")
+    }
+
+    func matches(_ pattern: String, in text: String) -> [String] {
+        let re = try! NSRegularExpression(pattern: pattern)
+        return re.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap {
+            Range($0.range(at: 1), in: text).map { String(text[$0]) }
+        }
+    }
+}
