@@ -22,6 +22,7 @@ extension ExitCode {
         case let e as UsageError: return (.usage, e.message)
         case let e as InputError: return (.usage, e.description)
         case let e as ConfigurationError: return (.usage, e.message)
+        case let e as ConnectionLostError: return (.server, e.description)
         case let e as LocalClusterError:
             return (e.isConfiguration ? .usage : .server, "cannot start a throwaway PostgreSQL: \(e.message)")
         case let e as PostgresError where e.connectTarget != nil && e.message.hasPrefix("invalid "):

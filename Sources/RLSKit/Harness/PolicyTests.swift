@@ -15,22 +15,16 @@ public struct TestSuite: Sendable {
     public var isEmpty: Bool { harness.isEmpty && pgtap.isEmpty }
 
     /// Reads PATHs: `*.rls` and `*.scenario` for the harness, `*.sql` and `*.pg` for pgTAP;
-    /// folders are searched for both. A mistake in a file is a `ConfigurationError` with its line.
+    /// folders are searched for both. A mistake in a file is an `InputError` with its line.
     public static func load(_ paths: [String]) throws -> TestSuite {
         let (ours, pgtap) = try route(paths)
-        do {
-            return TestSuite(
-                harness: try HarnessLoader.load(ours), pgtap: pgtap.isEmpty ? [] : try PgTAPRunner.discover(pgtap))
-        } catch let e as InputError {
-            throw ConfigurationError(e.description)
-        }
+        return TestSuite(
+            harness: try HarnessLoader.load(ours), pgtap: pgtap.isEmpty ? [] : try PgTAPRunner.discover(pgtap))
     }
 
     /// The built-in schema's own tests (`sql/tests`, compiled in).
     public static func builtIn() throws -> TestSuite {
-        do { return TestSuite(harness: try HarnessLoader.builtIn()) } catch let e as InputError {
-            throw ConfigurationError(e.description)
-        }
+        TestSuite(harness: try HarnessLoader.builtIn())
     }
 
     /// Splits PATHs between the harness and the pgTAP runner.
@@ -85,9 +79,7 @@ public enum PolicyTests {
         var problems: [InputError] = []
         do {
             if !suite.harness.isEmpty {
-                do { report = try Harness.run(suite.harness, options: options, on: target) } catch let e as InputError {
-                    throw ConfigurationError(e.description)
-                }
+                report = try Harness.run(suite.harness, options: options, on: target)
             }
             if !suite.pgtap.isEmpty {
                 let r = try PgTAPRunner.run(suite.pgtap, options: PgTAPOptions(jobs: options.jobs), on: target)
@@ -95,10 +87,9 @@ public enum PolicyTests {
                 report.notes += r.report.notes
                 problems = r.files.flatMap(\.malformed)
             }
-        } catch var e as PostgresError where e.isConnectionFailure {
+        } catch let e as PostgresError where e.isConnectionFailure && e.connectTarget == nil {
             if ownsDatabase { _ = try? guardian.finish(conn, owned: true) }
-            e.message = "lost the connection to \(target.description) while running the tests: " + e.message
-            throw e
+            throw ConnectionLostError(database: target.description, during: "running the tests", error: e)
         } catch {
             if ownsDatabase { _ = try? guardian.finish(conn, owned: true) }
             throw error
