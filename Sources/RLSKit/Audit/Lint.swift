@@ -81,13 +81,21 @@ public struct Lint: Sendable {
     /// The remediation for one finding: the placeholders of the documented text (`<table>`,
     /// `<view>`, `<function>`, `<extension>`, `<column>`) replaced by the object's real names.
     public func remediation(for object: AuditObject) -> String {
-        var out = remediation
-        for placeholder in ["<table>", "<view>", "<function>"] {
-            out = out.replacingOccurrences(of: placeholder, with: object.base)
+        // Most remediations name no object; thousands of findings must not pay for replacing.
+        guard remediation.utf8.contains(UInt8(ascii: "<")) else { return remediation }
+        var out = ""
+        var rest = Substring(remediation)
+        while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
+            out += rest[..<open]
+            switch rest[rest.index(after: open)..<close] {
+            case "table", "view", "function": out += object.base
+            case "extension": out += AuditNames.ident(object.name)
+            case "column" where object.member != nil: out += AuditNames.ident(object.member!)
+            default: out += rest[open...close]
+            }
+            rest = rest[rest.index(after: close)...]
         }
-        out = out.replacingOccurrences(of: "<extension>", with: AuditNames.ident(object.name))
-        if let member = object.member { out = out.replacingOccurrences(of: "<column>", with: AuditNames.ident(member)) }
-        return out
+        return out + rest
     }
 
     /// The lint's page in the repository: `docs/lints/<id>_<name>.md`.

@@ -21,9 +21,18 @@
     /// escaped inside the quotes so that it stays on one line.
     public static func display(_ s: String, always: Bool = false) -> String {
         guard always || needsQuotes(s) else { return s }
-        let body = s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
-            .replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\"", with: "\"\"")
-        return "\"" + body + "\""
+        // One pass, no Foundation: reports name thousands of objects.
+        var out = "\""
+        for c in s.unicodeScalars {
+            switch c {
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\"": out += "\"\""
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out + "\""
     }
 
     static func needsQuotes(_ s: String) -> Bool {
