@@ -55,10 +55,13 @@ enum ApplyCommand {
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
         let source: MigrationSource = args.value("dir").map { .directory($0) } ?? .defaultSource()
-        let opts = try options(args)
+        var opts = try options(args)
         let storage = try storageSettings(args)
+        let project = try SupabaseProject.locate(source)
         let target = try DatabaseTarget.resolve(args) { print(term.dim($0)) }
         defer { target.stop() }
+        // As `supabase db reset` on a fresh database; a real one is seeded as `db push` does: not.
+        if target.isThrowaway { opts.seeds = project?.seeds ?? [] }
         print("applying \(source) to \(target.connection.description)")
         _ = try Migrator.run(source, options: opts, on: target.connection) { print($0) }
         if let storage, !opts.dryRun {

@@ -60,7 +60,9 @@ enum CheckCommand {
             return names
         }
         let source: MigrationSource = args.value("dir").map { .directory($0) } ?? .defaultSource()
-        let input = ProjectCheck.Input(migrations: source, tests: try tests(args.all("tests"), migrations: source))
+        let input = ProjectCheck.Input(
+            migrations: source, tests: try tests(args.all("tests"), migrations: source),
+            project: try SupabaseProject.locate(source))
         var inputs = args.all("tests").isEmpty ? ["sql/tests", "supabase/tests"] : args.all("tests")
         if case .directory(let dir) = source { inputs.append(dir) }
         try OutputTarget.refuseOverlap(

@@ -104,12 +104,15 @@ struct DatabaseTarget: Sendable {
 
     func stop() { cluster?.stop() }
 
-    /// A throwaway database starts empty: give it the stand-in and the schema (the default
-    /// migration source) so tests have something to run against.
+    /// A throwaway database starts empty: give it the stand-in, the schema (the default
+    /// migration source) and the project's seed files so tests have something to run against.
     func provisionIfThrowaway(log: (String) -> Void) throws {
         guard isThrowaway else { return }
         let source = MigrationSource.defaultSource()
-        let r = try Migrator.run(source, on: connection)
-        log("provisioned the throwaway database: stand-in and \(r.applied.count) migration(s) from \(source)")
+        var options = Migrator.Options()
+        options.seeds = try SupabaseProject.locate(source)?.seeds ?? []
+        let r = try Migrator.run(source, options: options, on: connection)
+        let seeded = r.seeded.isEmpty ? "" : " and seed " + r.seeded.joined(separator: ", ")
+        log("provisioned the throwaway database: stand-in and \(r.applied.count) migration(s) from \(source)\(seeded)")
     }
 }

@@ -7,9 +7,12 @@ public enum ProjectCheck {
     public struct Input: Sendable {
         public var migrations: MigrationSource
         public var tests: TestSuite
-        public init(migrations: MigrationSource, tests: TestSuite) {
+        /// The Supabase project around the migrations: its `config.toml` and seed files.
+        public var project: SupabaseProject?
+        public init(migrations: MigrationSource, tests: TestSuite, project: SupabaseProject? = nil) {
             self.migrations = migrations
             self.tests = tests
+            self.project = project
         }
     }
 
@@ -113,8 +116,12 @@ public enum ProjectCheck {
                 milliseconds: database.startMilliseconds + lap()))
 
         progress("applying \(input.migrations)")
+        let options = input.project.map { options.adopting($0) } ?? options
         let applied = try Migrator.run(input.migrations, options: options.migrations, on: target)
         var summary = applySummary(applied, input.migrations)
+        if let config = input.project?.config, !config.settingsRead.isEmpty {
+            summary += "; from \(config.path): " + config.settingsRead.joined(separator: ", ")
+        }
         do {
             let conn = try PostgresConnection(target)
             defer { conn.close() }
@@ -160,6 +167,17 @@ public enum ProjectCheck {
     }
 
     static func applySummary(_ applied: Migrator.Result, _ source: MigrationSource) -> String {
+        var summary = migrationSummary(applied, source)
+        if !applied.seeded.isEmpty {
+            summary += "; seeded from " + applied.seeded.joined(separator: ", ")
+        }
+        if !applied.skipped.isEmpty {
+            summary += "; skipped " + applied.skipped.joined(separator: ", ") + " (not named <digits>_<name>.sql)"
+        }
+        return summary
+    }
+
+    static func migrationSummary(_ applied: Migrator.Result, _ source: MigrationSource) -> String {
         let count = applied.applied.count
         var summary =
             applied.plan.isEmpty
@@ -175,5 +193,18 @@ public enum ProjectCheck {
             }
         }
         return summary
+    }
+}
+
+extension ProjectCheck.Options {
+    /// What the project's files set and the command line did not: seeds, exposed schemas.
+    func adopting(_ project: SupabaseProject) -> Self {
+        var o = self
+        if o.migrations.seeds.isEmpty { o.migrations.seeds = project.seeds }
+        if o.audit.exposedSchemas == nil, let schemas = project.config?.exposedSchemas {
+            o.audit.exposedSchemas = schemas
+            o.audit.exposedSource = project.config!.path
+        }
+        return o
     }
 }

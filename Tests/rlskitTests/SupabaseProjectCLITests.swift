@@ -1,0 +1,52 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// A Supabase CLI project checked unchanged: `config.toml` read, the seed run after the
+/// migrations, a dump-style file's session settings kept to itself, a BEGIN … COMMIT block
+/// accepted and `ALL_MIGRATIONS.sql` skipped.
+final class SupabaseProjectCLITests: XCTestCase {
+    static var fixture: String { Provisioned.repositoryRoot + "/Tests/Fixtures/supabase-cli" }
+
+    func testCLIProjectChecksUnchanged() throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        let r = try CLI.run(
+            ["check", "--dir", Self.fixture + "/supabase/migrations", "--tests", Self.fixture + "/supabase/tests"],
+            environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(r.code, 0, r.output)
+        XCTAssertTrue(r.stdout.contains("2 migrations applied"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("seeded from \(Self.fixture)/supabase/seed.sql"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("skipped ALL_MIGRATIONS.sql"), r.stdout)
+        XCTAssertTrue(
+            r.stdout.contains(
+                "from \(Self.fixture)/supabase/config.toml: api.schemas, api.extra_search_path, db.seed.enabled, db.seed.sql_paths"
+            ), r.stdout)
+        XCTAssertNotNil(r.stdout.range(of: #"✓ test +3 passed, 0 failed"#, options: .regularExpression), r.stdout)
+    }
+
+    /// `rlskit test` on a throwaway server provisions the project found in the working
+    /// directory, seed included.
+    func testTestCommandSeedsTheThrowawayDatabase() throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        try FileManager.default.copyItem(atPath: Self.fixture + "/supabase", toPath: tmp + "/supabase")
+        let r = try CLI.run(["test", "supabase/tests"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(r.code, 0, r.output)
+        XCTAssertTrue(r.stderr.contains("and seed supabase/seed.sql"), r.stderr)
+    }
+
+    func testMalformedConfigIsOneLineExit2() throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        try FileManager.default.createDirectory(atPath: tmp + "/supabase/migrations", withIntermediateDirectories: true)
+        try "select 1;\n".write(toFile: tmp + "/supabase/migrations/001_a.sql", atomically: true, encoding: .utf8)
+        try "[db.seed]\nenabled = yes\n".write(toFile: tmp + "/supabase/config.toml", atomically: true, encoding: .utf8)
+        for command in ["check", "apply"] {
+            let r = try CLI.run([command], environment: ["TMPDIR": tmp], directory: tmp)
+            XCTAssertEqual(r.code, 2, r.output)
+            XCTAssertTrue(r.stderr.hasPrefix("rlskit: supabase/config.toml:2"), r.stderr)
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+        }
+    }
+}
