@@ -61,7 +61,10 @@ enum ApplyCommand {
         let target = try DatabaseTarget.resolve(args) { print(term.dim($0)) }
         defer { target.stop() }
         // As `supabase db reset` on a fresh database; a real one is seeded as `db push` does: not.
-        if target.isThrowaway { opts.seeds = project?.seeds ?? [] }
+        if target.isThrowaway {
+            opts.seeds = project?.seeds ?? []
+            opts.buckets = project?.config?.buckets ?? []
+        }
         print("applying \(source) to \(target.connection.description)")
         _ = try Migrator.run(source, options: opts, on: target.connection) { print($0) }
         if let storage, !opts.dryRun {

@@ -110,7 +110,9 @@ struct DatabaseTarget: Sendable {
         guard isThrowaway else { return }
         let source = MigrationSource.defaultSource()
         var options = Migrator.Options()
-        options.seeds = try SupabaseProject.locate(source)?.seeds ?? []
+        let project = try SupabaseProject.locate(source)
+        options.seeds = project?.seeds ?? []
+        options.buckets = project?.config?.buckets ?? []
         let r = try Migrator.run(source, options: options, on: connection)
         let seeded = r.seeded.isEmpty ? "" : " and seed " + r.seeded.joined(separator: ", ")
         log("provisioned the throwaway database: stand-in and \(r.applied.count) migration(s) from \(source)\(seeded)")

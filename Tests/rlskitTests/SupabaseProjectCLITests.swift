@@ -20,9 +20,15 @@ final class SupabaseProjectCLITests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("skipped ALL_MIGRATIONS.sql"), r.stdout)
         XCTAssertTrue(
             r.stdout.contains(
-                "from \(Self.fixture)/supabase/config.toml: api.schemas, api.extra_search_path, db.seed.enabled, db.seed.sql_paths"
+                "from \(Self.fixture)/supabase/config.toml: api.schemas, db.seed.enabled, db.seed.sql_paths, "
+                    + "storage.buckets.avatars.public, storage.buckets.avatars.file_size_limit, "
+                    + "storage.buckets.avatars.allowed_mime_types, auth.hook.custom_access_token.enabled, auth.hook.custom_access_token.uri"
             ), r.stdout)
-        XCTAssertNotNil(r.stdout.range(of: #"✓ test +3 passed, 0 failed"#, options: .regularExpression), r.stdout)
+        XCTAssertTrue(r.stdout.contains("; bucket avatars;"), r.stdout)
+        XCTAssertTrue(
+            r.stdout.contains("custom access token hook pg-functions://postgres/public/custom_access_token_hook"),
+            r.stdout)
+        XCTAssertNotNil(r.stdout.range(of: #"✓ test +4 passed, 0 failed"#, options: .regularExpression), r.stdout)
     }
 
     /// `rlskit test` on a throwaway server provisions the project found in the working

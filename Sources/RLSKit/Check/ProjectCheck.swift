@@ -119,8 +119,11 @@ public enum ProjectCheck {
         let options = input.project.map { options.adopting($0) } ?? options
         let applied = try Migrator.run(input.migrations, options: options.migrations, on: target)
         var summary = applySummary(applied, input.migrations)
-        if let config = input.project?.config, !config.settingsRead.isEmpty {
-            summary += "; from \(config.path): " + config.settingsRead.joined(separator: ", ")
+        if let config = input.project?.config, !config.settingsUsed.isEmpty {
+            summary += "; from \(config.path): " + config.settingsUsed.joined(separator: ", ")
+        }
+        if let hook = input.project?.config?.customAccessTokenHook {
+            summary += "; note: custom access token hook \(hook) is not run, so tests see only the claims they set"
         }
         do {
             let conn = try PostgresConnection(target)
@@ -171,6 +174,9 @@ public enum ProjectCheck {
         if !applied.seeded.isEmpty {
             summary += "; seeded from " + applied.seeded.joined(separator: ", ")
         }
+        if !applied.buckets.isEmpty {
+            summary += "; bucket\(applied.buckets.count == 1 ? "" : "s") " + applied.buckets.joined(separator: ", ")
+        }
         if !applied.skipped.isEmpty {
             summary += "; skipped " + applied.skipped.joined(separator: ", ") + " (not named <digits>_<name>.sql)"
         }
@@ -201,6 +207,7 @@ extension ProjectCheck.Options {
     func adopting(_ project: SupabaseProject) -> Self {
         var o = self
         if o.migrations.seeds.isEmpty { o.migrations.seeds = project.seeds }
+        if o.migrations.buckets.isEmpty { o.migrations.buckets = project.config?.buckets ?? [] }
         if o.audit.exposedSchemas == nil, let schemas = project.config?.exposedSchemas {
             o.audit.exposedSchemas = schemas
             o.audit.exposedSource = project.config!.path

@@ -19,6 +19,8 @@ public struct Migrator {
         /// Seed files run after the migrations, as `supabase db reset` runs `supabase/seed.sql`;
         /// each runs once per database (tracked in `rlskit.seeds`).
         public var seeds: [SQLFile] = []
+        /// Buckets to create after the seeds (`config.toml`'s `[storage.buckets.*]`).
+        public var buckets: [SupabaseConfig.Bucket] = []
         public init() {}
     }
 
@@ -42,6 +44,8 @@ public struct Migrator {
         public var skipped: [String] = []
         /// Seed files run now.
         public var seeded: [String] = []
+        /// Buckets created or updated from `config.toml`.
+        public var buckets: [String] = []
     }
 
     /// Applies `source` to the database at `target` (stand-in first, unless `options` say not).
@@ -150,6 +154,7 @@ public struct Migrator {
             log("applied \(entry.file.name) (\(ms) ms)")
         }
         result.seeded = try seed(strings: strings)
+        result.buckets = try ConfigBuckets.create(conn, options.buckets)
         let already = plan.count { $0.status != .pending }
         log(
             result.applied.isEmpty

@@ -56,7 +56,8 @@ final class CLIMigrationRulesTests: XCTestCase {
         let r = try migrate(conn, dir) { lines.append($0) }
         XCTAssertEqual(r.applied.map(\.name), ["20240101000000_a"])
         XCTAssertEqual(r.skipped, ["ALL_MIGRATIONS.sql", "notes.sql", "v2_b.sql"])
-        XCTAssertTrue(lines.contains { $0.hasPrefix("skipped ALL_MIGRATIONS.sql: not named <digits>_<name>.sql") }, "\(lines)")
+        XCTAssertTrue(
+            lines.contains { $0.hasPrefix("skipped ALL_MIGRATIONS.sql: not named <digits>_<name>.sql") }, "\(lines)")
         XCTAssertTrue(
             ProjectCheck.applySummary(r, .directory(dir)).contains("skipped ALL_MIGRATIONS.sql, notes.sql, v2_b.sql"))
     }
@@ -89,7 +90,10 @@ final class CLIMigrationRulesTests: XCTestCase {
         XCTAssertEqual(try int(conn, "select count(*)::int from rlskit.migrations where version = '002'"), 0)
 
         for (body, want) in [
-            ("select 1;\nbegin;\ncreate table u (x int);\n", "003_t.sql:2: 'begin' opens a transaction block the file never commits"),
+            (
+                "select 1;\nbegin;\ncreate table u (x int);\n",
+                "003_t.sql:2: 'begin' opens a transaction block the file never commits"
+            ),
             ("begin;\nbegin;\ncommit;\n", "003_t.sql:2: 'begin' opens a transaction inside an open BEGIN block"),
             ("begin;\nselect 1;\nrollback;\n", "003_t.sql:3: 'rollback' controls the transaction"),
         ] {
@@ -126,7 +130,8 @@ final class CLIMigrationRulesTests: XCTestCase {
         let conn = try database()
         let dir = try folder([
             "migrations/001_t.sql": "create table public.companies (id int primary key);",
-            "seed.sql": "select pg_catalog.set_config('search_path', '', false);\ninsert into public.companies values (1), (2);\n",
+            "seed.sql":
+                "select pg_catalog.set_config('search_path', '', false);\ninsert into public.companies values (1), (2);\n",
         ])
         let seed = try SQLFile.load(dir + "/seed.sql")
         let first = try migrate(conn, dir + "/migrations", seeds: [seed])
