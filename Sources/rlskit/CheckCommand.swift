@@ -28,6 +28,7 @@ enum CheckCommand {
             .option("sarif", "FILE", "Also write the audit as SARIF 2.1.0 to FILE (code scanning)."),
             .option("json", "FILE", "Also write the combined result as JSON to FILE."),
             .flag("keep", "Leave the throwaway database running afterwards and print how to connect."),
+            ApplyCommand.grantsOption,
         ] + OptionSpec.harness + OptionSpec.audit)
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
@@ -50,6 +51,7 @@ enum CheckCommand {
         if args.flag("keep"), args.value("database-url") != nil || ConnectionString.environmentNamesDatabase() {
             printNote("note: --keep only applies to the throwaway database; the given database is left as it is anyway")
         }
+        options.grants = try ApplyCommand.grants(args)
         options.failOn = try AuditCommand.level(args.value("fail-on") ?? "error")
         options.baseline = try args.value("baseline").map(Baseline.load) ?? Baseline()
         options.audit.exposedSchemas = try args.value("exposed-schemas").map { text -> [String] in

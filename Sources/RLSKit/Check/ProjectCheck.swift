@@ -21,6 +21,8 @@ public enum ProjectCheck {
         public var harness = HarnessOptions()
         public var audit = AuditOptions()
         public var baseline = Baseline()
+        /// `--grants`: the regime to model on a throwaway database, else chosen from the project.
+        public var grants: GrantsRegime.Mode?
         /// Findings at or above this level fail the check.
         public var failOn: FindingLevel = .error
         public init() {}
@@ -116,12 +118,19 @@ public enum ProjectCheck {
                 milliseconds: database.startMilliseconds + lap()))
 
         progress("applying \(input.migrations)")
-        let options = input.project.map { options.adopting($0) } ?? options
+        var options = input.project.map { options.adopting($0) } ?? options
+        let regime =
+            database.isThrowaway
+            ? GrantsRegime.choose(
+                flag: options.grants, config: input.project?.config,
+                versions: try input.migrations.load().map(\.version)) : nil
+        options.migrations.grants = regime
         let applied = try Migrator.run(input.migrations, options: options.migrations, on: target)
         var summary = applySummary(applied, input.migrations)
         if let config = input.project?.config, !config.settingsUsed.isEmpty {
             summary += "; from \(config.path): " + config.settingsUsed.joined(separator: ", ")
         }
+        if let regime { summary += "; \(regime)" }
         if let hook = input.project?.config?.customAccessTokenHook {
             summary += "; note: custom access token hook \(hook) is not run, so tests see only the claims they set"
         }
@@ -145,7 +154,7 @@ public enum ProjectCheck {
             progress("testing policies")
             let r = try PolicyTests.run(
                 input.tests, options: options.harness, on: target, ownsDatabase: database.isThrowaway)
-            (tests, problems) = (r.report, r.problems)
+            (tests, problems) = (regime.map { r.report.naming($0) } ?? r.report, r.problems)
             let summary =
                 "\(tests.count(.passed)) passed, \(tests.failed) failed"
                 + (tests.count(.skipped) > 0 ? ", \(tests.count(.skipped)) skipped" : "")

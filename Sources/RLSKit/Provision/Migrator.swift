@@ -19,6 +19,8 @@ public struct Migrator {
         /// Seed files run after the migrations, as `supabase db reset` runs `supabase/seed.sql`;
         /// each runs once per database (tracked in `rlskit.seeds`).
         public var seeds: [SQLFile] = []
+        /// The grants regime to model (a throwaway database's); nil leaves default privileges alone.
+        public var grants: GrantsRegime?
         /// Buckets to create after the seeds (`config.toml`'s `[storage.buckets.*]`).
         public var buckets: [SupabaseConfig.Bucket] = []
         public init() {}
@@ -135,8 +137,13 @@ public struct Migrator {
         // Each file starts from a clean session, as the Supabase CLI runs RESET ALL before each:
         // one file's search_path or set_config must not reach the next, nor rlskit's own queries.
         defer { _ = try? conn.query("reset all") }
+        var automatic = false
         for (k, entry) in plan.enumerated() where entry.status == .pending {
             try conn.query("reset all")
+            if let grants = options.grants, grants.automatic(at: entry.file.version) != automatic {
+                automatic.toggle()
+                try GrantsRegime.setDefaults(conn, automatic: automatic)
+            }
             // An earlier migration may have changed the setting for the rest of the session.
             if (conn.parameterStatus("standard_conforming_strings") != "off") != strings {
                 strings.toggle()
