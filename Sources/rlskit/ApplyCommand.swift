@@ -7,16 +7,20 @@ enum ApplyCommand {
         name: "apply",
         summary: "apply migrations to a database (tracked, checksummed, locked)",
         details: """
-            Applies every *.sql file of the directory in name order, each in one transaction with its
-            ledger row (rlskit.migrations). Installs the Supabase stand-in first where auth/storage
-            are missing. Concurrent runs wait on an advisory lock, then find nothing left to do.
+            Applies every <digits>_<name>.sql file of the directory in name order (other .sql files
+            are skipped, as the Supabase CLI skips them), each from a clean session (RESET ALL) in
+            one transaction with its ledger row (rlskit.migrations); BEGIN … COMMIT blocks inside
+            a file run in that transaction. Installs the Supabase stand-in first where auth/storage
+            are missing. On a throwaway server the seed files (supabase/seed.sql, or config.toml's
+            [db.seed]) run afterwards and config.toml's buckets are created.
+            Concurrent runs wait on an advisory lock, then find nothing left to do.
             A file whose first lines include '-- rlskit:no-transaction' runs statement by statement
             outside a transaction (for CREATE INDEX CONCURRENTLY and the like).
             Default directory: sql/migrations, else supabase/migrations, else the built-in schema.
             """,
         options: [
             DatabaseTarget.option,
-            .option("dir", "DIR", "Directory of migrations (*.sql, applied in name order)."),
+            .option("dir", "DIR", "Directory of migrations (<digits>_<name>.sql, applied in name order)."),
             .flag("dry-run", "Print the plan (applied, pending, changed) and change nothing."),
             .flag("allow-changed", "Go on when an applied file has changed (it is not re-applied)."),
             .flag("no-stand-in", "Never install the Supabase stand-in."),

@@ -11,7 +11,8 @@ enum CheckCommand {
             With no database given, starts a throwaway PostgreSQL in a temporary directory, installs
             the Supabase stand-in, applies the migrations, runs the policy tests and prints one
             summary; the server is removed afterwards, also on failure or Ctrl-C.
-            Migrations: --dir, else sql/migrations, else supabase/migrations, else the built-in schema.
+            Migrations: --dir, else sql/migrations, else supabase/migrations, else the built-in schema;
+            the folder above them may hold config.toml and seed.sql, read as the Supabase CLI reads them.
             Tests: --tests, else sql/tests, else supabase/tests (pgTAP), else the built-in tests when
             the built-in schema was applied. Then the audit: exit 1 when a check fails or a finding is
             at or above --fail-on (default error).

@@ -177,3 +177,17 @@ final class CLIMigrationRulesTests: XCTestCase {
         }
     }
 }
+
+extension CLIMigrationRulesTests {
+    func testConfigSchemasFeedTheAuditUnlessGivenOnTheCommandLine() throws {
+        var config = try SupabaseConfig.parse("[api]\nschemas = [\"api\"]\n", path: "supabase/config.toml")
+        config.seedPaths = []
+        let project = SupabaseProject(directory: "supabase", config: config, seeds: [])
+        let adopted = ProjectCheck.Options().adopting(project)
+        XCTAssertEqual(adopted.audit.exposedSchemas, ["api", "public", "graphql_public"])
+        XCTAssertEqual(adopted.audit.exposedSource, "supabase/config.toml")
+        var given = ProjectCheck.Options()
+        given.audit.exposedSchemas = ["public"]
+        XCTAssertEqual(given.adopting(project).audit.exposedSchemas, ["public"])
+    }
+}
