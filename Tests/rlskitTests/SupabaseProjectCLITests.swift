@@ -56,3 +56,29 @@ final class SupabaseProjectCLITests: XCTestCase {
         }
     }
 }
+
+extension SupabaseProjectCLITests {
+    /// `[api] schemas` decides which RLS tables `--strict` wants declared.
+    func testConfigSchemasAreTheHarnessesExposedSchemas() throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        try FileManager.default.createDirectory(atPath: tmp + "/supabase/migrations", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: tmp + "/supabase/tests", withIntermediateDirectories: true)
+        try """
+        create schema api;
+        create table api.secrets (id uuid primary key default gen_random_uuid(), owner uuid);
+        alter table api.secrets enable row level security;
+        create policy "owners" on api.secrets for select to authenticated using (owner = (select auth.uid()));
+        create table public.notes (id uuid primary key default gen_random_uuid(), owner uuid);
+        alter table public.notes enable row level security;
+        create policy "owners" on public.notes for select to authenticated using (owner = (select auth.uid()));
+        grant select on public.notes to authenticated;
+        """.write(toFile: tmp + "/supabase/migrations/20260601000000_api.sql", atomically: true, encoding: .utf8)
+        try "table public.notes\n  owner owner\n  read owner\n  write nobody\n".write(
+            toFile: tmp + "/supabase/tests/access.rls", atomically: true, encoding: .utf8)
+        try "[api]\nschemas = [\"api\"]\n".write(
+            toFile: tmp + "/supabase/config.toml", atomically: true, encoding: .utf8)
+        let r = try CLI.run(["check", "--strict"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertTrue(r.stdout.contains("api.secrets has row level security but no block in the access file"), r.output)
+    }
+}

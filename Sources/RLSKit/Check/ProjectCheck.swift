@@ -212,11 +212,12 @@ public enum ProjectCheck {
 }
 
 extension ProjectCheck.Options {
-    /// What the project's files set and the command line did not: seeds, exposed schemas.
+    /// What the project's files set and the command line did not: seeds, buckets, exposed schemas.
     func adopting(_ project: SupabaseProject) -> Self {
         var o = self
         if o.migrations.seeds.isEmpty { o.migrations.seeds = project.seeds }
         if o.migrations.buckets.isEmpty { o.migrations.buckets = project.config?.buckets ?? [] }
+        if o.harness.exposedSchemas == nil { o.harness.exposedSchemas = project.config?.exposedSchemas }
         if o.audit.exposedSchemas == nil, let schemas = project.config?.exposedSchemas {
             o.audit.exposedSchemas = schemas
             o.audit.exposedSource = project.config!.path

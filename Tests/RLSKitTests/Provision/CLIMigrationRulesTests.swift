@@ -186,6 +186,7 @@ extension CLIMigrationRulesTests {
         let adopted = ProjectCheck.Options().adopting(project)
         XCTAssertEqual(adopted.audit.exposedSchemas, ["api", "public", "graphql_public"])
         XCTAssertEqual(adopted.audit.exposedSource, "supabase/config.toml")
+        XCTAssertEqual(adopted.harness.exposedSchemas, ["api", "public", "graphql_public"])
         var given = ProjectCheck.Options()
         given.audit.exposedSchemas = ["public"]
         XCTAssertEqual(given.adopting(project).audit.exposedSchemas, ["public"])
