@@ -58,3 +58,18 @@ final class GrantsCLITests: XCTestCase {
         XCTAssertFalse(explicit.stdout.contains("anon_security_definer_function_executable"), explicit.stdout)
     }
 }
+
+extension GrantsCLITests {
+    /// `rlskit test` on a throwaway server models the same regime as `check`.
+    func testTestCommandModelsTheSameRegime() throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        try FileManager.default.copyItem(atPath: Self.fixture, toPath: tmp + "/supabase")
+        let auto = try CLI.run(["test"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(auto.code, 0, auto.output)
+        XCTAssertTrue(auto.stderr.contains("; grants automatic (the first migration, 20240301000000"), auto.stderr)
+        let explicit = try CLI.run(["test", "--grants", "explicit"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(explicit.code, 1, explicit.output)
+        XCTAssertTrue(explicit.stdout.contains("— grants are explicit here (from --grants)"), explicit.output)
+    }
+}
