@@ -118,7 +118,7 @@ public enum ProjectCheck {
                 milliseconds: database.startMilliseconds + lap()))
 
         progress("applying \(input.migrations)")
-        var options = input.project.map { options.adopting($0) } ?? options
+        var options = input.project.map { options.adopting($0, throwaway: database.isThrowaway) } ?? options
         let regime =
             database.isThrowaway
             ? GrantsRegime.choose(
@@ -212,11 +212,13 @@ public enum ProjectCheck {
 }
 
 extension ProjectCheck.Options {
-    /// What the project's files set and the command line did not: seeds, buckets, exposed schemas.
-    func adopting(_ project: SupabaseProject) -> Self {
+    /// What the project's files set and the command line did not: exposed schemas; on a
+    /// throwaway database also seeds and buckets (a given database was seeded by its owner,
+    /// `supabase db reset` for a local one: seeding it again would duplicate rows).
+    func adopting(_ project: SupabaseProject, throwaway: Bool = true) -> Self {
         var o = self
-        if o.migrations.seeds.isEmpty { o.migrations.seeds = project.seeds }
-        if o.migrations.buckets.isEmpty { o.migrations.buckets = project.config?.buckets ?? [] }
+        if throwaway, o.migrations.seeds.isEmpty { o.migrations.seeds = project.seeds }
+        if throwaway, o.migrations.buckets.isEmpty { o.migrations.buckets = project.config?.buckets ?? [] }
         if o.harness.exposedSchemas == nil { o.harness.exposedSchemas = project.config?.exposedSchemas }
         if o.audit.exposedSchemas == nil, let schemas = project.config?.exposedSchemas {
             o.audit.exposedSchemas = schemas
