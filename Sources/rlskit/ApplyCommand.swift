@@ -7,19 +7,24 @@ enum ApplyCommand {
         name: "apply",
         summary: "apply migrations to a database (tracked, checksummed, locked)",
         details: """
-            Applies every *.sql file of the directory in name order, each in one transaction with its
-            ledger row (rlskit.migrations). Installs the Supabase stand-in first where auth/storage
-            are missing. Concurrent runs wait on an advisory lock, then find nothing left to do.
+            Applies every <digits>_<name>.sql file of the directory in name order (other .sql files
+            are skipped, as the Supabase CLI skips them), each from a clean session (RESET ALL) in
+            one transaction with its ledger row (rlskit.migrations); BEGIN … COMMIT blocks inside
+            a file run in that transaction. Installs the Supabase stand-in first where auth/storage
+            are missing. On a throwaway server the seed files (supabase/seed.sql, or config.toml's
+            [db.seed]) run afterwards and config.toml's buckets are created.
+            Concurrent runs wait on an advisory lock, then find nothing left to do.
             A file whose first lines include '-- rlskit:no-transaction' runs statement by statement
             outside a transaction (for CREATE INDEX CONCURRENTLY and the like).
             Default directory: sql/migrations, else supabase/migrations, else the built-in schema.
             """,
         options: [
             DatabaseTarget.option,
-            .option("dir", "DIR", "Directory of migrations (*.sql, applied in name order)."),
+            .option("dir", "DIR", "Directory of migrations (<digits>_<name>.sql, applied in name order)."),
             .flag("dry-run", "Print the plan (applied, pending, changed) and change nothing."),
             .flag("allow-changed", "Go on when an applied file has changed (it is not re-applied)."),
             .flag("no-stand-in", "Never install the Supabase stand-in."),
+            grantsOption,
             .option("lock-timeout", "DURATION", "How long to wait for a concurrent apply (default 120s)."),
             .option("ddl-lock-timeout", "DURATION", "lock_timeout inside migrations (default 5s)."),
             .option("statement-timeout", "DURATION", "statement_timeout inside migrations (default 10m)."),
@@ -29,6 +34,20 @@ enum ApplyCommand {
                 "service-key-env", "NAME",
                 "Environment variable holding the service role key (never pass the key itself)."),
         ])
+
+    static let grantsOption = OptionSpec.option(
+        "grants", "REGIME",
+        "On a throwaway database: automatic (new public objects granted to the API roles, as before 2026) or explicit. Default: from config.toml, else the migrations' dates."
+    )
+
+    static func grants(_ args: ParsedArguments) throws -> GrantsRegime.Mode? {
+        try args.value("grants").map { v in
+            guard let mode = GrantsRegime.Mode(rawValue: v) else {
+                throw ConfigurationError("--grants must be automatic or explicit (got '\(v)')")
+            }
+            return mode
+        }
+    }
 
     static func options(_ args: ParsedArguments) throws -> Migrator.Options {
         var o = Migrator.Options()
@@ -55,10 +74,19 @@ enum ApplyCommand {
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
         let source: MigrationSource = args.value("dir").map { .directory($0) } ?? .defaultSource()
-        let opts = try options(args)
+        var opts = try options(args)
         let storage = try storageSettings(args)
+        let project = try SupabaseProject.locate(source)
         let target = try DatabaseTarget.resolve(args) { print(term.dim($0)) }
         defer { target.stop() }
+        // As `supabase db reset` on a fresh database; a real one is seeded as `db push` does: not.
+        if target.isThrowaway {
+            opts.seeds = project?.seeds ?? []
+            opts.buckets = project?.config?.buckets ?? []
+            opts.grants = GrantsRegime.choose(
+                flag: try grants(args), config: project?.config, versions: try source.load().map(\.version))
+            print(term.dim(opts.grants!.description))
+        }
         print("applying \(source) to \(target.connection.description)")
         _ = try Migrator.run(source, options: opts, on: target.connection) { print($0) }
         if let storage, !opts.dryRun {

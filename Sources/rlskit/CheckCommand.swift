@@ -11,7 +11,8 @@ enum CheckCommand {
             With no database given, starts a throwaway PostgreSQL in a temporary directory, installs
             the Supabase stand-in, applies the migrations, runs the policy tests and prints one
             summary; the server is removed afterwards, also on failure or Ctrl-C.
-            Migrations: --dir, else sql/migrations, else supabase/migrations, else the built-in schema.
+            Migrations: --dir, else sql/migrations, else supabase/migrations, else the built-in schema;
+            the folder above them may hold config.toml and seed.sql, read as the Supabase CLI reads them.
             Tests: --tests, else sql/tests, else supabase/tests (pgTAP), else the built-in tests when
             the built-in schema was applied. Then the audit: exit 1 when a check fails or a finding is
             at or above --fail-on (default error).
@@ -28,6 +29,7 @@ enum CheckCommand {
             .option("sarif", "FILE", "Also write the audit as SARIF 2.1.0 to FILE (code scanning)."),
             .option("json", "FILE", "Also write the combined result as JSON to FILE."),
             .flag("keep", "Leave the throwaway database running afterwards and print how to connect."),
+            ApplyCommand.grantsOption,
         ] + OptionSpec.harness + OptionSpec.audit)
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
@@ -50,6 +52,7 @@ enum CheckCommand {
         if args.flag("keep"), args.value("database-url") != nil || ConnectionString.environmentNamesDatabase() {
             printNote("note: --keep only applies to the throwaway database; the given database is left as it is anyway")
         }
+        options.grants = try ApplyCommand.grants(args)
         options.failOn = try AuditCommand.level(args.value("fail-on") ?? "error")
         options.baseline = try args.value("baseline").map(Baseline.load) ?? Baseline()
         options.audit.exposedSchemas = try args.value("exposed-schemas").map { text -> [String] in
@@ -60,7 +63,9 @@ enum CheckCommand {
             return names
         }
         let source: MigrationSource = args.value("dir").map { .directory($0) } ?? .defaultSource()
-        let input = ProjectCheck.Input(migrations: source, tests: try tests(args.all("tests"), migrations: source))
+        let input = ProjectCheck.Input(
+            migrations: source, tests: try tests(args.all("tests"), migrations: source),
+            project: try SupabaseProject.locate(source))
         var inputs = args.all("tests").isEmpty ? ["sql/tests", "supabase/tests"] : args.all("tests")
         if case .directory(let dir) = source { inputs.append(dir) }
         try OutputTarget.refuseOverlap(

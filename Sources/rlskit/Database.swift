@@ -104,12 +104,25 @@ struct DatabaseTarget: Sendable {
 
     func stop() { cluster?.stop() }
 
-    /// A throwaway database starts empty: give it the stand-in and the schema (the default
-    /// migration source) so tests have something to run against.
-    func provisionIfThrowaway(log: (String) -> Void) throws {
-        guard isThrowaway else { return }
+    /// A throwaway database starts empty: give it the stand-in, the schema (the default
+    /// migration source) and the project's seed files so tests have something to run against.
+    /// Returns the grants regime modelled there (nil for a given database).
+    @discardableResult
+    func provisionIfThrowaway(grants flag: GrantsRegime.Mode? = nil, log: (String) -> Void) throws -> GrantsRegime? {
+        guard isThrowaway else { return nil }
         let source = MigrationSource.defaultSource()
-        let r = try Migrator.run(source, on: connection)
-        log("provisioned the throwaway database: stand-in and \(r.applied.count) migration(s) from \(source)")
+        var options = Migrator.Options()
+        let project = try SupabaseProject.locate(source)
+        options.seeds = project?.seeds ?? []
+        options.buckets = project?.config?.buckets ?? []
+        let regime = GrantsRegime.choose(
+            flag: flag, config: project?.config, versions: try source.load().map(\.version))
+        options.grants = regime
+        let r = try Migrator.run(source, options: options, on: connection)
+        let seeded = r.seeded.isEmpty ? "" : " and seed " + r.seeded.joined(separator: ", ")
+        log(
+            "provisioned the throwaway database: stand-in and \(r.applied.count) migration(s) from \(source)\(seeded); \(regime)"
+        )
+        return regime
     }
 }

@@ -20,6 +20,7 @@ enum TestCommand {
             DatabaseTarget.manyOption,
             .option("format", "FORMAT", "Output: text (default), tap, junit or json."),
             OptionSpec.output,
+            ApplyCommand.grantsOption,
         ] + OptionSpec.harness)
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
@@ -31,6 +32,7 @@ enum TestCommand {
                 return v
             } ?? .text
         let options = try harnessOptions(args)
+        let grants = try ApplyCommand.grants(args)
         var paths = args.positionals
         if paths.isEmpty {
             paths = ["sql/tests", "supabase/tests"].filter { FileManager.default.fileExists(atPath: $0) }
@@ -56,9 +58,9 @@ enum TestCommand {
         }
         let target = try DatabaseTarget.resolve(args) { printNote(term.dim($0)) }
         defer { target.stop() }
-        try target.provisionIfThrowaway { printNote(term.dim($0)) }
+        let regime = try target.provisionIfThrowaway(grants: grants) { printNote(term.dim($0)) }
         let r = try PolicyTests.run(suite, options: options, on: target.connection, ownsDatabase: target.isThrowaway)
-        try write(r.report, format: format, output: output, term: term)
+        try write(regime.map { r.report.naming($0) } ?? r.report, format: format, output: output, term: term)
         for p in r.problems { printError(p.description) }
         if !r.problems.isEmpty { return .usage }
         return r.report.passed ? .success : .checksFailed

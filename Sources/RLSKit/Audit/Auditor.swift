@@ -18,6 +18,8 @@ public struct AuditResult: Sendable {
 public struct AuditOptions: Sendable {
     /// The schemas the Data API serves; nil reads PostgREST's `pgrst.db_schemas`, else `public`.
     public var exposedSchemas: [String]?
+    /// Where `exposedSchemas` came from, for messages.
+    public var exposedSource = "--exposed-schemas"
     public init(exposedSchemas: [String]? = nil) { self.exposedSchemas = exposedSchemas }
 }
 
@@ -29,7 +31,9 @@ public enum Auditor {
     ) throws -> AuditResult {
         let conn = try PostgresConnection(target)
         defer { conn.close() }
-        return try run(conn, lints: lints, exposedSchemas: options.exposedSchemas, helper: target)
+        return try run(
+            conn, lints: lints, exposedSchemas: options.exposedSchemas, exposedSource: options.exposedSource,
+            helper: target)
     }
 
     /// Runs `lints` on one connection: one read-only snapshot, every query in one pipeline.
@@ -42,8 +46,8 @@ public enum Auditor {
     /// connection is faster.
     static func run(
         _ conn: PostgresConnection, lints: [Lint] = LintRegistry.all,
-        exposedSchemas: [String]? = nil, helper: ConnectionString? = nil,
-        helperThreshold: Int = 1000
+        exposedSchemas: [String]? = nil, exposedSource: String = "--exposed-schemas",
+        helper: ConnectionString? = nil, helperThreshold: Int = 1000
     ) throws -> AuditResult {
         let started = Date()
         let ownTransaction = !conn.inTransaction
@@ -52,7 +56,7 @@ public enum Auditor {
 
         let first = try conn.query("select s.*, \(SidePolicies.countColumns) from (\(ExposedSchemas.query)) s").rows[0]
         let exposed =
-            exposedSchemas.map { ExposedSchemas(names: $0, source: "--exposed-schemas") }
+            exposedSchemas.map { ExposedSchemas(names: $0, source: exposedSource) }
             ?? ExposedSchemas.detect(from: first)
         var plan = QueryPlan(lints: lints)
         let param = postgresArray(exposed.names)

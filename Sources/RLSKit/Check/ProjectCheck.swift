@@ -7,9 +7,12 @@ public enum ProjectCheck {
     public struct Input: Sendable {
         public var migrations: MigrationSource
         public var tests: TestSuite
-        public init(migrations: MigrationSource, tests: TestSuite) {
+        /// The Supabase project around the migrations: its `config.toml` and seed files.
+        public var project: SupabaseProject?
+        public init(migrations: MigrationSource, tests: TestSuite, project: SupabaseProject? = nil) {
             self.migrations = migrations
             self.tests = tests
+            self.project = project
         }
     }
 
@@ -18,6 +21,8 @@ public enum ProjectCheck {
         public var harness = HarnessOptions()
         public var audit = AuditOptions()
         public var baseline = Baseline()
+        /// `--grants`: the regime to model on a throwaway database, else chosen from the project.
+        public var grants: GrantsRegime.Mode?
         /// Findings at or above this level fail the check.
         public var failOn: FindingLevel = .error
         public init() {}
@@ -113,8 +118,22 @@ public enum ProjectCheck {
                 milliseconds: database.startMilliseconds + lap()))
 
         progress("applying \(input.migrations)")
+        var options = input.project.map { options.adopting($0, throwaway: database.isThrowaway) } ?? options
+        let regime =
+            database.isThrowaway
+            ? GrantsRegime.choose(
+                flag: options.grants, config: input.project?.config,
+                versions: try input.migrations.load().map(\.version)) : nil
+        options.migrations.grants = regime
         let applied = try Migrator.run(input.migrations, options: options.migrations, on: target)
         var summary = applySummary(applied, input.migrations)
+        if let config = input.project?.config, !config.settingsUsed.isEmpty {
+            summary += "; from \(config.path): " + config.settingsUsed.joined(separator: ", ")
+        }
+        if let regime { summary += "; \(regime)" }
+        if let hook = input.project?.config?.customAccessTokenHook {
+            summary += "; note: custom access token hook \(hook) is not run, so tests see only the claims they set"
+        }
         do {
             let conn = try PostgresConnection(target)
             defer { conn.close() }
@@ -135,7 +154,7 @@ public enum ProjectCheck {
             progress("testing policies")
             let r = try PolicyTests.run(
                 input.tests, options: options.harness, on: target, ownsDatabase: database.isThrowaway)
-            (tests, problems) = (r.report, r.problems)
+            (tests, problems) = (regime.map { r.report.naming($0) } ?? r.report, r.problems)
             let summary =
                 "\(tests.count(.passed)) passed, \(tests.failed) failed"
                 + (tests.count(.skipped) > 0 ? ", \(tests.count(.skipped)) skipped" : "")
@@ -160,6 +179,20 @@ public enum ProjectCheck {
     }
 
     static func applySummary(_ applied: Migrator.Result, _ source: MigrationSource) -> String {
+        var summary = migrationSummary(applied, source)
+        if !applied.seeded.isEmpty {
+            summary += "; seeded from " + applied.seeded.joined(separator: ", ")
+        }
+        if !applied.buckets.isEmpty {
+            summary += "; bucket\(applied.buckets.count == 1 ? "" : "s") " + applied.buckets.joined(separator: ", ")
+        }
+        if !applied.skipped.isEmpty {
+            summary += "; skipped " + applied.skipped.joined(separator: ", ") + " (not named <digits>_<name>.sql)"
+        }
+        return summary
+    }
+
+    static func migrationSummary(_ applied: Migrator.Result, _ source: MigrationSource) -> String {
         let count = applied.applied.count
         var summary =
             applied.plan.isEmpty
@@ -175,5 +208,22 @@ public enum ProjectCheck {
             }
         }
         return summary
+    }
+}
+
+extension ProjectCheck.Options {
+    /// What the project's files set and the command line did not: exposed schemas; on a
+    /// throwaway database also seeds and buckets (a given database was seeded by its owner,
+    /// `supabase db reset` for a local one: seeding it again would duplicate rows).
+    func adopting(_ project: SupabaseProject, throwaway: Bool = true) -> Self {
+        var o = self
+        if throwaway, o.migrations.seeds.isEmpty { o.migrations.seeds = project.seeds }
+        if throwaway, o.migrations.buckets.isEmpty { o.migrations.buckets = project.config?.buckets ?? [] }
+        if o.harness.exposedSchemas == nil { o.harness.exposedSchemas = project.config?.exposedSchemas }
+        if o.audit.exposedSchemas == nil, let schemas = project.config?.exposedSchemas {
+            o.audit.exposedSchemas = schemas
+            o.audit.exposedSource = project.config!.path
+        }
+        return o
     }
 }

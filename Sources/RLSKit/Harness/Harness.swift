@@ -12,6 +12,9 @@ public struct HarnessOptions: Sendable {
     public var allowUntested = false
     /// Run even where a deletion backend could make real network calls.
     public var allowSideEffects = false
+    /// The schemas the Data API serves when no access file names them (`config.toml`'s
+    /// `[api] schemas`); nil means `public`.
+    public var exposedSchemas: [String]?
     public init() {}
 }
 

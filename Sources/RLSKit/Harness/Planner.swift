@@ -97,7 +97,9 @@ enum Planner {
 
         let schemas = input.access.flatMap(\.exposedSchemas)
         let declared = Set(input.access.flatMap(\.tables).map(\.qualifiedName))
-        plan.uncovered = try Catalog.rlsTables(conn, schemas: schemas.isEmpty ? ["public"] : schemas).filter {
+        plan.uncovered = try Catalog.rlsTables(
+            conn, schemas: schemas.isEmpty ? options.exposedSchemas ?? ["public"] : schemas
+        ).filter {
             !declared.contains($0)
         }
         if options.strict && !input.access.isEmpty {

@@ -16,6 +16,13 @@ public struct Migrator {
         public var ddlLockTimeout: Double = 5
         /// `statement_timeout` inside migrations.
         public var statementTimeout: Double = 600
+        /// Seed files run after the migrations, as `supabase db reset` runs `supabase/seed.sql`;
+        /// each runs once per database (tracked in `rlskit.seeds`).
+        public var seeds: [SQLFile] = []
+        /// The grants regime to model (a throwaway database's); nil leaves default privileges alone.
+        public var grants: GrantsRegime?
+        /// Buckets to create after the seeds (`config.toml`'s `[storage.buckets.*]`).
+        public var buckets: [SupabaseConfig.Bucket] = []
         public init() {}
     }
 
@@ -35,6 +42,12 @@ public struct Migrator {
         public var applied: [(name: String, milliseconds: Int)]
         /// Ledger versions with no file in the source.
         public var unknownVersions: [String]
+        /// `.sql` files in the directory that are not named as migrations, not applied.
+        public var skipped: [String] = []
+        /// Seed files run now.
+        public var seeded: [String] = []
+        /// Buckets created or updated from `config.toml`.
+        public var buckets: [String] = []
     }
 
     /// Applies `source` to the database at `target` (stand-in first, unless `options` say not).
@@ -63,7 +76,10 @@ public struct Migrator {
     }
 
     func run() throws -> Result {
-        let files = try source.load()
+        let (files, skipped) = try source.loadSkipping()
+        for name in skipped {
+            log("skipped \(name): not named <digits>_<name>.sql, so not a migration (the Supabase CLI skips it too)")
+        }
         // The server lexes each file with its standard_conforming_strings; so do we.
         var strings = conn.parameterStatus("standard_conforming_strings") != "off"
         let vectorStandIn = try VectorIndexOptions.serverHasStandIn(conn, files: files)
@@ -98,7 +114,7 @@ public struct Migrator {
         }
         let known = Set(files.map(\.version))
         let unknown = applied.map(\.version).filter { !known.contains($0) }
-        var result = Result(standIn: standIn, plan: plan, applied: [], unknownVersions: unknown)
+        var result = Result(standIn: standIn, plan: plan, applied: [], unknownVersions: unknown, skipped: skipped)
         let changed = plan.filter { $0.status == .changed }
         if options.dryRun {
             log("plan (\(source)):")
@@ -118,7 +134,16 @@ public struct Migrator {
         for e in changed {
             log("warning: \(e.file.name) changed since it was applied; not re-applied (--allow-changed)")
         }
+        // Each file starts from a clean session, as the Supabase CLI runs RESET ALL before each:
+        // one file's search_path or set_config must not reach the next, nor rlskit's own queries.
+        defer { _ = try? conn.query("reset all") }
+        var automatic = false
         for (k, entry) in plan.enumerated() where entry.status == .pending {
+            try conn.query("reset all")
+            if let grants = options.grants, grants.automatic(at: entry.file.version) != automatic {
+                automatic.toggle()
+                try GrantsRegime.setDefaults(conn, automatic: automatic)
+            }
             // An earlier migration may have changed the setting for the rest of the session.
             if (conn.parameterStatus("standard_conforming_strings") != "off") != strings {
                 strings.toggle()
@@ -135,12 +160,53 @@ public struct Migrator {
             result.applied.append((entry.file.name, ms))
             log("applied \(entry.file.name) (\(ms) ms)")
         }
+        result.seeded = try seed(strings: strings)
+        result.buckets = try ConfigBuckets.create(conn, options.buckets)
         let already = plan.count { $0.status != .pending }
         log(
             result.applied.isEmpty
                 ? "nothing to apply: \(already) migration\(already == 1 ? "" : "s") already applied"
                 : "\(result.applied.count) applied, \(already) already applied")
         return result
+    }
+
+    /// Runs the seed files not run before, each like a migration (clean session, one
+    /// transaction) and recorded in `rlskit.seeds`; a seed changed since it ran is not re-run.
+    func seed(strings: Bool) throws -> [String] {
+        guard !options.seeds.isEmpty else { return [] }
+        let create = """
+            create table if not exists rlskit.seeds (
+              path text primary key, checksum text not null, applied_at timestamptz not null default now())
+            """
+        let done: [String: String] =
+            try conn.query("select to_regclass('rlskit.seeds') is not null as e").rows[0].decode("e")
+            ? Dictionary(
+                uniqueKeysWithValues: try conn.query("select path, checksum from rlskit.seeds").rows.map {
+                    (try $0.decode("path") as String, try $0.decode("checksum") as String)
+                }) : [:]
+        var ran: [String] = []
+        for file in options.seeds {
+            if let sum = done[file.path] {
+                if sum != file.checksum { log("warning: seed \(file.path) changed since it ran; not re-run") }
+                continue
+            }
+            try conn.query("reset all")
+            let p = try Prepared(file, standardConformingStrings: strings)
+            let started = Date()
+            try conn.transaction { c in
+                try Ledger.ensure(c)
+                _ = try c.runScript(create)
+                let guarded = try MigrationGuard.start(c, inTransaction: true)
+                do { _ = try c.runScript(p.text) } catch let e as ScriptError {
+                    throw MigrationError(file: file, script: e, sent: p.statements)
+                }
+                try guarded.check(c, file, p.statements)
+                try c.query("insert into rlskit.seeds (path, checksum) values ($1, $2)", [file.path, file.checksum])
+            }
+            ran.append(file.path)
+            log("seeded \(file.path) (\(Int(Date().timeIntervalSince(started) * 1000)) ms)")
+        }
+        return ran
     }
 
     func timeouts() -> [any PostgresEncodable] {
@@ -180,9 +246,10 @@ public struct Migrator {
         }
     }
 
-    /// A file checked and made ready to send: psql meta-commands refused; a BEGIN … COMMIT
-    /// around the whole file blanked out (same length, so error positions stay true), since
-    /// rlskit supplies the transaction; transaction control elsewhere refused.
+    /// A file checked and made ready to send: psql meta-commands refused; each BEGIN … COMMIT
+    /// block (around the whole file, or several inside it, as Supabase's own snippets write
+    /// them) has its BEGIN and COMMIT blanked out (same length, so error positions stay true),
+    /// since the file runs in rlskit's one transaction; other transaction control refused.
     struct Prepared {
         let file: SQLFile
         let text: String
@@ -201,15 +268,9 @@ public struct Migrator {
             }
             var blank: [SQLStatement] = []
             if !outsideTransaction {
-                if let first = all.first, Self.isBegin(first), let last = all.last, all.count > 1, Self.isCommit(last) {
-                    blank = [first, last]
-                    all = Array(all.dropFirst().dropLast())
-                }
-                if let bad = all.first(where: { Self.isBegin($0) || Self.isCommit($0) || Self.isRollback($0) }) {
-                    throw ConfigurationError(
-                        "\(file.path):\(bad.line): '\(bad.text.prefix(20))' controls the transaction, but rlskit runs each migration in one transaction; remove it, or add '-- rlskit:no-transaction' as the first line"
-                    )
-                }
+                blank = try Self.transactionBlocks(all, file)
+                let offsets = Set(blank.map(\.offset))
+                all = all.filter { !offsets.contains($0.offset) }
             }
             var scalars = Array(file.contents.unicodeScalars)
             for b in blank {
@@ -220,6 +281,34 @@ public struct Migrator {
             if vectorStandIn { all = VectorIndexOptions.blank(all, in: &scalars) }
             statements = all
             text = String(String.UnicodeScalarView(scalars))
+        }
+
+        /// The BEGIN and COMMIT statements of balanced blocks; a stray COMMIT, a ROLLBACK, a
+        /// nested or unclosed BEGIN are refused with their line.
+        static func transactionBlocks(_ all: [SQLStatement], _ file: SQLFile) throws -> [SQLStatement] {
+            func refuse(_ s: SQLStatement, _ why: String) -> ConfigurationError {
+                ConfigurationError(
+                    "\(file.path):\(s.line): '\(s.text.prefix(20))' \(why); remove it, or add '-- rlskit:no-transaction' as the first line"
+                )
+            }
+            let control = "controls the transaction, but rlskit runs each migration in one transaction"
+            var open: SQLStatement?
+            var blocks: [SQLStatement] = []
+            for s in all {
+                if isBegin(s) {
+                    if open != nil { throw refuse(s, "opens a transaction inside an open BEGIN block") }
+                    open = s
+                    blocks.append(s)
+                } else if isCommit(s) {
+                    guard open != nil else { throw refuse(s, control) }
+                    open = nil
+                    blocks.append(s)
+                } else if isRollback(s) {
+                    throw refuse(s, control)
+                }
+            }
+            if let open { throw refuse(open, "opens a transaction block the file never commits") }
+            return blocks
         }
 
         /// The first two keywords, comments and punctuation aside (`commit/* x */` is `commit`).

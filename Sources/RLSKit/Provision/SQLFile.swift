@@ -59,19 +59,31 @@ public enum MigrationSource: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The `*.sql` files in name order.
-    public func load() throws -> [SQLFile] {
+    /// The migrations in name order.
+    public func load() throws -> [SQLFile] { try loadSkipping().files }
+
+    /// The migrations, and the `.sql` files beside them that are not named as migrations.
+    public func loadSkipping() throws -> (files: [SQLFile], skipped: [String]) {
         switch self {
-        case .builtIn: return BuiltInSQL.files(in: "migrations")
-        case .directory(let dir): return try SQLFile.loadDirectory(dir)
+        case .builtIn: return (BuiltInSQL.files(in: "migrations"), [])
+        case .directory(let dir): return try SQLFile.loadMigrations(dir)
         }
     }
 }
 
 extension SQLFile {
-    /// Every `*.sql` file directly in `dir`, in name order. Unreadable or non-UTF-8 files are
-    /// configuration errors naming the file.
-    public static func loadDirectory(_ dir: String) throws -> [SQLFile] {
+    /// Whether the Supabase CLI takes the file as a migration: `<digits>_<name>.sql`.
+    public static func isMigrationName(_ file: String) -> Bool {
+        guard file.hasSuffix(".sql"), let cut = file.firstIndex(of: "_") else { return false }
+        let digits = file[..<cut]
+        return !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    /// The migrations directly in `dir` (names as the Supabase CLI takes them, `<digits>_<name>.sql`),
+    /// in name order, and the other `.sql` files there, skipped as the CLI skips them (an
+    /// `ALL_MIGRATIONS.sql` beside them). Unreadable or non-UTF-8 files are configuration
+    /// errors naming the file.
+    public static func loadMigrations(_ dir: String) throws -> (files: [SQLFile], skipped: [String]) {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) else {
             throw ConfigurationError("\(dir): no such directory")
@@ -83,8 +95,8 @@ extension SQLFile {
         do { names = try FileManager.default.contentsOfDirectory(atPath: dir) } catch {
             throw ConfigurationError("\(dir): cannot list the directory (permission denied?)")
         }
-        let files = try names.filter { $0.hasSuffix(".sql") }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map
-        { name in
+        let sql = names.filter { $0.hasSuffix(".sql") }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let files = try sql.filter(isMigrationName).map { name in
             let path = dir.hasSuffix("/") ? dir + name : dir + "/" + name
             return try load(path)
         }
@@ -97,7 +109,7 @@ extension SQLFile {
             }
             seen[f.version] = f
         }
-        return files
+        return (files, sql.filter { !isMigrationName($0) })
     }
 
     public static func load(_ path: String) throws -> SQLFile {

@@ -126,6 +126,12 @@ public struct SupabaseConfig: Sendable, Equatable {
         return Int64(number * scale)
     }
 
+    /// The settings rlskit acts on, of those the file gave (for the summary).
+    public var settingsUsed: [String] {
+        let used = ["api.schemas", "db.seed.", "storage.buckets.", "auth.hook.", "api.auto_expose_new_tables"]
+        return settingsRead.filter { key in used.contains { key.hasPrefix($0) } }
+    }
+
     /// The seed files in order: each path, globs expanded in sorted order, relative to `dir`.
     public func seedFiles(supabaseDirectory dir: String) -> [String] {
         guard seedEnabled else { return [] }
