@@ -3,7 +3,7 @@ import Postgres
 
 /// Catalog rows fetched once and shared by the Swift lints.
 enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
-    case policies, buckets, indexColumns, secretCandidates
+    case policies, buckets, indexColumns, secretCandidates, functions
 
     /// `$1` is the exposed schemas (text[]). Every query must be cheap on 10,000 tables.
     var sql: String {
@@ -23,6 +23,8 @@ enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
                 where (n.nspname = any($1::text[]) or n.nspname = 'storage')
                   and \(SQLParts.notExtensionMember("c"))
                 """
+        case .functions:
+            return Self.functionsSQL
         case .buckets:
             // Fails with 42P01 where there is no storage schema: read as "no buckets".
             return "select id, name, coalesce(public, false) as public from storage.buckets"
@@ -179,6 +181,7 @@ struct AuditCatalog: Sendable {
     /// "schema.table" → columns that lead at least one index.
     public var indexedLeadingColumns: [String: Set<String>] = [:]
     public var secretCandidates: [SecretCandidate] = []
+    public var functions: [FunctionRow] = []
 
     public init(exposedSchemas: [String]) { self.exposedSchemas = exposedSchemas }
 
@@ -205,6 +208,15 @@ struct AuditCatalog: Sendable {
             for r in rows {
                 let key: String = try r.decode("schema") + "." + (try r.decode("table_name") as String)
                 indexedLeadingColumns[key, default: []].insert(try r.decode("column_name"))
+            }
+        case .functions:
+            functions = try rows.map { r in
+                var via: [String: String] = [:]
+                for role in ["anon", "authenticated"] { if let v: String = try r.decode(role) { via[role] = v } }
+                return FunctionRow(
+                    schema: try r.decode("schema"), name: try r.decode("name"), owner: try r.decode("owner"),
+                    language: try r.decode("language"), body: try r.decode("body"), executableBy: via,
+                    isHelper: try r.decode("helper"))
             }
         case .secretCandidates:
             secretCandidates = try rows.map { r in

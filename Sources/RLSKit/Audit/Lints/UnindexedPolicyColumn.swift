@@ -15,7 +15,8 @@ extension Lint {
             for i in order where catalog.policies[i].inExposed(catalog) {
                 let p = catalog.policies[i]
                 let indexed = catalog.indexedLeadingColumns[p.tableName] ?? []
-                for column in p.expressions.flatMap(\.bindings).sorted() where isPlainColumn(column) {
+                // Only USING filters the rows a query reads; WITH CHECK tests the new row alone.
+                for column in (p.usingExpr?.bindings ?? []).sorted() where isPlainColumn(column) {
                     let name =
                         column.hasPrefix("\"")
                         ? String(column.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"") : column
@@ -44,7 +45,13 @@ extension Lint {
             create index on public.notes (user_id);
             alter table public.notes enable row level security;
             create policy "own notes" on public.notes for select using (user_id = (select auth.uid()));
+            """,
             """
+            -- Compared only in an INSERT check: no lookup filters on it.
+            create table public.notes (id int primary key, user_id uuid);
+            alter table public.notes enable row level security;
+            create policy "add own" on public.notes for insert with check (user_id = (select auth.uid()));
+            """,
         ])
 
     /// A bare column name (not a path expression or a function call).
