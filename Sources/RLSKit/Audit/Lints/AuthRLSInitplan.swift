@@ -43,6 +43,23 @@ extension Lint {
                   (select auth.uid()) is not null
                   and exists (select 1 from public.memberships m where m.org = notes.org and m.user_id = auth.uid()));
                 """, reports: "policy \"members\" on public.notes"),
+            .init(
+                """
+                -- Realtime Authorization policies are audited like storage policies.
+                create table public.room_members (room text, user_id uuid);
+                create policy "room members listen" on realtime.messages for select to authenticated using (
+                  exists (select 1 from public.room_members r where r.room = realtime.topic() and r.user_id = auth.uid()));
+                """, reports: "policy \"room members listen\" on realtime.messages"),
+            .init(
+                """
+                -- Not exposed, but queried under RLS through an exposed SECURITY INVOKER function.
+                create schema basejump;
+                create table basejump.accounts (id uuid primary key, owner_id uuid);
+                alter table basejump.accounts enable row level security;
+                create policy "owners read" on basejump.accounts for select to authenticated using (owner_id = auth.uid());
+                create function public.my_accounts() returns setof basejump.accounts language sql stable
+                  set search_path = '' as $$ select * from basejump.accounts $$;
+                """, reports: "policy \"owners read\" on basejump.accounts"),
         ],
         nonTriggering: [
             """
