@@ -236,7 +236,8 @@ struct AuditCatalog: Sendable {
                 return FunctionRow(
                     schema: try r.decode("schema"), name: try r.decode("name"), owner: try r.decode("owner"),
                     language: try r.decode("language"), body: try r.decode("body"), executableBy: via,
-                    isHelper: try r.decode("helper"))
+                    isHelper: try r.decode("helper"),
+                    argumentNames: (try r.decode("argnames") as [String]).map { $0.lowercased() })
             }
         case .secretCandidates:
             secretCandidates = try rows.map { r in

@@ -11,6 +11,8 @@ struct FunctionRow: Sendable {
     /// How each API role may execute it ("granted to PUBLIC", …); absent when it may not.
     public var executableBy: [String: String]
     public var isHelper: Bool
+    /// Parameter names, lower-cased ("" for unnamed ones).
+    public var argumentNames: [String] = []
 
     var object: AuditObject { AuditObject(schema: schema, name: name, kind: "function") }
     var baseName: String { String(name.prefix { $0 != "(" }) }
@@ -33,6 +35,7 @@ extension CatalogDataset {
     static let functionsSQL = """
         select n.nspname as schema, p.proname || '(' || pg_catalog.oidvectortypes(p.proargtypes) || ')' as name,
                pg_catalog.pg_get_userbyid(p.proowner) as owner, l.lanname as language, p.prosrc as body,
+               coalesce(p.proargnames, '{}')::text[] as argnames,
                \(executeVia("anon")) as anon, \(executeVia("authenticated")) as authenticated,
                not (p.prosecdef and n.nspname = any($1::text[])) as helper
         from pg_catalog.pg_proc p

@@ -25,7 +25,7 @@ struct FunctionBody {
 
     /// What the body checks the caller with inside a condition (`auth.uid()`, a helper that
     /// does), or nil when it never does.
-    func callerCheck(helpers: Set<String>, anywhere: Bool = false) -> String? {
+    func callerCheck(helpers: Set<String>, secretArguments: Set<String> = [], anywhere: Bool = false) -> String? {
         var inCondition = false
         for i in words.indices {
             let k = key(i)
@@ -39,6 +39,10 @@ struct FunctionBody {
                 words[i + 2].text.contains("request.jwt") || words[i + 2].text == "'role'"
             {
                 return "current_setting(\(words[i + 2].text))"
+            }
+            // A lookup by a secret the caller must know (`where token = invite_token`).
+            if secretArguments.contains(k), ["=", "<>", "!="].contains(key(i - 1)) || key(i + 1) == "=" {
+                return "a lookup by its secret argument \(k)"
             }
             if words[i].kind == .word, key(i + 1) == "(", key(i - 1) != "function", helpers.contains(k) {
                 return "\(k)(), which checks the caller"

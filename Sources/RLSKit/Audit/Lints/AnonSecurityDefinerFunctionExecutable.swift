@@ -7,13 +7,17 @@ extension Lint {
             })
     }
 
+    /// Parameter names that say the caller must know a secret.
+    static let secretWords = ["token", "secret", "code", "key", "hash", "nonce"]
+
     /// SECURITY DEFINER functions in exposed schemas `role` may execute; graded INFO when every
     /// call goes through a check of the caller in the body.
     static func securityDefinerExecutable(role: String, _ catalog: AuditCatalog) -> [FindingDraft] {
         let helpers = callerHelpers(catalog)
         return catalog.functions.compactMap { f -> FindingDraft? in
             guard !f.isHelper, let via = f.executableBy[role] else { return nil }
-            let check = FunctionBody(f.body).callerCheck(helpers: helpers)
+            let secrets = Set(f.argumentNames.filter { n in secretWords.contains { n.contains($0) } })
+            let check = FunctionBody(f.body).callerCheck(helpers: helpers, secretArguments: secrets)
             var detail =
                 "SECURITY DEFINER function \(f.object.base) in exposed schema \(AuditNames.ident(f.schema)) can be called by \(role) through the API (EXECUTE \(via)) and runs with the rights of \(f.owner)"
             if let check { detail += "; its body checks the caller with \(check), so it is listed for review only" }
@@ -81,6 +85,13 @@ extension Lint {
             create table public.notes (id int primary key, user_id uuid, body text);
             create function public.my_notes() returns setof public.notes language sql stable security definer
               set search_path = '' as $$ select * from public.notes where user_id = auth.uid() $$;
+            """,
+            """
+            -- A lookup by a secret token the caller must know: INFO only.
+            create table public.invitations (id int primary key, invite_token text, account uuid);
+            create function public.lookup_invitation(lookup_invitation_token text) returns uuid language sql stable
+              security definer set search_path = ''
+              as $$ select account from public.invitations where invite_token = lookup_invitation_token $$;
             """,
             """
             -- Refuses every caller but service_role: INFO only.
