@@ -62,7 +62,7 @@ struct FunctionBody {
             let k = key(i)
             // INTO STRICT raises when no row is found.
             if k == "into", words.indices.contains(i + 1), words[i + 1].kind == .word, key(i - 1) != "insert",
-                key(i + 1) != "strict"
+                key(i + 1) != "strict", !selectsAggregate(before: i)
             {
                 var j = i + 1
                 while words.indices.contains(j), words[j].kind == .word || key(j) == "," {
@@ -89,6 +89,12 @@ struct FunctionBody {
         return out
     }
 
+    /// `select count(*) into …` (or exists, coalesce): always one non-NULL value.
+    func selectsAggregate(before into: Int) -> Bool {
+        guard let select = (0..<into).last(where: { key($0) == "select" }) else { return false }
+        return ["count", "exists", "coalesce"].contains(key(select + 1))
+    }
+
     func statement(from: Int) -> [Word] {
         var j = from
         while j < words.count, key(j) != ";" { j += 1 }
@@ -101,8 +107,16 @@ struct FunctionBody {
         (0..<i).contains { key($0) == "if" && key($0 + 1) == "not" && key($0 + 2) == "found" }
     }
 
+    /// Who the API says the caller is (`auth.role()`, the `role` setting) is never NULL there.
+    static let neverNull: Set<String> = ["coalesce", "current_setting", "current_user", "session_user", "count"]
+
     static func canBeNull(_ expr: [Word]) -> Bool {
-        if expr.contains(where: { $0.key == "coalesce" }) { return false }
+        if expr.contains(where: { neverNull.contains($0.key) }) { return false }
+        if expr.indices.contains(where: { i in expr[i].key == "auth" && i + 2 < expr.count && expr[i + 2].key == "role"
+            })
+        {
+            return false
+        }
         return expr.contains { $0.key == "select" || $0.key == "->>" || $0.key == "->" || $0.key == "#>>" }
             || expr.indices.contains { i in expr[i].kind == .word && i + 1 < expr.count && expr[i + 1].key == "(" }
     }

@@ -54,6 +54,17 @@ extension Lint {
                 revoke execute on function public.remove_member(uuid, uuid) from public, anon;
                 grant execute on function public.remove_member(uuid, uuid) to authenticated;
                 """, reports: "function public.remove_member(uuid, uuid)"),
+            .init(
+                """
+                -- A custom JWT claim is NULL for users who do not have it.
+                create table public.settings (key text primary key, value text);
+                create function public.set_setting(k text, v text) returns void language plpgsql
+                  security definer set search_path = '' as $$
+                begin
+                  if auth.jwt() ->> 'user_role' != 'admin' then raise exception 'admins only'; end if;
+                  update public.settings set value = v where key = k;
+                end $$;
+                """, reports: "function public.set_setting(text, text)"),
         ],
         nonTriggering: [
             """
@@ -75,6 +86,19 @@ extension Lint {
               select role into strict v_role from public.members where account = acct and user_id = auth.uid();
               if not found then raise exception 'not a member'; end if;
               if v_role <> 'owner' then raise exception 'only owners'; end if;
+            end $$;
+            """,
+            """
+            -- count(*) is never NULL; the API always sets the role.
+            create table public.members (account uuid, user_id uuid, role text);
+            create function public.leave(acct uuid) returns void language plpgsql
+              security definer set search_path = '' as $$
+            declare n int;
+            begin
+              if (select auth.role()) <> 'authenticated' then raise exception 'sign in'; end if;
+              select count(*) into n from public.members where account = acct and user_id = auth.uid();
+              if n <> 1 then raise exception 'not a member'; end if;
+              delete from public.members where account = acct and user_id = auth.uid();
             end $$;
             """,
             """
