@@ -112,11 +112,10 @@ struct FunctionBody {
 
     static func canBeNull(_ expr: [Word]) -> Bool {
         if expr.contains(where: { neverNull.contains($0.key) }) { return false }
-        if expr.indices.contains(where: { i in expr[i].key == "auth" && i + 2 < expr.count && expr[i + 2].key == "role"
-            })
-        {
-            return false
+        let callsAuthRole = expr.indices.contains { i in
+            expr[i].key == "auth" && i + 2 < expr.count && expr[i + 2].key == "role"
         }
+        if callsAuthRole { return false }
         return expr.contains { $0.key == "select" || $0.key == "->>" || $0.key == "->" || $0.key == "#>>" }
             || expr.indices.contains { i in expr[i].kind == .word && i + 1 < expr.count && expr[i + 1].key == "(" }
     }

@@ -72,7 +72,9 @@ extension PolicyExpression.Scan {
     static func selfComparisons(_ nodes: [Node]) -> [String] {
         var out: [String] = []
         operands(nodes) { part in
-            let p = stripped(part)
+            // A parenthesised operand is read again as a list of its own.
+            guard part.count > 1 else { return }
+            let p = part
             let ops = p.indices.filter { p[$0].token == .op("=") }
             guard ops.count == 1 else { return }
             let lhs = stripped(Array(p[..<ops[0]])), rhs = stripped(Array(p[(ops[0] + 1)...]))
