@@ -30,7 +30,8 @@ public enum FunctionProbe {
         }
     }
 
-    /// Bodies that reach outside the database synchronously are never called.
+    /// Bodies that reach outside the database synchronously are never called (pg_net only
+    /// queues requests, and the rollback drops the queue).
     static let outside = [
         "dblink", "http_get", "http_post", "http_put", "http_delete", "http_patch", "extensions.http(",
     ]
@@ -90,7 +91,7 @@ public enum FunctionProbe {
             values.append(try value(for: name, type: type, columns: columns, others: others, conn))
         }
         let before = try stats(conn)
-        let args = c.argTypes.indices.map { "$\($0 + 1)::\($0 < c.argTypes.count ? c.argTypes[$0] : "text")" }
+        let args = c.argTypes.indices.map { "$\($0 + 1)::\(c.argTypes[$0])" }
         let call =
             "select count(*) filter (where to_jsonb(r)::text ~ $\(values.count + 1)) from \(SQL.qualified(c.schema, c.name))(\(args.joined(separator: ", "))) r"
         let pattern = others.isEmpty ? "^$x" : "(" + others.joined(separator: "|") + ")"
@@ -169,7 +170,7 @@ public enum FunctionProbe {
                has_function_privilege('authenticated', p.oid, 'EXECUTE')
                  and has_schema_privilege('authenticated', n.oid, 'USAGE') as authenticated
         from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
-        where p.prosecdef and p.prokind = 'f' and n.nspname = any($1::text[]) and not p.proretset is null
+        where p.prosecdef and p.prokind = 'f' and n.nspname = any($1::text[])
           and p.prorettype not in ('trigger'::regtype, 'event_trigger'::regtype)
           and \(SQLParts.notExtensionMember("p", catalog: "pg_proc"))
           and (has_function_privilege('anon', p.oid, 'EXECUTE') or has_function_privilege('authenticated', p.oid, 'EXECUTE'))
