@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Times `rlskit audit` as a whole process on a synthetic catalog (2,000 tables, ~6,500
 # policies, 500 SECURITY DEFINER functions per unit of SCALE) next to psql running the same
-# catalog queries, on a throwaway cluster. Usage: bench/audit.sh [SCALE…]   (default: 1 10)
+# catalog queries (and, with SPLINTER_SQL=path/to/splinter.sql, Supabase's splinter), on a
+# throwaway cluster. Usage: bench/audit.sh [SCALE…]   (default: 1 10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scales=("${@:-1}")
@@ -85,4 +86,10 @@ SQL
   echo "  rlskit audit (whole process, median of $runs): ${rk_s} s, max RSS $((rk_mb / 1024)) MB, $findings findings"
   echo "  psql -f same catalog queries (median of $runs):  ${ps_s} s"
   echo "  ratio rlskit / psql: $(echo "scale=2; $rk_s / $ps_s" | bc)"
+  if [ -n "${SPLINTER_SQL:-}" ]; then
+    sp=$(for _ in $(seq "$runs"); do /usr/bin/time -q -f "%e" -o "$work/t" psql -X -q -d "$db" -f "$SPLINTER_SQL" > /dev/null; cat "$work/t"; done)
+    sp_s=$(echo "$sp" | median)
+    echo "  splinter via psql -f (median of $runs): ${sp_s} s"
+    echo "  ratio splinter / rlskit: $(echo "scale=2; $sp_s / $rk_s" | bc)"
+  fi
 done

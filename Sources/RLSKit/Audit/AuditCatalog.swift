@@ -3,13 +3,14 @@ import Postgres
 
 /// Catalog rows fetched once and shared by the Swift lints.
 enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
-    case policies, buckets, indexColumns, secretCandidates
+    case policies, buckets, indexColumns, secretCandidates, functions
 
     /// `$1` is the exposed schemas (text[]). Every query must be cheap on 10,000 tables.
     var sql: String {
         switch self {
         case .policies:
-            // Storage policies are audited too, although the data API does not expose storage.
+            // Storage and Realtime Authorization policies are audited too, although the data API
+            // exposes neither schema.
             return """
                 select n.nspname as schema, c.relname as table_name, p.polname as name, p.polcmd::text as cmd,
                        p.polpermissive as permissive, c.relrowsecurity as rls,
@@ -20,9 +21,12 @@ enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
                 from pg_catalog.pg_policy p
                 join pg_catalog.pg_class c on c.oid = p.polrelid
                 join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-                where (n.nspname = any($1::text[]) or n.nspname = 'storage')
+                where (n.nspname = any($1::text[]) or n.nspname = 'storage' or n.nspname = any(\(Self.reachedSchemas))
+                       or (n.nspname = 'realtime' and c.relname = 'messages'))
                   and \(SQLParts.notExtensionMember("c"))
                 """
+        case .functions:
+            return Self.functionsSQL
         case .buckets:
             // Fails with 42P01 where there is no storage schema: read as "no buckets".
             return "select id, name, coalesce(public, false) as public from storage.buckets"
@@ -33,7 +37,7 @@ enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
                 join pg_catalog.pg_class c on c.oid = i.indrelid
                 join pg_catalog.pg_namespace n on n.oid = c.relnamespace
                 join pg_catalog.pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]
-                where n.nspname = any($1::text[])
+                where n.nspname = any($1::text[]) or n.nspname = any(\(Self.reachedSchemas))
                 """
         case .secretCandidates:
             // A cheap regex pre-filter on the server; Swift decides what is a secret.
@@ -68,6 +72,14 @@ enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
                   and case when d.adbin::text ~ ':consttype (25|1043|705|19|1042) ' and n.nspname <> ''
                            then pg_catalog.pg_get_expr(d.adbin, d.adrelid) end ~ \(pattern)
                 union all
+                -- Database webhooks pass their headers (often a service key) as trigger arguments.
+                select 'trigger', n.nspname, c.relname, t.tgname, 'arguments', a.args
+                from pg_catalog.pg_trigger t
+                join pg_catalog.pg_class c on c.oid = t.tgrelid
+                join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+                cross join lateral (select pg_catalog.encode(t.tgargs, 'escape') as args) a
+                where not t.tgisinternal and t.tgnargs > 0 and \(SchemaLists.notSystem("n")) and a.args ~ \(pattern)
+                union all
                 select 'comment', coalesce(o.schema, ''), o.identity, o.type, 'comment', ds.description
                 from pg_catalog.pg_description ds
                 cross join lateral pg_catalog.pg_identify_object(ds.classoid, ds.objoid, ds.objsubid) o
@@ -78,6 +90,16 @@ enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
                 """
         }
     }
+
+    /// SQL: user schemas the API does not expose whose tables SECURITY INVOKER functions in the
+    /// exposed schemas name (`basejump.accounts`): queried through them under RLS.
+    static let reachedSchemas = """
+        array(select s.nspname from pg_catalog.pg_namespace s
+              where \(SchemaLists.userSchema("s")) and s.nspname <> all($1::text[])
+                and exists (select 1 from pg_catalog.pg_proc f join pg_catalog.pg_namespace fn on fn.oid = f.pronamespace
+                            where fn.nspname = any($1::text[]) and not f.prosecdef and f.prokind = 'f'
+                              and position(s.nspname || '.' in f.prosrc) > 0))
+        """
 
     /// SQLSTATEs that mean "the platform schema this reads is absent": an empty result.
     var missingIsEmpty: Bool { self == .buckets }
@@ -179,6 +201,7 @@ struct AuditCatalog: Sendable {
     /// "schema.table" → columns that lead at least one index.
     public var indexedLeadingColumns: [String: Set<String>] = [:]
     public var secretCandidates: [SecretCandidate] = []
+    public var functions: [FunctionRow] = []
 
     public init(exposedSchemas: [String]) { self.exposedSchemas = exposedSchemas }
 
@@ -205,6 +228,16 @@ struct AuditCatalog: Sendable {
             for r in rows {
                 let key: String = try r.decode("schema") + "." + (try r.decode("table_name") as String)
                 indexedLeadingColumns[key, default: []].insert(try r.decode("column_name"))
+            }
+        case .functions:
+            functions = try rows.map { r in
+                var via: [String: String] = [:]
+                for role in ["anon", "authenticated"] { if let v: String = try r.decode(role) { via[role] = v } }
+                return FunctionRow(
+                    schema: try r.decode("schema"), name: try r.decode("name"), owner: try r.decode("owner"),
+                    language: try r.decode("language"), body: try r.decode("body"), executableBy: via,
+                    isHelper: try r.decode("helper"),
+                    argumentNames: (try r.decode("argnames") as [String]).map { $0.lowercased() })
             }
         case .secretCandidates:
             secretCandidates = try rows.map { r in

@@ -74,15 +74,19 @@ struct FindingDraft: Sendable {
     public var key: String?
     /// This finding's own fix, when the lint's remediation cannot say it well enough.
     public var fix: String?
+    /// Lower than the lint's level when this case is less serious (the detail says why).
+    public var level: FindingLevel?
 
     public init(
-        object: AuditObject, detail: String, metadata: [String: String] = [:], key: String? = nil, fix: String? = nil
+        object: AuditObject, detail: String, metadata: [String: String] = [:], key: String? = nil, fix: String? = nil,
+        level: FindingLevel? = nil
     ) {
         self.object = object
         self.detail = detail
         self.metadata = metadata
         self.key = key
         self.fix = fix
+        self.level = level
     }
 }
 
@@ -105,7 +109,7 @@ public struct Finding: Sendable, Codable, Equatable {
         self.lint = lint.name
         lintId = lint.id
         title = lint.title
-        level = lint.level
+        level = draft.level ?? lint.level
         categories = lint.categories
         object = draft.object
         detail = draft.detail

@@ -7,7 +7,8 @@ public enum LintRegistry {
         .fkeyToAuthUnique, .sensitiveColumnsExposed, .rlsPolicyAlwaysTrue, .publicBucketAllowsListing,
         .anonSecurityDefinerFunctionExecutable, .authenticatedSecurityDefinerFunctionExecutable,
         .storageWriteWithoutOwnerCheck, .authUidIsNullDisjunct, .withCheckWeakerThanUsing,
-        .secretInCatalog, .unindexedPolicyColumn,
+        .secretInCatalog, .unindexedPolicyColumn, .policySelfComparison, .uncorrelatedPolicySubquery,
+        .nullDefeatedGuard,
     ]
 
     /// By name or id (`auth_users_exposed`, `0002`).

@@ -25,8 +25,13 @@ extension PolicyExpression {
                         calls.append(.init(function: "current_setting", wrapped: insideSelect))
                     }
                 case .group(_, let inner):
-                    let isSelect = inner.first?.token?.isKeyword("SELECT") ?? false
-                    authCalls(inner, insideSelect: insideSelect || isSelect, into: &calls)
+                    // `(select auth.uid())` is evaluated once; a subquery with FROM evaluates
+                    // its bare calls for every row it reads.
+                    if inner.first?.token?.isKeyword("SELECT") ?? false {
+                        authCalls(inner, insideSelect: !hasFrom(inner), into: &calls)
+                    } else {
+                        authCalls(inner, insideSelect: insideSelect, into: &calls)
+                    }
                 default: continue
                 }
             }

@@ -20,8 +20,16 @@ struct PolicyExpression: Sendable, Equatable {
     public let referencesUserMetadata: Bool
     /// Mentions who the caller is (uid, email, or any JWT claim), not just their role.
     public let hasIdentity: Bool
-    /// Every string constant, e.g. bucket ids.
+    /// Every string constant.
     public let stringLiterals: Set<String>
+    /// String constants compared with `bucket_id`.
+    public let bucketIds: Set<String>
+    /// Compares a part of the object name with a set a function returns (a membership check:
+    /// `(storage.foldername(name))[1] in (select my_team_ids())`).
+    public let hasNameMembershipCheck: Bool
+    /// Comparisons whose two sides are the same column (`m.org_id = m.org_id`).
+    public let selfComparisons: [String]
+    let nodes: [Node]
 
     public struct AuthCall: Sendable, Equatable {
         public var function: String
@@ -32,6 +40,7 @@ struct PolicyExpression: Sendable, Equatable {
     public init(_ text: String) {
         self.text = text
         let nodes = Parser.parse(text)
+        self.nodes = nodes
         hasIdentity = Scan.hasIdentity(nodes)
         canonical = Render.nodes(nodes)
         var calls: [AuthCall] = []
@@ -44,6 +53,9 @@ struct PolicyExpression: Sendable, Equatable {
             if Scan.identityIsNullDisjunct(list) { isNullOr = true }
         }
         bindings = b
+        bucketIds = Scan.bucketIds(nodes)
+        hasNameMembershipCheck = Scan.hasNameMembershipCheck(nodes)
+        selfComparisons = Scan.selfComparisons(nodes)
         hasIdentityIsNullDisjunct = isNullOr
         conjuncts = Scan.conjuncts(nodes).map { part in
             var p = part
@@ -60,6 +72,9 @@ struct PolicyExpression: Sendable, Equatable {
             }
         }
     }
+
+    /// Checks who the caller is, directly or through a membership helper over the object name.
+    public var hasOwnerCheck: Bool { hasIdentity || hasNameMembershipCheck }
 
     public var isTrue: Bool { canonical == "true" || canonical == "TRUE" }
 

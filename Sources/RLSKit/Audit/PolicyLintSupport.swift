@@ -2,6 +2,11 @@
 extension PolicyRow {
     var tableName: String { schema + "." + table }
     func inExposed(_ catalog: AuditCatalog) -> Bool { catalog.exposedSchemas.contains(schema) }
+    /// In an exposed schema, or in one the exposed functions query (the policies dataset reads
+    /// only those besides the platform's storage and realtime tables).
+    func reachedByAPI(_ catalog: AuditCatalog) -> Bool {
+        inExposed(catalog) || !SchemaLists.managed.contains(schema)
+    }
 
     /// "anyone (PUBLIC)", "anon, authenticated", …
     var rolesText: String {

@@ -29,4 +29,7 @@ extension LintExampleTests {
     func test_1003_with_check_weaker_than_using() throws { try checkExamples("with_check_weaker_than_using") }
     func test_1004_secret_in_catalog() throws { try checkExamples("secret_in_catalog") }
     func test_1005_unindexed_policy_column() throws { try checkExamples("unindexed_policy_column") }
+    func test_1006_policy_self_comparison() throws { try checkExamples("policy_self_comparison") }
+    func test_1007_uncorrelated_policy_subquery() throws { try checkExamples("uncorrelated_policy_subquery") }
+    func test_1008_null_defeated_guard() throws { try checkExamples("null_defeated_guard") }
 }

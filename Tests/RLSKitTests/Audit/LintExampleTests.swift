@@ -58,7 +58,8 @@ final class LintExampleTests: XCTestCase {
             }
         }
         for (i, example) in lint.nonTriggering.enumerated() {
-            let findings = try run(lint, example.sql, conn)
+            // A lint may list a case it grades lower (INFO) for review; that is not triggering it.
+            let findings = try run(lint, example.sql, conn).filter { $0.level == lint.level }
             XCTAssertEqual(
                 findings.map(\.detail), [], "\(lint.name): non-triggering example \(i + 1)", file: file, line: line)
         }

@@ -1,29 +1,31 @@
 extension Lint {
-    static func securityDefinerExecutable(role: String) -> String {
-        """
-        select n.nspname as schema, p.proname || '(' || pg_catalog.oidvectortypes(p.proargtypes) || ')' as name,
-               'function' as kind, null::text as member,
-               format('SECURITY DEFINER function %s.%s(%s) in exposed schema %s can be called by \(role) through the API (EXECUTE %s) and runs with the rights of %s',
-                      \(SQLParts.ident("n.nspname")), \(SQLParts.ident("p.proname")), pg_catalog.oidvectortypes(p.proargtypes), \(SQLParts.ident("n.nspname")), v.via,
-                      pg_catalog.pg_get_userbyid(p.proowner)) as detail,
-               jsonb_build_object('execute', v.via, 'owner', pg_catalog.pg_get_userbyid(p.proowner))::text as metadata
-        from pg_catalog.pg_proc p
-        join pg_catalog.pg_namespace n on n.oid = p.pronamespace
-        join pg_catalog.pg_roles ar on ar.rolname = '\(role)'
-        cross join lateral (
-          select case
-            when exists (select 1 from aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) x
-                         where x.grantee = 0 and x.privilege_type = 'EXECUTE') then 'granted to PUBLIC'
-            when exists (select 1 from aclexplode(p.proacl) x
-                         where x.grantee = ar.oid and x.privilege_type = 'EXECUTE') then 'granted to \(role)'
-            else 'through a role \(role) is a member of' end as via
-        ) v
-        where p.prosecdef and p.prokind = 'f' and n.nspname = any($1::text[])
-          and p.prorettype not in ('trigger'::regtype, 'event_trigger'::regtype)
-          and has_schema_privilege(ar.oid, n.oid, 'USAGE')
-          and has_function_privilege(ar.oid, p.oid, 'EXECUTE')
-          and \(SQLParts.notExtensionMember("p", catalog: "pg_proc"))
-        """
+    /// Functions' bodies that ask who the caller is, by name: calling one is a caller check too.
+    static func callerHelpers(_ catalog: AuditCatalog) -> Set<String> {
+        Set(
+            catalog.functions.filter { FunctionBody($0.body).callerCheck(helpers: [], anywhere: true) != nil }.map {
+                $0.baseName.lowercased()
+            })
+    }
+
+    /// Parameter names that say the caller must know a secret.
+    static let secretWords = ["token", "secret", "code", "key", "hash", "nonce"]
+
+    /// SECURITY DEFINER functions in exposed schemas `role` may execute; graded INFO when every
+    /// call goes through a check of the caller in the body.
+    static func securityDefinerExecutable(role: String, _ catalog: AuditCatalog) -> [FindingDraft] {
+        let helpers = callerHelpers(catalog)
+        return catalog.functions.compactMap { f -> FindingDraft? in
+            guard !f.isHelper, let via = f.executableBy[role] else { return nil }
+            let secrets = Set(f.argumentNames.filter { n in secretWords.contains { n.contains($0) } })
+            let check = FunctionBody(f.body).callerCheck(helpers: helpers, secretArguments: secrets)
+            var detail =
+                "SECURITY DEFINER function \(f.object.base) in exposed schema \(AuditNames.ident(f.schema)) can be called by \(role) through the API (EXECUTE \(via)) and runs with the rights of \(f.owner)"
+            if let check { detail += "; its body checks the caller with \(check), so it is listed for review only" }
+            return FindingDraft(
+                object: f.object, detail: detail,
+                metadata: ["execute": via, "owner": f.owner, "caller_check": check ?? ""],
+                level: check == nil ? nil : .info)
+        }
     }
 
     static let anonSecurityDefinerFunctionExecutable = Lint(
@@ -38,7 +40,7 @@ extension Lint {
             """,
         remediation:
             "Move the function to a schema the API does not expose, or `revoke execute on function <function> from public, anon;` (and grant it only to the roles that need it).",
-        logic: .sql(securityDefinerExecutable(role: "anon")),
+        logic: .swift(needs: [.functions]) { securityDefinerExecutable(role: "anon", $0) },
         triggering: [
             .init(
                 """
@@ -63,6 +65,40 @@ extension Lint {
             create schema private;
             create function private.wipe(target uuid) returns void language sql security definer set search_path = ''
               as $$ select $$;
+            """,
+            """
+            -- Every path checks the caller through a role helper: listed at INFO only.
+            create table public.members (account uuid, user_id uuid, role text);
+            create function public.caller_role(acct uuid) returns jsonb language sql stable set search_path = ''
+              as $$ select jsonb_build_object('account_role', role) from public.members
+                    where account = acct and user_id = auth.uid() $$;
+            create function public.rename_account(acct uuid, title text) returns void language plpgsql
+              security definer set search_path = '' as $$
+            begin
+              if (select public.caller_role(acct) ->> 'account_role') is distinct from 'owner' then
+                raise exception 'only owners';
+              end if;
+            end $$;
+            """,
+            """
+            -- Returns only the caller's own rows (none for anon): INFO only.
+            create table public.notes (id int primary key, user_id uuid, body text);
+            create function public.my_notes() returns setof public.notes language sql stable security definer
+              set search_path = '' as $$ select * from public.notes where user_id = auth.uid() $$;
+            """,
+            """
+            -- A lookup by a secret token the caller must know: INFO only.
+            create table public.invitations (id int primary key, invite_token text, account uuid);
+            create function public.lookup_invitation(lookup_invitation_token text) returns uuid language sql stable
+              security definer set search_path = ''
+              as $$ select account from public.invitations where invite_token = lookup_invitation_token $$;
+            """,
+            """
+            -- Refuses every caller but service_role: INFO only.
+            create function public.reindex_all() returns void language plpgsql security definer set search_path = ''
+              as $$ begin
+                if current_setting('role') != 'service_role' then raise exception 'service only'; end if;
+              end $$;
             """,
         ])
 }

@@ -10,7 +10,7 @@ extension Lint {
             """,
         remediation:
             "Check `auth.uid()` inside the function, or move it out of the exposed schemas, or `revoke execute on function <function> from public, authenticated;`.",
-        logic: .sql(securityDefinerExecutable(role: "authenticated")),
+        logic: .swift(needs: [.functions]) { securityDefinerExecutable(role: "authenticated", $0) },
         triggering: [
             .init(
                 """

@@ -15,7 +15,7 @@ extension Lint {
         logic: .swift(needs: [.policies]) { catalog in
             // PolicyRow is a class: keeping it in the dictionary costs one reference.
             var groups: [String: (policy: PolicyRow, role: String, action: String, all: [PolicyRow])] = [:]
-            for p in catalog.policies where p.permissive && p.inExposed(catalog) {
+            for p in catalog.policies where p.permissive && p.reachedByAPI(catalog) {
                 let actions = p.command == "ALL" ? ["SELECT", "INSERT", "UPDATE", "DELETE"] : [p.command]
                 for role in p.apiRoles {
                     for action in actions {

@@ -12,9 +12,9 @@ extension Lint {
             catalog.buckets.filter(\.isPublic).compactMap { bucket -> FindingDraft? in
                 let broad = catalog.policies.filter { p in
                     guard p.isStorageObjects, p.permissive, p.command == "SELECT" || p.command == "ALL",
-                        !p.apiRoles.isEmpty, let using = p.usingExpr, !using.hasIdentity
+                        !p.apiRoles.isEmpty, let using = p.usingExpr, !using.hasOwnerCheck
                     else { return false }
-                    return using.stringLiterals.contains(bucket.id) || !using.canonical.contains("bucket_id")
+                    return using.bucketIds.contains(bucket.id) || !using.canonical.contains("bucket_id")
                 }
                 guard !broad.isEmpty else { return nil }
                 let names = broad.map { AuditNames.policy($0.name) }.sorted().joined(separator: ", ")
@@ -42,6 +42,14 @@ extension Lint {
             """
             insert into storage.buckets (id, name, public) values ('photos', 'photos', false);
             create policy "photos readable" on storage.objects for select using (bucket_id = 'photos');
+            """,
+            """
+            -- Listing limited to the caller's teams' folders.
+            create function public.my_team_ids() returns setof text language sql stable
+              as $$ select 'a' where auth.uid() is not null $$;
+            insert into storage.buckets (id, name, public) values ('photos', 'photos', true);
+            create policy "team photos" on storage.objects for select to authenticated
+              using (bucket_id = 'photos' and (storage.foldername(name))[1] in (select public.my_team_ids()));
             """,
         ])
 }

@@ -22,6 +22,10 @@ extension Lint {
                     object = AuditObject(schema: c.schema, name: c.name, kind: "column", member: c.member)
                     place =
                         "the default of column \(AuditNames.qualified(c.schema, c.name)).\(AuditNames.ident(c.member ?? ""))"
+                case "trigger":
+                    object = AuditObject(schema: c.schema, name: c.name, kind: "trigger", member: c.member)
+                    place =
+                        "the arguments of trigger \(AuditNames.ident(c.member ?? "")) on \(AuditNames.qualified(c.schema, c.name))"
                 case "comment":
                     object = AuditObject(schema: c.schema, name: c.name, kind: "comment", member: c.member)
                     place = "the comment on \(c.member ?? "object") \(c.name)"
@@ -55,6 +59,15 @@ extension Lint {
                 create table public.jobs (id int primary key);
                 comment on table public.jobs is 'worker key: sb_secret_AbCdEfGhIjKlMnOpQrStUv';
                 """, reports: "comment on table public.jobs"),
+            .init(
+                """
+                -- A database webhook whose headers carry the service key.
+                create table public.orders (id int primary key);
+                create trigger orders_webhook after insert on public.orders for each row
+                  execute function supabase_functions.http_request('https://example.com/hook', 'POST',
+                    '{"Authorization":"Bearer eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoic2VydmljZV9yb2xlIiwiaXNzIjoic3VwYWJhc2UifQ.c2lnbmF0dXJlLW5vdC1yZWFs"}',
+                    '{}', '1000');
+                """, reports: "trigger public.orders (orders_webhook)"),
         ],
         nonTriggering: [
             """
@@ -65,6 +78,14 @@ extension Lint {
             """,
             """
             comment on schema public is 'connect with postgresql://user:<password>@host/db';
+            """,
+            """
+            -- A webhook that sends the public anon key.
+            create table public.orders (id int primary key);
+            create trigger orders_webhook after insert on public.orders for each row
+              execute function supabase_functions.http_request('https://example.com/hook', 'POST',
+                '{"Authorization":"Bearer eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoiYW5vbiIsImlzcyI6InN1cGFiYXNlIn0.c2lnbmF0dXJlLW5vdC1yZWFs"}',
+                '{}', '1000');
             """,
         ])
 }

@@ -19,8 +19,8 @@ extension Lint {
                 // UPDATE/ALL: an identity check in USING or WITH CHECK counts here; a WITH CHECK
                 // weaker than USING is with_check_weaker_than_using's finding.
                 let checked = p.command == "INSERT" ? [p.checkExpr] : [p.usingExpr, p.checkExpr]
-                guard !checked.contains(where: { $0?.hasIdentity == true }) else { return nil }
-                let buckets = Set(p.expressions.flatMap(\.stringLiterals)).sorted()
+                guard !checked.contains(where: { $0?.hasOwnerCheck == true }) else { return nil }
+                let buckets = Set(p.expressions.flatMap(\.bucketIds)).sorted()
                 let place =
                     buckets.isEmpty
                     ? "in any bucket"
@@ -39,13 +39,38 @@ extension Lint {
                 """
                 insert into storage.buckets (id, name) values ('avatars', 'avatars');
                 create policy "Anyone can upload an avatar." on storage.objects for insert with check (bucket_id = 'avatars');
-                """, reports: "policy \"Anyone can upload an avatar.\" on storage.objects")
+                """, reports: "policy \"Anyone can upload an avatar.\" on storage.objects"),
+            .init(
+                """
+                -- Only the bucket is a bucket name; the other strings are not.
+                insert into storage.buckets (id, name) values ('logos', 'logos');
+                create policy "logos" on storage.objects for insert to authenticated
+                  with check (bucket_id = 'logos' and storage.extension(name) = 'png' and name <> '.');
+                """, reports: "policy \"logos\" on storage.objects"),
         ],
         nonTriggering: [
             """
             insert into storage.buckets (id, name) values ('avatars', 'avatars');
             create policy "Users upload their own avatar" on storage.objects for insert to authenticated
               with check (bucket_id = 'avatars' and (storage.foldername(name))[1] = (select auth.uid())::text);
+            """,
             """
+            -- The owner check goes through a helper over the object name.
+            create function public.my_org_ids() returns setof int language sql stable
+              as $$ select 1 where auth.uid() is not null $$;
+            insert into storage.buckets (id, name) values ('logos', 'logos');
+            create policy "org logos" on storage.objects for insert to authenticated with check (
+              bucket_id = 'logos'
+              and (replace(storage.filename(name), concat('.', storage.extension(name)), ''))::integer
+                  in (select public.my_org_ids()));
+            """,
+            """
+            -- A team folder checked by membership.
+            create function public.my_team_ids() returns setof text language sql stable
+              as $$ select 'a' where auth.uid() is not null $$;
+            insert into storage.buckets (id, name) values ('teams', 'teams');
+            create policy "team files" on storage.objects for insert to authenticated with check (
+              bucket_id = 'teams' and (storage.foldername(name))[1] in (select public.my_team_ids()));
+            """,
         ])
 }

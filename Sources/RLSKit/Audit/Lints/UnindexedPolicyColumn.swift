@@ -12,10 +12,11 @@ extension Lint {
             var seen = Set<String>()
             var out: [FindingDraft] = []
             let order = catalog.policies.indices.sorted { catalog.policies[$0].name < catalog.policies[$1].name }
-            for i in order where catalog.policies[i].inExposed(catalog) {
+            for i in order where catalog.policies[i].reachedByAPI(catalog) {
                 let p = catalog.policies[i]
                 let indexed = catalog.indexedLeadingColumns[p.tableName] ?? []
-                for column in p.expressions.flatMap(\.bindings).sorted() where isPlainColumn(column) {
+                // Only USING filters the rows a query reads; WITH CHECK tests the new row alone.
+                for column in (p.usingExpr?.bindings ?? []).sorted() where isPlainColumn(column) {
                     let name =
                         column.hasPrefix("\"")
                         ? String(column.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"") : column
@@ -36,7 +37,18 @@ extension Lint {
                 create table public.notes (id int primary key, user_id uuid);
                 alter table public.notes enable row level security;
                 create policy "own notes" on public.notes for select using (user_id = (select auth.uid()));
-                """, reports: "column public.notes.user_id")
+                """, reports: "column public.notes.user_id"),
+            .init(
+                """
+                -- Not exposed, but queried under RLS through an exposed SECURITY INVOKER function.
+                create schema basejump;
+                create table basejump.accounts (id uuid primary key, owner_id uuid);
+                alter table basejump.accounts enable row level security;
+                create policy "owners read" on basejump.accounts for select to authenticated
+                  using (owner_id = (select auth.uid()));
+                create function public.my_accounts() returns setof basejump.accounts language sql stable
+                  set search_path = '' as $$ select * from basejump.accounts $$;
+                """, reports: "column basejump.accounts.owner_id"),
         ],
         nonTriggering: [
             """
@@ -44,7 +56,21 @@ extension Lint {
             create index on public.notes (user_id);
             alter table public.notes enable row level security;
             create policy "own notes" on public.notes for select using (user_id = (select auth.uid()));
+            """,
             """
+            -- Compared only in an INSERT check: no lookup filters on it.
+            create table public.notes (id int primary key, user_id uuid);
+            alter table public.notes enable row level security;
+            create policy "add own" on public.notes for insert with check (user_id = (select auth.uid()));
+            """,
+            """
+            -- Not exposed and no exposed function queries it.
+            create schema basejump;
+            create table basejump.accounts (id uuid primary key, owner_id uuid);
+            alter table basejump.accounts enable row level security;
+            create policy "owners read" on basejump.accounts for select to authenticated
+              using (owner_id = (select auth.uid()));
+            """,
         ])
 
     /// A bare column name (not a path expression or a function call).

@@ -1,0 +1,117 @@
+extension Lint {
+    static let nullDefeatedGuard = Lint(
+        id: "1008", name: "null_defeated_guard", title: "Guard in a callable SECURITY DEFINER function skipped by NULL",
+        level: .error, categories: [.security],
+        description: """
+            A SECURITY DEFINER function that anon or authenticated may call guards itself with \
+            `if x <> 'owner' then raise …` (or `!=`, or `if not (x = …)`), where x comes from a lookup, \
+            a function call or a JSON field. For a caller with no matching row (anon, a stranger) x is \
+            NULL, `NULL <> 'owner'` is NULL, the IF is skipped and the function goes on with its \
+            owner's rights.
+            """,
+        remediation:
+            "In <function>, write the guard as `if x is distinct from 'owner' then raise exception 'denied'`, or test `x is null` first, or raise `if not found` right after the SELECT INTO.",
+        logic: .swift(needs: [.functions]) { catalog in
+            catalog.functions.compactMap { f -> FindingDraft? in
+                guard !f.isHelper, f.language == "plpgsql", !f.executableBy.isEmpty else { return nil }
+                let guards = FunctionBody(f.body).nullDefeatedGuards()
+                guard let first = guards.first else { return nil }
+                let roles = f.executableBy.keys.sorted().joined(separator: " and ")
+                return FindingDraft(
+                    object: f.object,
+                    detail:
+                        "SECURITY DEFINER function \(f.object.base), callable by \(roles), guards itself with `\(first)`, which NULL skips: a caller with no matching row gets past it",
+                    metadata: ["guards": guards.joined(separator: "\n")])
+            }
+        },
+        triggering: [
+            .init(
+                """
+                create table public.members (account uuid, user_id uuid, role text);
+                create function public.promote(acct uuid, member uuid) returns void language plpgsql
+                  security definer set search_path = '' as $$
+                declare v_role text;
+                begin
+                  select role into v_role from public.members where account = acct and user_id = auth.uid();
+                  if v_role <> 'owner' then raise exception 'only owners'; end if;
+                  update public.members set role = 'owner' where account = acct and user_id = member;
+                end $$;
+                """, reports: "function public.promote(uuid, uuid)"),
+            .init(
+                """
+                create table public.members (account uuid, user_id uuid, role text);
+                create function public.caller_role(acct uuid) returns jsonb language sql stable set search_path = ''
+                  as $$ select jsonb_build_object('account_role', role) from public.members
+                        where account = acct and user_id = auth.uid() $$;
+                create function public.remove_member(acct uuid, member uuid) returns void language plpgsql
+                  security definer set search_path = '' as $$
+                begin
+                  if not ((select public.caller_role(acct)) ->> 'account_role' = 'owner') then
+                    raise exception 'only owners';
+                  end if;
+                  delete from public.members where account = acct and user_id = member;
+                end $$;
+                revoke execute on function public.remove_member(uuid, uuid) from public, anon;
+                grant execute on function public.remove_member(uuid, uuid) to authenticated;
+                """, reports: "function public.remove_member(uuid, uuid)"),
+            .init(
+                """
+                -- A custom JWT claim is NULL for users who do not have it.
+                create table public.settings (key text primary key, value text);
+                create function public.set_setting(k text, v text) returns void language plpgsql
+                  security definer set search_path = '' as $$
+                begin
+                  if auth.jwt() ->> 'user_role' != 'admin' then raise exception 'admins only'; end if;
+                  update public.settings set value = v where key = k;
+                end $$;
+                """, reports: "function public.set_setting(text, text)"),
+        ],
+        nonTriggering: [
+            """
+            create table public.members (account uuid, user_id uuid, role text);
+            create function public.promote(acct uuid, member uuid) returns void language plpgsql
+              security definer set search_path = '' as $$
+            declare v_role text;
+            begin
+              select role into v_role from public.members where account = acct and user_id = auth.uid();
+              if v_role is distinct from 'owner' then raise exception 'only owners'; end if;
+            end $$;
+            """,
+            """
+            create table public.members (account uuid, user_id uuid, role text);
+            create function public.promote(acct uuid, member uuid) returns void language plpgsql
+              security definer set search_path = '' as $$
+            declare v_role text;
+            begin
+              select role into strict v_role from public.members where account = acct and user_id = auth.uid();
+              if not found then raise exception 'not a member'; end if;
+              if v_role <> 'owner' then raise exception 'only owners'; end if;
+            end $$;
+            """,
+            """
+            -- count(*) is never NULL; the API always sets the role.
+            create table public.members (account uuid, user_id uuid, role text);
+            create function public.leave(acct uuid) returns void language plpgsql
+              security definer set search_path = '' as $$
+            declare n int;
+            begin
+              if (select auth.role()) <> 'authenticated' then raise exception 'sign in'; end if;
+              select count(*) into n from public.members where account = acct and user_id = auth.uid();
+              if n <> 1 then raise exception 'not a member'; end if;
+              delete from public.members where account = acct and user_id = auth.uid();
+            end $$;
+            """,
+            """
+            -- Not callable through the API.
+            create table public.members (account uuid, user_id uuid, role text);
+            create function public.promote(acct uuid) returns void language plpgsql
+              security definer set search_path = '' as $$
+            declare v_role text;
+            begin
+              select role into v_role from public.members where account = acct and user_id = auth.uid();
+              if v_role <> 'owner' then raise exception 'only owners'; end if;
+            end $$;
+            revoke execute on function public.promote(uuid) from public, anon, authenticated;
+            """,
+        ])
+}

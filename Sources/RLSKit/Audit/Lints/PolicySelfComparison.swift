@@ -1,0 +1,44 @@
+extension Lint {
+    static let policySelfComparison = Lint(
+        id: "1006", name: "policy_self_comparison", title: "Policy compares a column with itself",
+        level: .error, categories: [.security],
+        description: """
+            A policy compares a column with itself, e.g. `memberships.organization_id = \
+            memberships.organization_id` inside an EXISTS meant to correlate with the outer row. That \
+            is true for every non-NULL value: every user with any membership passes for every row.
+            """,
+        remediation:
+            "Compare with the policy's own row instead: `memberships.organization_id = <table>.organization_id`.",
+        logic: .swift(needs: [.policies]) { catalog in
+            catalog.policies.compactMap { p -> FindingDraft? in
+                let same = Array(Set(p.expressions.flatMap(\.selfComparisons))).sorted()
+                guard let first = same.first else { return nil }
+                return FindingDraft(
+                    object: p.object,
+                    detail:
+                        "\(p.label) compares a column with itself (\(first)): always true, so it restricts nothing",
+                    metadata: p.baseMetadata.merging(["comparisons": same.joined(separator: "; ")]) { $1 })
+            }
+        },
+        triggering: [
+            .init(
+                """
+                create table public.memberships (user_id uuid, organization_id uuid);
+                create table public.projects (id int primary key, organization_id uuid);
+                alter table public.projects enable row level security;
+                create policy "members read projects" on public.projects for select to authenticated using (
+                  exists (select 1 from public.memberships where memberships.user_id = (select auth.uid())
+                          and memberships.organization_id = memberships.organization_id));
+                """, reports: "policy \"members read projects\" on public.projects")
+        ],
+        nonTriggering: [
+            """
+            create table public.memberships (user_id uuid, organization_id uuid);
+            create table public.projects (id int primary key, organization_id uuid);
+            alter table public.projects enable row level security;
+            create policy "members read projects" on public.projects for select to authenticated using (
+              exists (select 1 from public.memberships where memberships.user_id = (select auth.uid())
+                      and memberships.organization_id = projects.organization_id));
+            """
+        ])
+}

@@ -1,0 +1,56 @@
+import Postgres
+@testable import RLSKit
+import XCTest
+
+/// Cases a lint lists at a lower level, and the wording of findings the examples only count.
+extension LintExampleTests {
+    func testDefinerFunctionsThatCheckTheCallerAreListedAtInfoWithTheReason() throws {
+        let conn = try connection()
+        let lint = try XCTUnwrap(LintRegistry.named("anon_security_definer_function_executable"))
+        let expected = [
+            "caller_role(), which checks the caller", "auth.uid()",
+            "a lookup by its secret argument lookup_invitation_token", "current_setting('role')",
+        ]
+        for (example, reason) in zip(lint.nonTriggering.suffix(4), expected) {
+            let findings = try run(lint, example.sql, conn)
+            XCTAssertEqual(findings.map(\.level), [.info], example.sql)
+            XCTAssertTrue(
+                findings.first?.detail.contains("its body checks the caller with \(reason)") ?? false,
+                findings.first?.detail ?? "no finding")
+        }
+        // Without the check the same function is an ERROR.
+        let plain = try run(lint, lint.triggering[0].sql, conn)
+        XCTAssertEqual(plain.map(\.level), [.error])
+    }
+
+    func testStorageFindingNamesOnlyTheBucketsComparedWithBucketId() throws {
+        let conn = try connection()
+        let lint = try XCTUnwrap(LintRegistry.named("storage_write_without_owner_check"))
+        let findings = try run(lint, lint.triggering[1].sql, conn)
+        XCTAssertEqual(findings.count, 1)
+        XCTAssertTrue(findings[0].detail.hasSuffix("upload anywhere in bucket logos: it checks no owner or folder"))
+    }
+
+    func testNullDefeatedGuardQuotesTheGuard() throws {
+        let conn = try connection()
+        let lint = try XCTUnwrap(LintRegistry.named("null_defeated_guard"))
+        let findings = try run(lint, lint.triggering[0].sql, conn)
+        XCTAssertEqual(findings.count, 1)
+        XCTAssertTrue(findings[0].detail.contains("`if v_role <> 'owner' then raise`"), findings[0].detail)
+        XCTAssertTrue(findings[0].detail.contains("callable by anon and authenticated"), findings[0].detail)
+    }
+}
+
+extension LintExampleTests {
+    func testPlatformObjectsAreNeverReportedWhateverIsExposed() throws {
+        let conn = try connection()
+        try conn.query("BEGIN")
+        defer { _ = try? conn.query("ROLLBACK") }
+        let platform = ["auth", "storage", "realtime", "extensions", "graphql_public", "vault", "supabase_functions"]
+        let result = try Auditor.run(conn, exposedSchemas: ["public"] + platform)
+        let reported = result.findings.filter { f in
+            platform.contains(f.object.schema) && !Auditor.isUserPolicyOnPlatformTable(f.object)
+        }
+        XCTAssertEqual(reported.map(\.detail), [])
+    }
+}

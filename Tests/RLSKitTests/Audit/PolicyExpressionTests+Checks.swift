@@ -1,0 +1,82 @@
+@testable import RLSKit
+import XCTest
+
+/// The questions the precision lints ask of deparsed policy text.
+extension PolicyExpressionTests {
+    func testBareCallInsideASubqueryWithFromIsPerRow() {
+        let e = PolicyExpression(
+            "(EXISTS ( SELECT 1 FROM memberships m WHERE ((m.org = notes.org) AND (m.user_id = auth.uid()))))")
+        XCTAssertEqual(e.authCalls, [.init(function: "auth.uid", wrapped: false)])
+        let wrapped = PolicyExpression(
+            "(EXISTS ( SELECT 1 FROM memberships m WHERE ((m.org = notes.org) AND (m.user_id = ( SELECT auth.uid() AS uid)))))"
+        )
+        XCTAssertEqual(wrapped.authCalls, [.init(function: "auth.uid", wrapped: true)])
+    }
+
+    func testBucketIdsAreOnlyTheStringsComparedWithBucketId() {
+        let e = PolicyExpression(
+            "((bucket_id = 'logos'::text) AND (replace(storage.filename(name), concat('.', storage.extension(name)), ''::text) = 'x'::text))"
+        )
+        XCTAssertEqual(e.bucketIds, ["logos"])
+        XCTAssertEqual(
+            PolicyExpression("(bucket_id = ANY (ARRAY['a'::text, 'b'::text]))").bucketIds, ["a", "b"])
+    }
+
+    func testMembershipOverTheObjectNameIsAnOwnerCheck() {
+        let e = PolicyExpression(
+            "((bucket_id = 'teams'::text) AND ((storage.foldername(name))[1] IN ( SELECT my_team_ids() AS my_team_ids)))"
+        )
+        XCTAssertTrue(e.hasOwnerCheck)
+        XCTAssertFalse(e.hasIdentity)
+        XCTAssertFalse(PolicyExpression("((bucket_id = 'teams'::text) AND (name ~~ 'public/%'::text))").hasOwnerCheck)
+    }
+
+    func testSelfComparison() {
+        let e = PolicyExpression(
+            "(EXISTS ( SELECT 1 FROM memberships WHERE ((memberships.user_id = ( SELECT auth.uid() AS uid)) AND (memberships.organization_id = memberships.organization_id))))"
+        )
+        XCTAssertEqual(e.selfComparisons, ["memberships.organization_id = memberships.organization_id"])
+        XCTAssertEqual(PolicyExpression("(memberships.organization_id = projects.organization_id)").selfComparisons, [])
+        XCTAssertEqual(
+            PolicyExpression("(( SELECT auth.uid() AS uid) = ( SELECT auth.uid() AS uid))").selfComparisons, [])
+    }
+
+    func testUncorrelatedRestriction() {
+        let bug = PolicyExpression(
+            "(EXISTS ( SELECT 1 FROM memberships WHERE (memberships.organization_id IN ( SELECT get_orgs() AS get_orgs))))"
+        )
+        XCTAssertNotNil(PolicyExpression.Scan.uncorrelatedRestriction(bug.nodes, table: "users"))
+        let fixed = PolicyExpression(
+            "(EXISTS ( SELECT 1 FROM memberships WHERE ((memberships.organization_id IN ( SELECT get_orgs() AS get_orgs)) AND (memberships.user_id = users.id))))"
+        )
+        XCTAssertNil(PolicyExpression.Scan.uncorrelatedRestriction(fixed.nodes, table: "users"))
+        // Another conjunct restricts the row.
+        let mixed = PolicyExpression("((owner = ( SELECT auth.uid() AS uid)) AND \(bug.text))")
+        XCTAssertNil(PolicyExpression.Scan.uncorrelatedRestriction(mixed.nodes, table: "users"))
+    }
+}
+
+final class FunctionBodyTests: XCTestCase {
+    func testNullDefeatedGuards() {
+        let body = """
+            declare v_role text; n int;
+            begin
+              select role into v_role from members where user_id = auth.uid();
+              select count(*) into n from members;
+              if v_role <> 'owner' then raise exception 'no'; end if;
+              if n <> 1 then raise exception 'no'; end if;
+              if v_role is null or v_role <> 'owner' then raise exception 'no'; end if;
+            end
+            """
+        XCTAssertEqual(FunctionBody(body).nullDefeatedGuards(), ["if v_role <> 'owner' then raise"])
+    }
+
+    func testCallerCheckNeedsACondition() {
+        XCTAssertEqual(
+            FunctionBody("select * from notes where user_id = auth.uid()").callerCheck(helpers: []), "auth.uid()")
+        XCTAssertNil(FunctionBody("insert into log (who) values (auth.uid())").callerCheck(helpers: []))
+        XCTAssertEqual(
+            FunctionBody("if not is_admin() then raise exception 'no'; end if;").callerCheck(helpers: ["is_admin"]),
+            "is_admin(), which checks the caller")
+    }
+}
