@@ -5,7 +5,7 @@ import Postgres
 /// the database's rows (other users' ids), each call in a transaction that is rolled back, and
 /// says what it did: rows it wrote (pg_stat_xact_user_tables) and rows it returned that name
 /// another user.
-public enum FunctionProbe {
+enum FunctionProbe {
     public struct Outcome: Sendable, Equatable {
         /// `schema.name(argument types)`.
         public var function: String
