@@ -71,6 +71,16 @@ final class PgTAPSession {
     static let statementSavepoint = "rlskit_pgtap_statement"
     /// pgTAP went where the session's search path does not reach: it is appended per file.
     var appendExtensions = false
+    /// Settings the helpers and `SET LOCAL` change for one transaction only. Under psql such a
+    /// change ends with the statement (autocommit) or the file's COMMIT; inside our transaction
+    /// it would not, so their session values are put back then.
+    static let localSettings = [
+        "role", "request.jwt.claims", "request.jwt.claim.sub", "request.jwt.claim.role", "request.jwt.claim.email",
+        "search_path", "tests.frozen_time", "tests.original_search_path",
+    ].joined(separator: ",")
+    /// Their values as a new session has them (JSON), and as the file's session has them now.
+    var freshValues = "{}"
+    var sessionValues = "{}"
 
     init(_ conn: PostgresConnection, setup: PgTAPSetup) {
         self.conn = conn
@@ -88,11 +98,16 @@ final class PgTAPSession {
             }
             // Their bodies name pgTAP unqualified, found on each caller's search path, as basejump's do.
             if let sql = setup.helpersSQL { _ = try conn.runScript("SET LOCAL check_function_bodies = off;\n" + sql) }
-            if !setup.isEmpty { try resetSession() }
+            try resetSession()
+            freshValues = try captureSettings()
         } catch let error as ScriptError {
             if error.error.isConnectionFailure || !conn.isAlive { throw error.error }
             _ = try? conn.query("ROLLBACK")
             throw ConfigurationError("preparing pgTAP and the test helpers failed: " + error.error.description)
+        } catch let error as PostgresError {
+            if error.isConnectionFailure || !conn.isAlive { throw error }
+            _ = try? conn.query("ROLLBACK")
+            throw ConfigurationError("preparing pgTAP and the test helpers failed: " + error.description)
         }
         _ = conn.takeNotices()
     }
@@ -113,6 +128,21 @@ final class PgTAPSession {
             sql += "; SELECT set_config('search_path', current_setting('search_path') || ', extensions', false)"
         }
         _ = try conn.runScript(sql)
+        _ = conn.takeNotices()
+    }
+
+    func captureSettings() throws -> String {
+        try conn.query(
+            "select jsonb_object_agg(n, coalesce(current_setting(n, true), ''))::text as s from unnest(string_to_array($1, ',')) n",
+            [Self.localSettings]
+        ).rows[0].decode("s")
+    }
+
+    /// Puts the session values back where a transaction-local change outlived its transaction.
+    func restoreSettings() throws {
+        try conn.query(
+            "select count(set_config(key, value, false)) from jsonb_each_text($1::jsonb) where coalesce(current_setting(key, true), '') <> value",
+            [sessionValues])
         _ = conn.takeNotices()
     }
 
@@ -139,6 +169,7 @@ final class PgTAPSession {
         var statementSavepoint = false
         var failedStatement = false
         var skippedPreamble = false
+        var valuesAtBegin = "{}"
         /// The last statement of the file's own that released or rolled back to a savepoint.
         var released: SourceLocation?
     }
@@ -153,6 +184,7 @@ final class PgTAPSession {
         defer { result.duration = Date().timeIntervalSince(started) }
         var lines: [TAPLine] = []
         var state = FileState()
+        sessionValues = freshValues
         let complete = try runSteps(script, state: &state, into: &lines, result: &result)
         result.skippedPreamble = state.skippedPreamble
         // Undo what psql's exit would undo: an open transaction, or the statement that failed.
@@ -205,6 +237,7 @@ final class PgTAPSession {
                         + "SAVEPOINT \(Self.fileSavepoint)"
                     state.statementSavepoint = false
                     state.open = true
+                    state.valuesAtBegin = sessionValues
                 case .commit:
                     if !state.open { continue }
                     control = "RELEASE SAVEPOINT \(Self.fileSavepoint)"
@@ -213,6 +246,7 @@ final class PgTAPSession {
                     if !state.open { continue }
                     control = "ROLLBACK TO SAVEPOINT \(Self.fileSavepoint); RELEASE SAVEPOINT \(Self.fileSavepoint)"
                     state.open = false
+                    sessionValues = state.valuesAtBegin
                 case .installHelpers:
                     state.skippedPreamble = true
                     continue
@@ -239,6 +273,7 @@ final class PgTAPSession {
                         return false
                     }
                 }
+                if kind == .commit { try restoreSettings() }
                 if kind != .other && kind != .createPgTAP { continue }
                 let t0 = Date()
                 let output: QueryResult
@@ -253,6 +288,14 @@ final class PgTAPSession {
                     lines.append(TAPLine("# \(n.severity): \(n.message)", location: step.location))
                 }
                 append(output, at: step.location, duration: elapsed, to: &lines)
+                // A session-level SET is what the session has from now on; anything else done
+                // outside the file's transaction had its transaction end with it.
+                let words = SQLScanner.keywords(sql, count: 2)
+                if ["set", "reset"].contains(words.first ?? "") {
+                    if words.last != "local" { sessionValues = try captureSettings() }
+                } else if !state.open {
+                    try restoreSettings()
+                }
                 // Whatever the scanner thought of the statement, it must not end our transaction.
                 if let problem = Self.transactionProblem(conn, at: step.location) {
                     result.malformed.append(problem)
