@@ -166,6 +166,7 @@ final class PgTAPRunnerTests: XCTestCase {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try """
+        begin;
         select plan(9);
         select tests.create_supabase_user('a');
         set request.jwt.claim.sub = '00000000-0000-0000-0000-000000000001';
