@@ -126,6 +126,7 @@ public struct PgTAPRunner: Sendable {
                 ?? "rlskit creates pgTAP or the test helpers for the run (install them in the database to run files in parallel)"
             notes.append("--jobs \(jobs): files ran one at a time in name order, because \(why)")
         }
+        let notesAPI = helpers == .basejump && setup.helpersSQL != nil
         // Workers take the next file; a bail-out or a lost connection stops them all.
         let step: @Sendable (PgTAPSession, Int) throws -> (result: PgTAPFileResult, stop: Bool)
         let done: [PgTAPFileResult?]
@@ -137,6 +138,7 @@ public struct PgTAPRunner: Sendable {
                 try session.close()
                 return (r, r.summary.bailOut != nil)
             }
+            if notesAPI { notes += try HelperNotes.apiDifferences(first) }
             let target = connection
             done = try WorkerPool.run(
                 scripts.count, workers: workers,
@@ -149,6 +151,8 @@ public struct PgTAPRunner: Sendable {
             let session = PgTAPSession(first, setup: setup)
             try session.open()
             done = try WorkerPool.serial(scripts.count, on: session, step)
+            // After the files, so what setup files created counts too.
+            if notesAPI { notes += try HelperNotes.apiDifferences(first) }
             try session.close()
         }
         let skipped = done.compactMap { $0 }.filter(\.skippedPreamble).map(\.file)

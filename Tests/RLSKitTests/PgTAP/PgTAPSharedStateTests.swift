@@ -77,9 +77,31 @@ final class PgTAPSharedStateTests: XCTestCase {
         let files = try PgTAPRunner.discover([
             PgTAPFixtures.sharedDir + "/0000-setup.sql", PgTAPFixtures.sharedDir + "/0008-basejump-helpers.sql",
         ])
-        XCTAssertTrue(try PgTAPRunner(connection: db.connectionString).run(files).passed)
+        let basejump = try PgTAPRunner(connection: db.connectionString).run(files)
+        XCTAssertTrue(basejump.passed)
+        XCTAssertEqual(
+            basejump.notes.filter { $0.hasPrefix("auth.users triggers without SECURITY DEFINER: log_signup (") },
+            [
+                "auth.users triggers without SECURITY DEFINER: log_signup (log_signup()); tests.create_supabase_user inserts as the calling role here (as basejump's helpers do), but on Supabase sign-up runs as supabase_auth_admin: try --helpers api"
+            ], "\(basejump.notes)")
+        XCTAssertFalse(basejump.notes.contains { $0.contains("JWT's role") })
         let api = try PgTAPRunner(connection: db.connectionString, helpers: .api).run(files)
         XCTAssertFalse(api.files[0].passed, "the setup's sign-up fails under --helpers api")
+        XCTAssertFalse(api.notes.contains { $0.contains("--helpers api") }, "no hint when already in use")
+    }
+
+    func testPoliciesReadingTheJWTRoleAreNoted() throws {
+        let db = try PgTAPFixtures.standInDatabase(
+            pgtap: true,
+            extraSQL: """
+                create table public.staff (id int);
+                alter table public.staff enable row level security;
+                create policy "by role" on public.staff for select using (auth.role() = 'authenticated');
+                """)
+        defer { TestServer.drop(db.name) }
+        let r = try PgTAPRunner(connection: db.connectionString).run(
+            PgTAPRunner.discover([PgTAPFixtures.dir + "/11-helpers.sql"]))
+        XCTAssertTrue(r.notes.contains { $0.hasPrefix("1 policy reads the JWT's role: ") }, "\(r.notes)")
     }
 
     func testSetupAndFilesShapes() throws {
