@@ -103,11 +103,11 @@ final class PgTAPSession {
         } catch let error as ScriptError {
             if error.error.isConnectionFailure || !conn.isAlive { throw error.error }
             _ = try? conn.query("ROLLBACK")
-            throw ConfigurationError("preparing pgTAP and the test helpers failed: " + error.error.description)
+            throw Self.setupFailed(error.error.description)
         } catch let error as PostgresError {
             if error.isConnectionFailure || !conn.isAlive { throw error }
             _ = try? conn.query("ROLLBACK")
-            throw ConfigurationError("preparing pgTAP and the test helpers failed: " + error.description)
+            throw Self.setupFailed(error.description)
         }
         _ = conn.takeNotices()
     }
@@ -129,6 +129,12 @@ final class PgTAPSession {
         }
         _ = try conn.runScript(sql)
         _ = conn.takeNotices()
+    }
+
+    static func setupFailed(_ why: String) -> ConfigurationError {
+        ConfigurationError(
+            "creating pgTAP and the test helpers for the run failed: \(why) (the connecting role needs to create "
+                + "schemas and extensions here, or install pgTAP and supabase-test-helpers in the database once)")
     }
 
     func captureSettings() throws -> String {
