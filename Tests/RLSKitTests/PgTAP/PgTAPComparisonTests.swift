@@ -31,22 +31,26 @@ final class PgTAPComparisonTests: XCTestCase {
 
         // One pg_prove per file (its exit code is the verdict), all started at once.
         let expected = try PgTAPFixtures.expectedVerdicts()
-        let runs = try expected.map { e -> Process in
+        let runs = try expected.map { e -> (Process, Pipe) in
             let p = Process()
             p.executableURL = URL(fileURLWithPath: pgProve)
             p.arguments = args + [e.file]
             p.currentDirectoryURL = URL(fileURLWithPath: PgTAPFixtures.dir)
             p.environment = env
-            p.standardOutput = FileHandle.nullDevice
+            let out = Pipe()
+            p.standardOutput = out
             p.standardError = FileHandle.nullDevice
             try p.run()
-            return p
+            return (p, out)
         }
-        for (e, p) in zip(expected, runs) {
+        for (e, (p, out)) in zip(expected, runs) {
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             p.waitUntilExit()
             XCTAssertEqual(p.terminationStatus == 0, e.passes, "pg_prove on \(e.file)")
             let mine = rlskit.files.first { ($0.file as NSString).lastPathComponent == e.file }
             XCTAssertEqual(mine?.passed, p.terminationStatus == 0, "rlskit vs pg_prove on \(e.file)")
+            XCTAssertEqual(
+                mine.map { String($0.summary.tests.count) }, Self.testsRun(text), "tests run in \(e.file)\n\(text)")
         }
     }
 
@@ -93,13 +97,24 @@ final class PgTAPComparisonTests: XCTestCase {
             p.arguments = args + [e.file]
             p.currentDirectoryURL = URL(fileURLWithPath: copy)
             p.environment = env
-            p.standardOutput = FileHandle.nullDevice
+            let out = Pipe()
+            p.standardOutput = out
             p.standardError = FileHandle.nullDevice
             try p.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             p.waitUntilExit()
             XCTAssertEqual(p.terminationStatus == 0, e.passes, "pg_prove on \(e.file)")
             let mine = rlskit.files.first { ($0.file as NSString).lastPathComponent == e.file }
             XCTAssertEqual(mine?.passed, p.terminationStatus == 0, "rlskit vs pg_prove on \(e.file)")
+            XCTAssertEqual(
+                mine.map { String($0.summary.tests.count) }, Self.testsRun(text), "tests run in \(e.file)\n\(text)")
         }
+    }
+
+    /// N from pg_prove's summary line "Files=1, Tests=N, …".
+    static func testsRun(_ output: String) -> String? {
+        output.split(separator: "\n").first { $0.hasPrefix("Files=") }
+            .flatMap { $0.split(separator: ",").dropFirst().first }
+            .map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "Tests=", with: "") }
     }
 }
