@@ -104,6 +104,23 @@ final class PgTAPSharedStateTests: XCTestCase {
         XCTAssertTrue(r.notes.contains { $0.hasPrefix("1 policy reads the JWT's role: ") }, "\(r.notes)")
     }
 
+    func testAProjectsPlainCreateOfAHelperNameIsItsOwn() throws {
+        let db = try PgTAPFixtures.standInDatabase(pgtap: true)
+        defer { TestServer.drop(db.name) }
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try """
+        create function tests.get_supabase_uid(identifier text) returns uuid language sql
+          as $$ select '00000000-0000-0000-0000-000000000001'::uuid $$;
+        select plan(2);
+        select is(tests.get_supabase_uid('anyone'), '00000000-0000-0000-0000-000000000001'::uuid, 'the project''s own');
+        select tests.create_supabase_user('a');
+        select ok(tests.get_supabase_user('a') is not null, 'the other helpers are still built in');
+        """.write(toFile: dir + "/own.sql", atomically: true, encoding: .utf8)
+        let r = try PgTAPRunner(connection: db.connectionString).run(PgTAPRunner.discover([dir]))
+        XCTAssertTrue(r.passed, failures(r))
+    }
+
     func testSetupAndFilesShapes() throws {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
