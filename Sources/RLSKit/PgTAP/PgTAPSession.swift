@@ -3,7 +3,7 @@ import Postgres
 
 /// What the server has, found once per run.
 struct PgTAPServerInfo: Sendable, Equatable {
-    /// pgTAP is installed in this database (else each file creates it in its transaction).
+    /// pgTAP is installed in this database (else the run creates it in its transaction).
     public var pgtapInstalled: Bool
     /// The server could install it (`pg_available_extensions`).
     public var pgtapAvailable: Bool

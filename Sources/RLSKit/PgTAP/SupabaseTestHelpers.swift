@@ -16,12 +16,6 @@ public enum PgTAPHelperSet: String, Sendable, CaseIterable {
     /// An installed copy is used as it is; this function marks one.
     public static let marker = "tests.authenticate_as(text)"
 
-    /// The helpers callable as `tests.*`.
-    public static let names = [
-        "create_supabase_user", "get_supabase_uid", "get_supabase_user", "authenticate_as_service_role",
-        "authenticate_as", "clear_authentication", "rls_enabled", "freeze_time", "unfreeze_time",
-    ]
-
     /// One helper's definition, under the name a project might define itself.
     struct Definition {
         var name: String
