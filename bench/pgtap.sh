@@ -3,7 +3,9 @@
 # 10 files x 100 RLS assertions (supabase-test-helpers: authenticate_as, clear_authentication,
 # throws_ok 42501, is_empty) against the Supabase stand-in and a small owner-only table.
 # Each tool runs as its users would: pg_prove needs the helpers installed in its database;
-# rlskit brings them built in (installed and rolled back per file).
+# rlskit brings them built in (created in its run transaction and rolled back).
+# A second suite shares state as pg_prove allows: a setup file commits the users and a note,
+# the same 10 files use them inside BEGIN … ROLLBACK, a teardown file removes them.
 # Usage: bench/pgtap.sh [runs]   (best of `runs`, default 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -78,6 +80,21 @@ for f in $(seq -w 1 $files); do
   } > "$suite/$f-rls.sql"
 done
 
+shared=$work/shared
+mkdir -p "$shared"
+{
+  echo "select tests.create_supabase_user('alice'); select tests.create_supabase_user('bob');"
+  echo "insert into public.bench_notes (owner_id, body) values (tests.get_supabase_uid('alice'), 'alice note');"
+  echo "select plan(1); select ok(true, 'setup');"
+} > "$shared/0000-setup.sql"
+for f in "$suite"/*.sql; do
+  grep -v -e "create_supabase_user" -e "values ('alice note')" "$f" > "$shared/$(basename "$f")"
+done
+{
+  echo "delete from public.bench_notes; delete from auth.users where raw_user_meta_data ->> 'test_identifier' in ('alice', 'bob');"
+  echo "select plan(1); select ok(true, 'teardown');"
+} > "$shared/9999-teardown.sql"
+
 now() { date +%s.%N; }
 best() { # best wall time of $runs runs of "$@"; fails if the command fails
   local b="" t0 t1 t
@@ -95,10 +112,15 @@ prove2=$(best pg_prove -j 2 -d bench_prove "$suite"/*.sql)
 ours1=$(best "$rlskit" pgtap --database-url "host=$work user=postgres dbname=bench_rlskit" "$suite")
 ours2=$(best "$rlskit" pgtap --jobs 2 --database-url "host=$work user=postgres dbname=bench_rlskit" "$suite")
 
+shared1=$(best pg_prove -d bench_prove "$shared"/*.sql)
+oursShared=$(best "$rlskit" pgtap --database-url "host=$work user=postgres dbname=bench_rlskit" "$shared")
+
 printf '%s files x %s assertions = %s, best of %s runs (whole process, wall clock)\n' "$files" "$asserts" "$total" "$runs"
 printf '  pg_prove            %6.3f s   %6.3f ms/assertion\n' "$prove1" "$(echo "$prove1 * 1000 / $total" | bc -l)"
 printf '  pg_prove -j 2       %6.3f s\n' "$prove2"
 printf '  rlskit pgtap        %6.3f s   %6.3f ms/assertion\n' "$ours1" "$(echo "$ours1 * 1000 / $total" | bc -l)"
 printf '  rlskit pgtap -j 2   %6.3f s\n' "$ours2"
-printf 'speed-up, one job: %.2fx (target >= 1.5x); two jobs: %.2fx\n' \
-  "$(echo "$prove1 / $ours1" | bc -l)" "$(echo "$prove2 / $ours2" | bc -l)"
+printf '  shared state: pg_prove %6.3f s, rlskit pgtap %6.3f s (setup and teardown files around the same 10)\n' \
+  "$shared1" "$oursShared"
+printf 'speed-up, one job: %.2fx (target >= 2x); two jobs: %.2fx; shared state, one job: %.2fx\n' \
+  "$(echo "$prove1 / $ours1" | bc -l)" "$(echo "$prove2 / $ours2" | bc -l)" "$(echo "$shared1 / $oursShared" | bc -l)"

@@ -9,8 +9,14 @@ enum PgTAPRun {
         DatabaseTarget.option,
         .option("format", "FORMAT", "Report format: text (default), tap, junit or json."),
         .option("output", "FILE", "Write the report to FILE (a text summary still goes to standard output)."),
-        .option("jobs", "N", "Run files in parallel over N connections (default 1)."),
-        .flag("print-helpers", "Print SQL that installs the same tests.* helpers (e.g. for pg_prove) and exit."),
+        .option(
+            "jobs", "N",
+            "Run files in parallel over N connections (default 1) when no file keeps work for the files after it."),
+        .option(
+            "helpers", "SET",
+            "tests.* helpers: basejump (default, as supabase-test-helpers 0.0.6) or api (as the data API impersonates)."
+        ),
+        .flag("print-helpers", "Print SQL that installs the tests.* helpers in use (e.g. for pg_prove) and exit."),
     ]
 
     static let spec = CommandSpec(
@@ -20,11 +26,13 @@ enum PgTAPRun {
         maxPositionals: Int.max,
         details: """
             PATHs are pgTAP files or folders (searched recursively for *.sql and *.pg, run in name
-            order); default supabase/tests. Each file runs over one connection, statement by statement
-            as psql sends it, inside a transaction that is always rolled back. pgTAP is created in that
-            transaction when the database lacks it, and the supabase-test-helpers functions (tests.*)
-            are built in. psql's \\set, \\unset, \\i, \\ir, \\echo, \\qecho, \\warn and \\q work;
-            \\pset, \\timing, \\x, \\t and \\a are ignored; other meta-commands stop the file from running.
+            order); default supabase/tests. Files run statement by statement as psql sends them, each
+            as in its own psql session: what a file keeps (outside its own BEGIN … ROLLBACK, or
+            committed) is seen by the files after it, as under pg_prove, and the whole run is one
+            transaction that is always rolled back. pgTAP is created in it (schema extensions) when
+            the database lacks it, and the supabase-test-helpers functions (tests.*) are built in.
+            psql's \\set, \\unset, \\i, \\ir, \\echo, \\qecho, \\warn and \\q work; \\pset, \\timing,
+            \\x, \\t and \\a are ignored; other meta-commands stop the file from running.
 
             exit codes: 0 all passed, 1 a test failed, 2 bad paths or a file that cannot run,
                         3 cannot connect or the connection was lost.
@@ -36,8 +44,9 @@ enum PgTAPRun {
     }
 
     static func run(paths: [String], args: ParsedArguments, term: Terminal) throws -> ExitCode {
+        let helpers = try helperSet(args)
         if args.flag("print-helpers") {
-            print(SupabaseTestHelpers.installSQL, terminator: "")
+            print(SupabaseTestHelpers.installSQL(helpers), terminator: "")
             return .success
         }
         let format = try reportFormat(args)
@@ -60,8 +69,10 @@ enum PgTAPRun {
         try target.provisionIfThrowaway { printNote($0) }
         var options = HarnessOptions()
         options.jobs = jobs
+        var suite = TestSuite(pgtap: files)
+        suite.pgtapHelpers = helpers
         let result = try PolicyTests.run(
-            TestSuite(pgtap: files), options: options, on: target.connection, ownsDatabase: target.isThrowaway)
+            suite, options: options, on: target.connection, ownsDatabase: target.isThrowaway)
         let report = result.report
         if outputTarget.isFile {
             try outputTarget.write(TestReportWriter.render(report, format: format))
@@ -78,6 +89,14 @@ enum PgTAPRun {
         guard let v = args.value("format") else { return .text }
         guard let f = TestReportFormat(rawValue: v) else {
             throw UsageError(message: "unknown format '\(v)' (expected text, tap, junit or json)", usage: spec.usage)
+        }
+        return f
+    }
+
+    static func helperSet(_ args: ParsedArguments) throws -> PgTAPHelperSet {
+        guard let v = args.value("helpers") else { return .basejump }
+        guard let f = PgTAPHelperSet(rawValue: v) else {
+            throw UsageError(message: "unknown --helpers '\(v)' (expected basejump or api)", usage: spec.usage)
         }
         return f
     }

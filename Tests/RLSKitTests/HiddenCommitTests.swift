@@ -158,7 +158,7 @@ final class HiddenCommitTests: XCTestCase {
     func testPgTAPFilesThatBreakTheSavepointOrHoldNULNameFileAndLine() throws {
         let (_, url) = try database(pgtap: true)
         let dir = try folder([
-            "a-release.sql": "select plan(1);\nrelease savepoint rlskit_pgtap_file;\nselect ok(true);\ncommit;\n",
+            "a-release.sql": "select plan(1);\nrelease savepoint rlskit_pgtap_statement;\nselect ok(true);\ncommit;\n",
             "b-nul.sql": "select plan(1);\nselect ok(true, 'x\u{0}y');\n",
         ])
         let r = try PgTAPRunner(connection: url).run(try PgTAPRunner.discover([dir]))
@@ -166,7 +166,7 @@ final class HiddenCommitTests: XCTestCase {
         XCTAssertEqual(problems.count, 2, "\(problems)")
         XCTAssertTrue(
             problems[0].hasSuffix(
-                "a-release.sql:4:1: 'commit' needs rlskit's savepoint rlskit_pgtap_file, which no longer exists (the file's statement at line 2 released or rolled back past it): leave that savepoint to rlskit; the file was rolled back"
+                "a-release.sql:3:1: a savepoint rlskit needs here no longer exists (the file's statement at line 2 released or rolled back past it): leave rlskit's savepoints (rlskit_pgtap_file, rlskit_pgtap_statement) alone; the run's work so far was rolled back"
             ), problems[0])
         XCTAssertTrue(
             problems[1].hasSuffix("b-nul.sql:2:19: contains a NUL byte, which PostgreSQL cannot accept: remove it"),

@@ -8,6 +8,9 @@ public enum PgTAPFixtures {
         .deletingLastPathComponent().path
     public static let dir = root + "/Tests/Fixtures/pgtap"
     public static let extraDir = root + "/Tests/Fixtures/pgtap-extra"
+    /// Files that share state as under pg_prove (setup, teardown), and the project they test.
+    public static let sharedDir = root + "/Tests/Fixtures/pgtap-shared"
+    public static let sharedProjectSQL = root + "/Tests/Fixtures/pgtap-shared-project.sql"
 
     /// A fresh database with the Supabase stand-in (sql/compat), and pgTAP when asked.
     public static func standInDatabase(pgtap: Bool = false, extraSQL: String? = nil) throws -> (
@@ -25,8 +28,8 @@ public enum PgTAPFixtures {
     }
 
     /// `file verdict` pairs from verdicts.txt: what pg_prove says of each fixture.
-    public static func expectedVerdicts() throws -> [(file: String, passes: Bool)] {
-        try String(contentsOfFile: dir + "/verdicts.txt", encoding: .utf8)
+    public static func expectedVerdicts(in folder: String = dir) throws -> [(file: String, passes: Bool)] {
+        try String(contentsOfFile: folder + "/verdicts.txt", encoding: .utf8)
             .split(separator: "\n")
             .filter { !$0.hasPrefix("#") && !$0.trimmingCharacters(in: .whitespaces).isEmpty }
             .map { line in

@@ -327,8 +327,8 @@ final class BadInputTests: XCTestCase {
         Case(
             name: "pgtap file releasing rlskit's savepoint", args: ["pgtap", "--database-url", "{db}", "{dir}"],
             files: [
-                "t.sql": text("select plan(1);\nrelease savepoint rlskit_pgtap_file;\ncommit;\nselect ok(true);\n")
-            ], code: 2, first: "{dir}/t.sql:3:1: 'commit' needs rlskit's savepoint rlskit_pgtap_file"),
+                "t.sql": text("select plan(1);\nrelease savepoint rlskit_pgtap_statement;\nselect ok(true);\n")
+            ], code: 2, first: "{dir}/t.sql:3:1: a savepoint rlskit needs here no longer exists"),
         Case(
             name: "pgtap unwritable output",
             args: ["pgtap", "--database-url", "{db}", "--output", "/nonexistent-dir/out.xml", "{dir}"],

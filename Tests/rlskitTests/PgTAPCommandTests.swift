@@ -49,6 +49,7 @@ final class PgTAPCommandTests: XCTestCase {
         for args in [
             ["/no/such/dir"], ["--format", "xml", fixture("01-pass.sql")], ["--jobs", "0", fixture("01-pass.sql")],
             ["--output", "/no/such/dir/report.xml", fixture("01-pass.sql")],
+            ["--helpers", "gotrue", fixture("01-pass.sql")],
         ] {
             let r = try CLI.run(["pgtap", "--database-url", "postgresql://nobody@127.0.0.1:1/none"] + args)
             XCTAssertEqual(r.code, 2, "\(args): \(r.output)")
@@ -89,6 +90,17 @@ final class PgTAPCommandTests: XCTestCase {
         XCTAssertEqual(tap.code, 0)
         XCTAssertTrue(tap.stdout.hasPrefix("TAP version 13\n1..4\n"), tap.stdout)
         XCTAssertTrue(tap.stdout.contains("# SKIP no storage API here"), tap.stdout)
+    }
+
+    func testPrintHelpersPrintsTheSetInUse() throws {
+        let basejump = try CLI.run(["pgtap", "--print-helpers"])
+        XCTAssertEqual(basejump.code, 0)
+        XCTAssertTrue(basejump.stdout.contains("create or replace function tests.authenticate_as(identifier text)"))
+        XCTAssertFalse(basejump.stdout.contains("supabase_auth_admin"), "basejump's users are inserted by the caller")
+        let api = try CLI.run(["pgtap", "--helpers", "api", "--print-helpers"])
+        XCTAssertEqual(api.code, 0)
+        XCTAssertTrue(api.stdout.contains("owner to supabase_auth_admin"))
+        XCTAssertNotEqual(basejump.stdout, api.stdout)
     }
 
     func testHelpListsOptions() throws {

@@ -6,6 +6,8 @@ import Postgres
 public struct TestSuite: Sendable {
     public var harness: HarnessInput
     public var pgtap: [(path: String, display: String)]
+    /// How the built-in supabase-test-helpers behave for the pgTAP files.
+    public var pgtapHelpers = PgTAPHelperSet.basejump
 
     public init(harness: HarnessInput = HarnessInput(), pgtap: [(path: String, display: String)] = []) {
         self.harness = harness
@@ -82,7 +84,8 @@ public enum PolicyTests {
                 report = try Harness.run(suite.harness, options: options, on: target)
             }
             if !suite.pgtap.isEmpty {
-                let r = try PgTAPRunner.run(suite.pgtap, options: PgTAPOptions(jobs: options.jobs), on: target)
+                let r = try PgTAPRunner.run(
+                    suite.pgtap, options: PgTAPOptions(jobs: options.jobs, helpers: suite.pgtapHelpers), on: target)
                 report.outcomes += r.report.outcomes
                 report.notes += r.report.notes
                 problems = r.files.flatMap(\.malformed)

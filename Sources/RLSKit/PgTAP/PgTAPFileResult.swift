@@ -36,6 +36,8 @@ public struct PgTAPFileResult: Sendable, Equatable {
     /// Set when the file could not run at all (unsupported meta-command, unreadable include).
     var malformed: [ScriptProblem] = []
     var sqlError: PgTAPSQLError?
+    /// The file's dbdev install of supabase-test-helpers was skipped.
+    var skippedPreamble = false
     public var duration: Double = 0
 
     public init(file: String) { self.file = file }

@@ -22,25 +22,33 @@ public struct PgTAPRunResult: Sendable {
 public struct PgTAPOptions: Sendable {
     /// Connections to spread the files over.
     public var jobs = 1
-    public init(jobs: Int = 1) { self.jobs = max(1, jobs) }
+    /// Which supabase-test-helpers behaviour the built-in `tests.*` functions have.
+    public var helpers = PgTAPHelperSet.basejump
+    public init(jobs: Int = 1, helpers: PgTAPHelperSet = .basejump) {
+        self.jobs = max(1, jobs)
+        self.helpers = helpers
+    }
 }
 
-/// Finds pgTAP files and runs them, one connection per job.
+/// Finds pgTAP files and runs them: in name order on one connection, or spread over
+/// connections when no file keeps work for the files after it.
 public struct PgTAPRunner: Sendable {
     var connection: ConnectionString
     var jobs: Int
+    var helpers: PgTAPHelperSet
 
     /// Runs `files` (from `discover`) on the database at `target`.
     public static func run(
         _ files: [(path: String, display: String)], options: PgTAPOptions = PgTAPOptions(),
         on target: ConnectionString
     ) throws -> PgTAPRunResult {
-        try PgTAPRunner(connection: target, jobs: options.jobs).run(files)
+        try PgTAPRunner(connection: target, jobs: options.jobs, helpers: options.helpers).run(files)
     }
 
-    init(connection: ConnectionString, jobs: Int = 1) {
+    init(connection: ConnectionString, jobs: Int = 1, helpers: PgTAPHelperSet = .basejump) {
         self.connection = connection
         self.jobs = max(1, jobs)
+        self.helpers = helpers
     }
 
     public static let extensions: Set<String> = ["sql", "pg"]
@@ -100,26 +108,58 @@ public struct PgTAPRunner: Sendable {
                 "pgTAP is not available on this PostgreSQL \(info.majorVersion) server: install the package \(package) on the database host (or build pgTAP from https://pgtap.org)"
             )
         }
+        let defined = scripts.reduce(into: Set<String>()) { $0.formUnion($1.definedHelpers) }
+        let setup = PgTAPSetup(
+            createPgTAP: !info.pgtapInstalled,
+            helpersSQL: scripts.contains(where: \.usesHelpers) && !info.helpersInstalled
+                ? SupabaseTestHelpers.setupSQL(helpers, skipping: defined) : nil)
         var notes: [String] = []
-        if !info.pgtapInstalled {
-            notes.append(
-                "pgTAP is not installed in this database: rlskit created it inside each file's transaction"
-                    + (jobs > 1
-                        ? " (files then wait for each other; `create extension pgtap` once makes parallel runs faster)"
-                        : ""))
+        if setup.createPgTAP {
+            notes.append("pgTAP is not installed in this database: rlskit created it in schema extensions for the run")
         }
+        let shared = scripts.lazy.compactMap(\.firstSharedStep).first
+        let workers = min(jobs, scripts.count)
+        let parallel = workers > 1 && setup.isEmpty && shared == nil
+        if workers > 1, !parallel {
+            let why =
+                shared.map { "\($0) keeps its work for the files after it, as under pg_prove" }
+                ?? "rlskit creates pgTAP or the test helpers for the run (install them in the database to run files in parallel)"
+            notes.append("--jobs \(jobs): files ran one at a time in name order, because \(why)")
+        }
+        let notesAPI = helpers == .basejump && setup.helpersSQL != nil
         // Workers take the next file; a bail-out or a lost connection stops them all.
+        let step: @Sendable (PgTAPSession, Int) throws -> (result: PgTAPFileResult, stop: Bool)
         let done: [PgTAPFileResult?]
-        let step: @Sendable (PgTAPSession, Int) throws -> (result: PgTAPFileResult, stop: Bool) = { session, i in
-            let r = try session.run(scripts[i])
-            return (r, r.summary.bailOut != nil)
-        }
-        if min(jobs, scripts.count) <= 1 {
-            done = try WorkerPool.serial(scripts.count, on: PgTAPSession(first, info: info), step)
-        } else {
+        if parallel {
+            // No file keeps anything, so each may run in a transaction of its own.
+            step = { session, i in
+                try session.open()
+                let r = try session.run(scripts[i])
+                try session.close()
+                return (r, r.summary.bailOut != nil)
+            }
+            if notesAPI { notes += try HelperNotes.apiDifferences(first) }
             let target = connection
             done = try WorkerPool.run(
-                scripts.count, workers: jobs, open: { PgTAPSession(try PostgresConnection(target), info: info) }, step)
+                scripts.count, workers: workers,
+                open: { PgTAPSession(try PostgresConnection(target), setup: setup) }, step)
+        } else {
+            step = { session, i in
+                let r = try session.run(scripts[i])
+                return (r, r.summary.bailOut != nil)
+            }
+            let session = PgTAPSession(first, setup: setup)
+            try session.open()
+            done = try WorkerPool.serial(scripts.count, on: session, step)
+            // After the files, so what setup files created counts too.
+            if notesAPI { notes += try HelperNotes.apiDifferences(first) }
+            try session.close()
+        }
+        let skipped = done.compactMap { $0 }.filter(\.skippedPreamble).map(\.file)
+        if !skipped.isEmpty {
+            notes.append(
+                "skipped the dbdev install of supabase-test-helpers in \(skipped.joined(separator: ", ")): the helpers are built in"
+            )
         }
         var out = PgTAPRunResult(files: done.compactMap { $0 }, notes: notes)
         out.notRun = zip(scripts, done).filter { $0.1 == nil }.map(\.0.file)

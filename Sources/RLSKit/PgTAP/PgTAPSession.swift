@@ -3,7 +3,7 @@ import Postgres
 
 /// What the server has, found once per run.
 struct PgTAPServerInfo: Sendable, Equatable {
-    /// pgTAP is installed in this database (else each file creates it in its transaction).
+    /// pgTAP is installed in this database (else the run creates it in its transaction).
     public var pgtapInstalled: Bool
     /// The server could install it (`pg_available_extensions`).
     public var pgtapAvailable: Bool
@@ -31,32 +31,153 @@ struct PgTAPServerInfo: Sendable, Equatable {
     }
 }
 
-/// Runs pgTAP files over one connection, each inside a transaction that is always rolled
-/// back, statement by statement as psql sends them (with ON_ERROR_STOP, as pg_prove runs it).
+/// What a run creates inside its transaction before the first file.
+struct PgTAPSetup: Sendable {
+    /// pgTAP is missing: create it in schema `extensions`, as Supabase has it.
+    var createPgTAP = false
+    /// The helpers to create (nil when no file uses them or the database has its own).
+    var helpersSQL: String?
+
+    var isEmpty: Bool { !createPgTAP && helpersSQL == nil }
+
+    static let pgtapSQL = """
+        create schema if not exists extensions;
+        grant usage on schema extensions to public;
+        create extension pgtap with schema extensions;
+        do $$
+        declare
+          f regprocedure;
+        begin
+          -- Whatever default privileges the project set, every role a test switches to may call pgTAP.
+          for f in select d.objid::regprocedure from pg_depend d join pg_extension e on e.oid = d.refobjid
+                    where e.extname = 'pgtap' and d.classid = 'pg_proc'::regclass and d.deptype = 'e' loop
+            execute format('grant execute on function %s to public', f);
+          end loop;
+        end
+        $$
+        """
+}
+
+/// Runs pgTAP files over one connection as pg_prove runs them, each as if in its own psql
+/// session, all inside one transaction of ours that is always rolled back: what a file keeps
+/// (work outside its own BEGIN … ROLLBACK, or its COMMIT) is seen by the files after it, and
+/// the run leaves nothing. Statement by statement, stopping at the first error (ON_ERROR_STOP).
 final class PgTAPSession {
     let conn: PostgresConnection
-    let info: PgTAPServerInfo
-    static let savepoint = "rlskit_pgtap_file"
+    let setup: PgTAPSetup
+    /// The file's own transaction.
+    static let fileSavepoint = "rlskit_pgtap_file"
+    /// Before each statement outside it, so an error undoes that statement only, as in autocommit.
+    static let statementSavepoint = "rlskit_pgtap_statement"
+    /// pgTAP went where the session's search path does not reach: it is appended per file.
+    var appendExtensions = false
+    /// Settings the helpers and `SET LOCAL` change for one transaction only. Under psql such a
+    /// change ends with the statement (autocommit) or the file's COMMIT; inside our transaction
+    /// it would not, so their session values are put back then.
+    static let localSettings = [
+        "role", "request.jwt.claims", "request.jwt.claim.sub", "request.jwt.claim.role", "request.jwt.claim.email",
+        "search_path", "tests.frozen_time", "tests.original_search_path",
+    ].joined(separator: ",")
+    /// Their values as a new session has them (JSON), and as the file's session has them now.
+    var freshValues = "{}"
+    var sessionValues = "{}"
 
-    public init(_ conn: PostgresConnection, info: PgTAPServerInfo) {
+    init(_ conn: PostgresConnection, setup: PgTAPSetup) {
         self.conn = conn
-        self.info = info
+        self.setup = setup
+    }
+
+    /// Opens the run's transaction and creates what the files need.
+    func open() throws {
+        do {
+            _ = try conn.runScript("BEGIN")
+            if setup.createPgTAP {
+                _ = try conn.runScript(PgTAPSetup.pgtapSQL)
+                let row = try conn.query("select 'extensions' = any(current_schemas(false)) as reached").rows[0]
+                appendExtensions = !(try row.decode("reached", as: Bool.self))
+            }
+            // Their bodies name pgTAP unqualified, found on each caller's search path, as basejump's do.
+            if let sql = setup.helpersSQL { _ = try conn.runScript("SET LOCAL check_function_bodies = off;\n" + sql) }
+            try resetSession()
+            freshValues = try captureSettings()
+        } catch let error as ScriptError {
+            if error.error.isConnectionFailure || !conn.isAlive { throw error.error }
+            _ = try? conn.query("ROLLBACK")
+            throw Self.setupFailed(error.error.description)
+        } catch let error as PostgresError {
+            if error.isConnectionFailure || !conn.isAlive { throw error }
+            _ = try? conn.query("ROLLBACK")
+            throw Self.setupFailed(error.description)
+        }
+        _ = conn.takeNotices()
+    }
+
+    /// Rolls the run back and resets the session.
+    func close() throws {
+        try conn.query("ROLLBACK")
+        try conn.query("DISCARD ALL")
+    }
+
+    /// The session as a new psql would find it (inside our transaction, so not DISCARD ALL).
+    func resetSession() throws {
+        var sql = """
+            RESET SESSION AUTHORIZATION; RESET ROLE; RESET ALL; DEALLOCATE ALL; CLOSE ALL; UNLISTEN *;
+            SELECT pg_advisory_unlock_all(); DISCARD TEMP
+            """
+        if appendExtensions {
+            sql += "; SELECT set_config('search_path', current_setting('search_path') || ', extensions', false)"
+        }
+        _ = try conn.runScript(sql)
+        _ = conn.takeNotices()
+    }
+
+    static func setupFailed(_ why: String) -> ConfigurationError {
+        ConfigurationError(
+            "creating pgTAP and the test helpers for the run failed: \(why) (the connecting role needs to create "
+                + "schemas and extensions here, or install pgTAP and supabase-test-helpers in the database once)")
+    }
+
+    func captureSettings() throws -> String {
+        try conn.query(
+            "select jsonb_object_agg(n, coalesce(current_setting(n, true), ''))::text as s from unnest(string_to_array($1, ',')) n",
+            [Self.localSettings]
+        ).rows[0].decode("s")
+    }
+
+    /// Puts the session values back where a transaction-local change outlived its transaction.
+    func restoreSettings() throws {
+        try conn.query(
+            "select count(set_config(key, value, false)) from jsonb_each_text($1::jsonb) where coalesce(current_setting(key, true), '') <> value",
+            [sessionValues])
+        _ = conn.takeNotices()
     }
 
     /// Runs one file. Throws only when the connection is lost (a `.connection` error);
     /// everything else is in the result.
-    public func run(_ script: PsqlScript) throws -> PgTAPFileResult {
+    func run(_ script: PsqlScript) throws -> PgTAPFileResult {
         do { return try runFile(script) } catch {
+            let e = (error as? ScriptError)?.error ?? error
             guard conn.isAlive else {
-                let m = ((error as? PostgresError)?.message ?? "\(error)")
+                let m = ((e as? PostgresError)?.message ?? "\(e)")
                     .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(
                         separator: " ")
                 throw PostgresError(
                     kind: .connection, message: "lost the connection while running \(script.file): \(m)",
                     sqlState: "08006")
             }
-            throw error
+            throw e
         }
+    }
+
+    /// Where a file is in its own transaction control.
+    struct FileState {
+        var open = false
+        var statementSavepoint = false
+        var failedStatement = false
+        var skippedPreamble = false
+        var valuesAtBegin = "{}"
+        /// The last statement of the file's own that released or rolled back to a savepoint.
+        var released: SourceLocation?
     }
 
     func runFile(_ script: PsqlScript) throws -> PgTAPFileResult {
@@ -68,45 +189,38 @@ final class PgTAPSession {
         let started = Date()
         defer { result.duration = Date().timeIntervalSince(started) }
         var lines: [TAPLine] = []
-        var complete = true
-        let createsPgTAP = !info.pgtapInstalled
-        let needsHelpers = script.usesHelpers && !info.helpersInstalled
-        do {
-            var setup = "BEGIN;"
-            if createsPgTAP { setup += "CREATE EXTENSION IF NOT EXISTS pgtap;" }
-            if needsHelpers { setup += SupabaseTestHelpers.sessionSQL(freezeTime: script.usesFreezeTime) + ";" }
-            setup += "SAVEPOINT \(Self.savepoint)"
-            do { _ = try conn.runScript(setup) } catch {
-                if error.error.isConnectionFailure || !conn.isAlive { throw error.error }
-                result.sqlError = PgTAPSQLError(
-                    message: "preparing the file failed: " + error.error.description,
-                    location: SourceLocation(file: script.file, line: 1), sql: nil)
-                complete = false
-            }
-            _ = conn.takeNotices()
-            if complete {
-                complete = try runSteps(
-                    script.steps, createdPgTAP: createsPgTAP, helpers: needsHelpers, into: &lines, result: &result)
-            }
-        } catch {
-            _ = try? conn.query("ROLLBACK")
-            throw error
+        var state = FileState()
+        sessionValues = freshValues
+        let complete = try runSteps(script, state: &state, into: &lines, result: &result)
+        result.skippedPreamble = state.skippedPreamble
+        // Undo what psql's exit would undo: an open transaction, or the statement that failed.
+        var undo = ""
+        if state.open {
+            undo = "ROLLBACK TO SAVEPOINT \(Self.fileSavepoint); RELEASE SAVEPOINT \(Self.fileSavepoint)"
+        } else if state.statementSavepoint {
+            undo =
+                (state.failedStatement ? "ROLLBACK TO SAVEPOINT \(Self.statementSavepoint); " : "")
+                + "RELEASE SAVEPOINT \(Self.statementSavepoint)"
         }
-        // Close what the file opened, then reset the session as a new psql would find it.
-        try conn.query("ROLLBACK")
-        try conn.query("DISCARD ALL")
+        do {
+            if !undo.isEmpty { _ = try conn.runScript(undo) }
+            try resetSession()
+        } catch let error as ScriptError {
+            if error.error.isConnectionFailure || !conn.isAlive { throw error.error }
+            // The file took our savepoints or transaction away: start the run's transaction afresh.
+            if result.malformed.isEmpty { result.malformed.append(savepointProblem(state, at: script.lastLocation)) }
+            _ = try? conn.query("ROLLBACK")
+            try open()
+        }
         result.summary = TAPParser.parse(lines, complete: complete)
         return result
     }
 
     /// Runs the steps until the end, `\q` or the first error; false when stopped by an error.
     func runSteps(
-        _ steps: [PsqlStep], createdPgTAP: Bool, helpers: Bool, into lines: inout [TAPLine],
-        result: inout PgTAPFileResult
+        _ script: PsqlScript, state: inout FileState, into lines: inout [TAPLine], result: inout PgTAPFileResult
     ) throws -> Bool {
-        // The last statement of the file's own that released or rolled back to a savepoint.
-        var released: SourceLocation?
-        for step in steps {
+        for step in script.steps {
             switch step.kind {
             case .quit:
                 return true
@@ -116,55 +230,63 @@ final class PgTAPSession {
                     let tap = ["ok", "not ok", "1..", "Bail out!", "#"].contains { l.hasPrefix($0) }
                     lines.append(TAPLine(tap ? String(l) : "# " + l, location: step.location))
                 }
-            case .sql(let written):
-                let rewrite = helpers ? HelperRewrite(written) : nil
-                let sql = rewrite?.text ?? written
-                let kind = StatementKind.of(sql)
-                if kind == .other, Self.touchesSavepoints(sql) { released = step.location }
+            case .sql(let sql):
+                let kind = StatementKind.of(sql, dbdev: script.dbdev)
+                if kind == .other, Self.touchesSavepoints(sql) { state.released = step.location }
+                var control: String?
                 switch kind {
-                case .begin, .commit, .rollback:
-                    // BEGIN/COMMIT: what psql would have committed by now becomes the point
-                    // ROLLBACK returns to. The file may have released that savepoint itself.
-                    do {
-                        if kind == .rollback {
-                            try conn.query("ROLLBACK TO SAVEPOINT \(Self.savepoint)")
-                        } else {
-                            _ = try conn.runScript("RELEASE SAVEPOINT \(Self.savepoint); SAVEPOINT \(Self.savepoint)")
-                        }
-                    } catch {
-                        let e = (error as? ScriptError)?.error ?? error as? PostgresError
-                        if e?.kind != .server || !conn.isAlive { throw e ?? error }
-                        let by =
-                            released.map {
-                                " (the file's statement at line \($0.line) released or rolled back past it)"
-                            } ?? ""
-                        result.malformed.append(
-                            ScriptProblem(
-                                step.location,
-                                "'\(SQLScanner.keywords(sql, count: 1).first ?? "")' needs rlskit's savepoint \(Self.savepoint), "
-                                    + "which no longer exists\(by): leave that savepoint to rlskit; the file was rolled back"
-                            ))
-                        return false
-                    }
-                    continue
+                case .begin:
+                    // psql warns of a BEGIN inside a transaction and carries on; so do we.
+                    if state.open { continue }
+                    control =
+                        (state.statementSavepoint ? "RELEASE SAVEPOINT \(Self.statementSavepoint); " : "")
+                        + "SAVEPOINT \(Self.fileSavepoint)"
+                    state.statementSavepoint = false
+                    state.open = true
+                    state.valuesAtBegin = sessionValues
+                case .commit:
+                    if !state.open { continue }
+                    control = "RELEASE SAVEPOINT \(Self.fileSavepoint)"
+                    state.open = false
+                case .rollback:
+                    if !state.open { continue }
+                    control = "ROLLBACK TO SAVEPOINT \(Self.fileSavepoint); RELEASE SAVEPOINT \(Self.fileSavepoint)"
+                    state.open = false
+                    sessionValues = state.valuesAtBegin
                 case .installHelpers:
+                    state.skippedPreamble = true
                     continue
-                case .createPgTAP where createdPgTAP:
+                case .createPgTAP where setup.createPgTAP:
                     continue
                 case .twoPhase:
                     result.sqlError = PgTAPSQLError(
                         message: "two-phase commit statements are not allowed: they would outlive the test run",
-                        location: step.location, sql: written)
+                        location: step.location, sql: sql)
                     return false
                 default:
-                    break
+                    if !state.open {
+                        control =
+                            state.statementSavepoint
+                            ? "RELEASE SAVEPOINT \(Self.statementSavepoint); SAVEPOINT \(Self.statementSavepoint)"
+                            : "SAVEPOINT \(Self.statementSavepoint)"
+                        state.statementSavepoint = true
+                    }
                 }
+                if let control {
+                    do { _ = try conn.runScript(control) } catch {
+                        if error.error.kind != .server || !conn.isAlive { throw error.error }
+                        result.malformed.append(savepointProblem(state, at: step.location))
+                        return false
+                    }
+                }
+                if kind == .commit { try restoreSettings() }
+                if kind != .other && kind != .createPgTAP { continue }
                 let t0 = Date()
                 let output: QueryResult
-                do { output = try conn.query(sql) } catch var error as PostgresError {
+                do { output = try conn.query(sql) } catch let error as PostgresError {
                     if error.isConnectionFailure || error.kind != .server || !conn.isAlive { throw error }
-                    if let rewrite, let p = error.position { error.position = rewrite.originalPosition(p) }
-                    result.sqlError = PgTAPSQLError(error, sql: written, at: step.location)
+                    result.sqlError = PgTAPSQLError(error, sql: sql, at: step.location)
+                    state.failedStatement = true
                     return false
                 }
                 let elapsed = Date().timeIntervalSince(t0)
@@ -172,6 +294,14 @@ final class PgTAPSession {
                     lines.append(TAPLine("# \(n.severity): \(n.message)", location: step.location))
                 }
                 append(output, at: step.location, duration: elapsed, to: &lines)
+                // A session-level SET is what the session has from now on; anything else done
+                // outside the file's transaction had its transaction end with it.
+                let words = SQLScanner.keywords(sql, count: 2)
+                if ["set", "reset"].contains(words.first ?? "") {
+                    if words.last != "local" { sessionValues = try captureSettings() }
+                } else if !state.open {
+                    try restoreSettings()
+                }
                 // Whatever the scanner thought of the statement, it must not end our transaction.
                 if let problem = Self.transactionProblem(conn, at: step.location) {
                     result.malformed.append(problem)
@@ -182,6 +312,16 @@ final class PgTAPSession {
         return true
     }
 
+    /// The file's own savepoint statements took away one of ours.
+    func savepointProblem(_ state: FileState, at location: SourceLocation) -> ScriptProblem {
+        let by =
+            state.released.map { " (the file's statement at line \($0.line) released or rolled back past it)" } ?? ""
+        return ScriptProblem(
+            location,
+            "a savepoint rlskit needs here no longer exists\(by): leave rlskit's savepoints "
+                + "(\(Self.fileSavepoint), \(Self.statementSavepoint)) alone; the run's work so far was rolled back")
+    }
+
     /// A problem naming the statement when rlskit's transaction is no longer open after it.
     static func transactionProblem(_ conn: PostgresConnection, at location: SourceLocation) -> ScriptProblem? {
         conn.inTransaction
@@ -189,7 +329,7 @@ final class PgTAPSession {
             : ScriptProblem(
                 location,
                 "this statement ended rlskit's transaction (transaction control rlskit did not recognise), "
-                    + "so what the file did before it may have been committed: check the database and remove the statement"
+                    + "so what the run did before it may have been committed: check the database and remove the statement"
             )
     }
 

@@ -23,8 +23,8 @@ struct PsqlStep: Sendable, Equatable {
     var problems: [ScriptProblem] = []
     /// True when the file mentions `tests.`: only then are the helpers installed.
     public var usesHelpers = false
-    /// freeze_time needs a schema of its own, so it is installed only for files that use it.
-    public var usesFreezeTime = false
+    /// The file installs basejump's helpers through dbdev: that preamble is skipped.
+    var dbdev = false
 
     /// Meta-commands with no effect on what the server receives.
     static let ignored: Set<String> = ["pset", "timing", "x", "t", "a", "f", "encoding", "C", "H"]
@@ -61,7 +61,7 @@ struct PsqlStep: Sendable, Equatable {
             return
         }
         if text.range(of: "tests.", options: .caseInsensitive) != nil { usesHelpers = true }
-        if text.range(of: "freeze_time", options: .caseInsensitive) != nil { usesFreezeTime = true }
+        if StatementKind.mentionsDbdev(text) { dbdev = true }
         for st in SQLScanner.statements(in: text) {
             let loc = SourceLocation(file: display, line: st.line, column: st.column)
             guard st.kind == .meta else {

@@ -1,12 +1,11 @@
 /// How the runner treats a top-level statement of a pgTAP file. Files run inside a
-/// transaction of ours, so their own transaction control is mapped onto it and nothing a
-/// file does can commit.
+/// transaction of ours, so their own transaction control is mapped onto savepoints in it.
 enum StatementKind: Equatable {
-    /// BEGIN / START TRANSACTION: we are already in one; work before it counts as committed.
+    /// BEGIN / START TRANSACTION: opens the file's own transaction.
     case begin
-    /// COMMIT / END: kept only until the end of the file, which always rolls back.
+    /// COMMIT / END: keeps the file's work for the files after it (until the run ends).
     case commit
-    /// ROLLBACK / ABORT: back to the last BEGIN or COMMIT (or the file's start).
+    /// ROLLBACK / ABORT: undoes the file's own transaction.
     case rollback
     /// PREPARE TRANSACTION, COMMIT/ROLLBACK PREPARED: would outlive the run.
     case twoPhase
@@ -16,7 +15,9 @@ enum StatementKind: Equatable {
     case installHelpers
     case other
 
-    static func of(_ sql: String) -> StatementKind {
+    /// `dbdev`: the file installs the helpers through dbdev, so the whole preamble (http,
+    /// pg_tle, supabase-dbdev) is skipped, not only the helpers' own lines.
+    static func of(_ sql: String, dbdev: Bool = false) -> StatementKind {
         let words = SQLScanner.keywords(sql, count: 6, names: true)
         guard let first = words.first else { return .other }
         switch first {
@@ -31,18 +32,32 @@ enum StatementKind: Equatable {
             return rest.first == "prepared" ? .twoPhase : .rollback
         case "prepare":
             return words.dropFirst().first == "transaction" ? .twoPhase : .other
-        case "create":
+        case "create", "drop":
             guard words.dropFirst().first == "extension" else { return .other }
             var rest = words.dropFirst(2)
             if Array(rest.prefix(3)) == ["if", "not", "exists"] { rest = rest.dropFirst(3) }
+            if Array(rest.prefix(2)) == ["if", "exists"] { rest = rest.dropFirst(2) }
             let name = (rest.first ?? "").trimmingCharacters(in: .init(charactersIn: "\""))
-            if name == "pgtap" { return .createPgTAP }
-            return name.hasSuffix("supabase_test_helpers") ? .installHelpers : .other
+            if name == "pgtap" { return first == "create" ? .createPgTAP : .other }
+            if name.hasSuffix("supabase_test_helpers") { return .installHelpers }
+            return dbdev && preambleExtensions.contains(name) ? .installHelpers : .other
         case "select":
             let lower = sql.lowercased()
-            return lower.contains("dbdev.install") && lower.contains("supabase_test_helpers") ? .installHelpers : .other
+            if lower.contains("dbdev.install") && lower.contains("supabase_test_helpers") { return .installHelpers }
+            guard dbdev else { return .other }
+            return ["dbdev.", "pgtle.", "database.dev"].contains { lower.contains($0) } ? .installHelpers : .other
         default:
             return .other
         }
+    }
+
+    /// Extensions only the dbdev preamble needs.
+    static let preambleExtensions: Set<String> = ["http", "pg_tle", "supabase-dbdev"]
+
+    /// The file installs supabase-test-helpers through dbdev.
+    static func mentionsDbdev(_ text: String) -> Bool {
+        let lower = text.lowercased()
+        return lower.contains("supabase_test_helpers") || lower.contains("supabase-dbdev")
+            || lower.contains("dbdev.install")
     }
 }

@@ -14,7 +14,7 @@ final class PgTAPComparisonTests: XCTestCase {
             )
         }
         // pg_prove has no built-in helpers: install ours for it, committed, in its own database.
-        let db = try PgTAPFixtures.standInDatabase(pgtap: true, extraSQL: SupabaseTestHelpers.installSQL)
+        let db = try PgTAPFixtures.standInDatabase(pgtap: true, extraSQL: SupabaseTestHelpers.installSQL())
         defer { TestServer.drop(db.name) }
         let opts = try db.connectionString.options()
         var args: [String] = []
@@ -31,22 +31,90 @@ final class PgTAPComparisonTests: XCTestCase {
 
         // One pg_prove per file (its exit code is the verdict), all started at once.
         let expected = try PgTAPFixtures.expectedVerdicts()
-        let runs = try expected.map { e -> Process in
+        let runs = try expected.map { e -> (Process, Pipe) in
             let p = Process()
             p.executableURL = URL(fileURLWithPath: pgProve)
             p.arguments = args + [e.file]
             p.currentDirectoryURL = URL(fileURLWithPath: PgTAPFixtures.dir)
             p.environment = env
-            p.standardOutput = FileHandle.nullDevice
+            let out = Pipe()
+            p.standardOutput = out
             p.standardError = FileHandle.nullDevice
             try p.run()
-            return p
+            return (p, out)
         }
-        for (e, p) in zip(expected, runs) {
+        for (e, (p, out)) in zip(expected, runs) {
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             p.waitUntilExit()
             XCTAssertEqual(p.terminationStatus == 0, e.passes, "pg_prove on \(e.file)")
             let mine = rlskit.files.first { ($0.file as NSString).lastPathComponent == e.file }
             XCTAssertEqual(mine?.passed, p.terminationStatus == 0, "rlskit vs pg_prove on \(e.file)")
+            XCTAssertEqual(
+                mine.map { String($0.summary.tests.count) }, Self.testsRun(text), "tests run in \(e.file)\n\(text)")
         }
+    }
+
+    /// The shared-state suite, one pg_prove per file in name order on one database (each file
+    /// its own psql session, as `pg_prove dir/` runs them), with basejump's helpers installed.
+    func testPgProveAgreesOnTheSharedStateSuite() throws {
+        guard let pgProve = PgTAPFixtures.pgProve else { throw XCTSkip("pg_prove is not installed") }
+        let project = try String(contentsOfFile: PgTAPFixtures.sharedProjectSQL, encoding: .utf8)
+        let theirs = try PgTAPFixtures.standInDatabase(
+            extraSQL: "create extension pgtap with schema extensions;\n" + SupabaseTestHelpers.installSQL(.basejump)
+                + project)
+        defer { TestServer.drop(theirs.name) }
+        try PostgresConnection(theirs.connectionString).query(
+            "alter database \(SQL.ident(theirs.name)) set search_path = \"$user\", public, extensions")
+        let ours = try PgTAPFixtures.standInDatabase(extraSQL: project)
+        defer { TestServer.drop(ours.name) }
+
+        // The dbdev preamble needs the network: pg_prove gets copies without it.
+        let copy = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        let expected = try PgTAPFixtures.expectedVerdicts(in: PgTAPFixtures.sharedDir)
+        for e in expected {
+            var keep = true
+            let lines = try String(contentsOfFile: PgTAPFixtures.sharedDir + "/" + e.file, encoding: .utf8)
+                .split(separator: "\n", omittingEmptySubsequences: false).filter { l in
+                    if l.hasPrefix("-- dbdev preamble: ") { keep = l.hasSuffix("end") }
+                    return keep
+                }
+            try lines.joined(separator: "\n").write(toFile: copy + "/" + e.file, atomically: true, encoding: .utf8)
+        }
+        let opts = try theirs.connectionString.options()
+        var args: [String] = []
+        for (flag, key) in [("-h", "host"), ("-p", "port"), ("-U", "user"), ("-d", "dbname")] {
+            if let v = opts[key], !v.isEmpty { args += [flag, v] }
+        }
+        var env = ProcessInfo.processInfo.environment
+        if let pw = opts["password"] { env["PGPASSWORD"] = pw }
+
+        let rlskit = try PgTAPRunner(connection: ours.connectionString).run(
+            PgTAPRunner.discover([PgTAPFixtures.sharedDir]))
+        for e in expected {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: pgProve)
+            p.arguments = args + [e.file]
+            p.currentDirectoryURL = URL(fileURLWithPath: copy)
+            p.environment = env
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationStatus == 0, e.passes, "pg_prove on \(e.file)")
+            let mine = rlskit.files.first { ($0.file as NSString).lastPathComponent == e.file }
+            XCTAssertEqual(mine?.passed, p.terminationStatus == 0, "rlskit vs pg_prove on \(e.file)")
+            XCTAssertEqual(
+                mine.map { String($0.summary.tests.count) }, Self.testsRun(text), "tests run in \(e.file)\n\(text)")
+        }
+    }
+
+    /// N from pg_prove's summary line "Files=1, Tests=N, …".
+    static func testsRun(_ output: String) -> String? {
+        output.split(separator: "\n").first { $0.hasPrefix("Files=") }
+            .flatMap { $0.split(separator: ",").dropFirst().first }
+            .map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "Tests=", with: "") }
     }
 }

@@ -131,20 +131,3 @@ final class PsqlScriptTests: XCTestCase {
         }
     }
 }
-
-final class HelperRewriteTests: XCTestCase {
-    func testCallsPointAtTheSessionCopyAndPositionsMapBack() {
-        let sql =
-            "select tests.authenticate_as('a'), TESTS.get_supabase_uid ('b'), tests.authenticate_as_service_role(), "
-            + "my_tests.authenticate_as('x'), tests.other('y'), tests.authenticate_as, $$ select tests.clear_authentication() $$, nope"
-        let r = HelperRewrite(sql)
-        XCTAssertEqual(
-            r.text,
-            "select pg_temp.tests_authenticate_as('a'), pg_temp.tests_get_supabase_uid ('b'), pg_temp.tests_authenticate_as_service_role(), "
-                + "my_tests.authenticate_as('x'), tests.other('y'), tests.authenticate_as, $$ select pg_temp.tests_clear_authentication() $$, nope"
-        )
-        let newPos = r.text.unicodeScalars.count - 3  // "nope"
-        XCTAssertEqual(r.originalPosition(newPos), sql.unicodeScalars.count - 3)
-        XCTAssertEqual(r.originalPosition(1), 1)
-    }
-}

@@ -1,0 +1,10 @@
+begin;
+select plan(3);
+select tests.authenticate_as('owner');
+insert into public.notes (owner_id, body) values (tests.get_supabase_uid('owner'), 'kept until rollback');
+select is(fixtures.note_count(), 1, 'the setup file''s function and user are here');
+select tests.clear_authentication();
+select throws_ok($$ select count(*) from public.notes $$, '42501', null, 'anon cannot read public at all');
+select is(fixtures.note_count(), 1, 'anon may still call pgTAP and the project''s helper');
+select * from finish();
+rollback;
