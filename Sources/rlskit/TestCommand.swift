@@ -20,6 +20,7 @@ enum TestCommand {
             DatabaseTarget.manyOption,
             .option("format", "FORMAT", "Output: text (default), tap, junit or json."),
             OptionSpec.output,
+            CIOutput.option,
         ] + OptionSpec.harness)
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
@@ -46,10 +47,12 @@ enum TestCommand {
                 "no access files (*.rls), scenarios (*.scenario) or pgTAP files under \(paths.joined(separator: ", "))")
         }
         let output = try OutputTarget(args.value("output"))  // fail before the run, not after it
+        let ci = try CIOutput(args)
         // Files that pgTAP suites pull in with \i are inputs too.
         let included = Set(suite.pgtap.flatMap { PsqlScript.load(path: $0.path, display: $0.display).files })
         try OutputTarget.refuseOverlap(
-            [("output", output.path)], inputs: paths + args.all("database-urls") + included.sorted())
+            [("output", output.path), ("summary", ci.summary.path)],
+            inputs: paths + args.all("database-urls") + included.sorted())
 
         if let many = try DatabaseTarget.resolveMany(args) {
             return try runMany(many, suite: suite, options: options, format: format, output: output, term: term)
@@ -59,6 +62,12 @@ enum TestCommand {
         try target.provisionIfThrowaway { printNote(term.dim($0)) }
         let r = try PolicyTests.run(suite, options: options, on: target.connection, ownsDatabase: target.isThrowaway)
         try write(r.report, format: format, output: output, term: term)
+        try ci.emit(
+            markdown: CISummary.markdown(
+                command: "test", verdict: r.report.passed && r.problems.isEmpty ? "passed" : "failed", tests: r.report,
+                audit: nil),
+            annotations: CISummary.annotations(tests: r.report, audit: nil), toStderr: format != .text && !output.isFile
+        )
         for p in r.problems { printError(p.description) }
         if !r.problems.isEmpty { return .usage }
         return r.report.passed ? .success : .checksFailed

@@ -22,7 +22,11 @@ public enum CLI {
         p.executableURL = URL(fileURLWithPath: binary)
         p.arguments = args
         var env = ProcessInfo.processInfo.environment
-        for k in ["DATABASE_URL", "PGHOST", "PGPORT", "PGDATABASE", "PGSERVICE", "PGHOSTADDR"] {
+        // CI's own summary and annotation switches stay out unless a test sets them.
+        for k in [
+            "DATABASE_URL", "PGHOST", "PGPORT", "PGDATABASE", "PGSERVICE", "PGHOSTADDR", "GITHUB_STEP_SUMMARY",
+            "GITHUB_ACTIONS",
+        ] {
             env.removeValue(forKey: k)
         }
         env.merge(environment) { $1 }
