@@ -17,6 +17,7 @@ enum AuditCommand {
             .option("format", "FORMAT", "text (default), json, sarif or github."),
             OptionSpec.output,
             CIOutput.option,
+            HTMLOutput.option,
             .option("explain", "LINT", "Print a lint's documentation and examples, then exit (no database needed)."),
             .flag("list", "List every lint, then exit."),
             .flag("print-queries", "Print the catalog queries as a psql script, then exit (for benchmarks)."),
@@ -57,8 +58,9 @@ enum AuditCommand {
         let baseline = try args.value("baseline").map(Baseline.load) ?? Baseline()
         let output = try OutputTarget(args.value("output"))
         let ci = try CIOutput(args)
+        let html = try HTMLOutput(args)
         try OutputTarget.refuseOverlap(
-            [("output", output.path), ("summary", ci.summary.path)],
+            [("output", output.path), ("summary", ci.summary.path), ("html", html.path)],
             inputs: args.all("baseline") + args.all("database-urls"))
         if let many = try DatabaseTarget.resolveMany(args) {
             return try runMany(
@@ -78,6 +80,10 @@ enum AuditCommand {
         default: try output.write(report.text(color: !output.isFile && term.color))
         }
         let failed = report.fails(at: failOn) || !report.result.failedLints.isEmpty
+        try html.write(
+            command: "audit", verdict: failed ? "failed" : "passed",
+            facts: [("database", target.connection.description), ("exposed schemas", report.schemasLine)],
+            tests: TestReport(), audit: report, on: target.connection)
         try ci.emit(
             markdown: CISummary.markdown(
                 command: "audit", verdict: failed ? "failed" : "passed", tests: nil, audit: report),

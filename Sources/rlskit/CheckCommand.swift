@@ -31,6 +31,7 @@ enum CheckCommand {
             .option("sarif", "FILE", "Also write the audit as SARIF 2.1.0 to FILE (code scanning)."),
             .option("json", "FILE", "Also write the combined result as JSON to FILE."),
             CIOutput.option,
+            HTMLOutput.option,
             .flag("keep", "Leave the throwaway database running afterwards and print how to connect."),
         ] + OptionSpec.harness + OptionSpec.audit)
 
@@ -46,6 +47,7 @@ enum CheckCommand {
         options.harness = try TestCommand.harnessOptions(args)
         let output = try OutputTarget(args.value("output"))
         let ci = try CIOutput(args)
+        let html = try HTMLOutput(args)
         let extraOutputs = try ["junit", "sarif", "json"].compactMap { f in
             try args.value(f).map { (format: f, target: try OutputTarget($0, option: f)) }
         }
@@ -74,7 +76,8 @@ enum CheckCommand {
         var inputs = args.all("tests").isEmpty ? ["sql/tests", "supabase/tests"] : args.all("tests")
         if case .directory(let dir) = source { inputs.append(dir) }
         try OutputTarget.refuseOverlap(
-            [("output", output.path), ("summary", ci.summary.path)] + extraOutputs.map { ($0.format, $0.target.path) },
+            [("output", output.path), ("summary", ci.summary.path), ("html", html.path)]
+                + extraOutputs.map { ($0.format, $0.target.path) },
             inputs: inputs + args.all("baseline"))
         let progress = Progress(term: term)
 
@@ -115,6 +118,10 @@ enum CheckCommand {
         }
         for extra in extraOutputs { try extra.target.write(rendered(extra.format)) }
         if format != "text" { try output.write(rendered(format)) }
+        try html.write(
+            command: "check", verdict: CheckVerdict.line(report, term: Terminal(color: false)),
+            facts: report.phases.map { ($0.name, $0.summary) }, tests: tests, audit: audit,
+            untested: report.untestedTables, on: target.connection)
         try ci.emit(
             markdown: CISummary.markdown(
                 command: "check", verdict: CheckVerdict.line(report, term: Terminal(color: false)),

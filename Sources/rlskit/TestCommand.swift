@@ -21,6 +21,7 @@ enum TestCommand {
             .option("format", "FORMAT", "Output: text (default), tap, junit or json."),
             OptionSpec.output,
             CIOutput.option,
+            HTMLOutput.option,
         ] + OptionSpec.harness)
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
@@ -48,10 +49,11 @@ enum TestCommand {
         }
         let output = try OutputTarget(args.value("output"))  // fail before the run, not after it
         let ci = try CIOutput(args)
+        let html = try HTMLOutput(args)
         // Files that pgTAP suites pull in with \i are inputs too.
         let included = Set(suite.pgtap.flatMap { PsqlScript.load(path: $0.path, display: $0.display).files })
         try OutputTarget.refuseOverlap(
-            [("output", output.path), ("summary", ci.summary.path)],
+            [("output", output.path), ("summary", ci.summary.path), ("html", html.path)],
             inputs: paths + args.all("database-urls") + included.sorted())
 
         if let many = try DatabaseTarget.resolveMany(args) {
@@ -62,6 +64,10 @@ enum TestCommand {
         try target.provisionIfThrowaway { printNote(term.dim($0)) }
         let r = try PolicyTests.run(suite, options: options, on: target.connection, ownsDatabase: target.isThrowaway)
         try write(r.report, format: format, output: output, term: term)
+        try html.write(
+            command: "test", verdict: r.report.passed && r.problems.isEmpty ? "passed" : "failed",
+            facts: [("database", target.isThrowaway ? "throwaway PostgreSQL" : target.connection.description)],
+            tests: r.report, audit: nil, on: target.connection)
         try ci.emit(
             markdown: CISummary.markdown(
                 command: "test", verdict: r.report.passed && r.problems.isEmpty ? "passed" : "failed", tests: r.report,
