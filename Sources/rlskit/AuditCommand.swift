@@ -63,6 +63,7 @@ enum AuditCommand {
             [("output", output.path), ("summary", ci.summary.path), ("html", html.path)],
             inputs: args.all("baseline") + args.all("database-urls"))
         if let many = try DatabaseTarget.resolveMany(args) {
+            try CIOutput.refuseMany(ci, html)
             return try runMany(
                 many, exposed: exposed, baseline: baseline, failOn: failOn, format: format, output: output, term: term)
         }

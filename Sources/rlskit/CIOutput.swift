@@ -31,6 +31,13 @@ struct CIOutput {
         if let stepSummary { try Self.append(text + "\n", to: stepSummary) }
     }
 
+    /// One summary and one report describe one database.
+    static func refuseMany(_ ci: CIOutput, _ html: HTMLOutput) throws {
+        if let option = html.path != nil ? "html" : ci.summary.isFile ? "summary" : nil {
+            throw ConfigurationError("--\(option) reports on one database: run once per database to get one each")
+        }
+    }
+
     /// The step summary collects every step's text: append, never replace.
     static func append(_ text: String, to path: String) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o666)

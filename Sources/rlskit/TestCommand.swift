@@ -57,6 +57,7 @@ enum TestCommand {
             inputs: paths + args.all("database-urls") + included.sorted())
 
         if let many = try DatabaseTarget.resolveMany(args) {
+            try CIOutput.refuseMany(ci, html)
             return try runMany(many, suite: suite, options: options, format: format, output: output, term: term)
         }
         let target = try DatabaseTarget.resolve(args) { printNote(term.dim($0)) }

@@ -61,6 +61,16 @@ final class CISummaryTests: XCTestCase {
         XCTAssertTrue(own.hasPrefix("## rlskit test: passed\n"), own)
         XCTAssertTrue(own.contains(", 0 failed, "), own)
         XCTAssertFalse(own.contains("| table or file |"), own)
+        for command in [["test", "sql/tests"], ["audit"]] {
+            let many = try CLI.run(
+                command + [
+                    "--database-url", "postgresql://a@127.0.0.1:1/x", "--database-url", "postgresql://b@127.0.0.1:1/y",
+                    "--html", tmp + "/m.html",
+                ], directory: Provisioned.repositoryRoot)
+            XCTAssertEqual(many.code, 2, many.output)
+            XCTAssertEqual(
+                many.stderr, "rlskit: --html reports on one database: run once per database to get one each\n")
+        }
         let bad = try CLI.run(["test", "--summary", tmp], directory: Provisioned.repositoryRoot)
         XCTAssertEqual(bad.code, 2, bad.output)
         XCTAssertEqual(bad.stderr, "rlskit: cannot write \(tmp): it is a directory\n")

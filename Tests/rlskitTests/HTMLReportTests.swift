@@ -104,6 +104,10 @@ final class HTMLReportTests: XCTestCase {
                 outcomes.append(o)
             }
         }
+        var forged = TestOutcome(
+            suite: "public.table_0", name: "M reads B's row", status: .passed, actor: "M (user_metadata {\"role\": 1})")
+        forged.intendedAllowed = false
+        outcomes.append(forged)
         let report = HTMLReport(
             command: "check", verdict: "failed", facts: [("database", "synthetic")],
             tests: TestReport(outcomes: outcomes), audit: nil)
@@ -121,6 +125,9 @@ final class HTMLReportTests: XCTestCase {
         let plainSeconds = try Browser.run(["--dump-dom"], url: "file://\(tmp)/plain.html").seconds
         let (dom, reportSeconds) = try Browser.run(["--dump-dom"], url: "file://\(tmp)/big.html")
         XCTAssertTrue(dom.contains("<caption>public.table_1999 <small>"), "the last table is rendered")
+        XCTAssertTrue(
+            html.contains("<th scope=\"row\">M (user_metadata {&quot;role&quot;: 1})</th><td>"),
+            "the forged-claims user has its own row in the grid")
         print(
             "2,000 tables, \(outcomes.count) checks: report \(html.utf8.count / 1024) KB rendered in \(String(format: "%.2f", renderSeconds)) s, browser \(String(format: "%.2f", reportSeconds)) s; plain table \(plain.utf8.count / 1024) KB, browser \(String(format: "%.2f", plainSeconds)) s"
         )

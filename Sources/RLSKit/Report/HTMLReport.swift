@@ -97,8 +97,10 @@ public struct HTMLReport: Sendable {
 
     /// A matrix check's place in its grid, nil for anything else (scenarios, pgTAP, the RLS probe).
     static func cell(_ o: TestOutcome) -> (actor: String, column: String, object: String)? {
-        guard let actor = o.actor, o.name.hasPrefix(actor + " ") else { return nil }
-        let rest = o.name.dropFirst(actor.count + 1)
+        // A label may say more than the name a check starts with: "M (user_metadata {…})".
+        guard let actor = o.actor, let short = actor.split(separator: " ").first, o.name.hasPrefix(short + " ")
+        else { return nil }
+        let rest = o.name.dropFirst(short.count + 1)
         let verb = rest.prefix { $0 != " " }
         guard let column = verbs[String(verb)] else { return nil }
         return (actor, column, String(rest.dropFirst(verb.count + 1)))
