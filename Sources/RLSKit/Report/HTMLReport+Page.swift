@@ -27,7 +27,9 @@ extension HTMLReport {
     static let script = """
         (function(){var data=null,box=document.getElementById('detail');
         function text(t,s){var e=document.createElement(t);e.textContent=s;return e}
-        function show(i){data=data||JSON.parse(document.getElementById('checks').textContent);var d=data[i];if(!d)return;
+        function show(i){data=data||JSON.parse(document.getElementById('checks').textContent);var e=data.checks[i];if(!e)return;
+        var d={suite:e[0],name:e[1],actor:e[2],verdict:e[3],expected:e[4],got:e[5],message:e[6],sql:e[7],at:e[8],
+        policies:data.policies[e[9]]};
         box.replaceChildren();var h=text('h2',d.suite+': '+d.name);h.id='detail-title';box.append(h);
         var dl=document.createElement('dl');[['result',d.verdict],['actor',d.actor],['expected',d.expected],['got',d.got],
         ['message',d.message],['declared at',d.at]].forEach(function(p){if(p[1]){dl.append(text('dt',p[0]),text('dd',p[1]))}});

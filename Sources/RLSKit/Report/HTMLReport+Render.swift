@@ -16,7 +16,7 @@ extension HTMLReport {
         out += "<dl class=\"facts\">"
         for (k, v) in facts { out += "<dt>\(Self.h(k))</dt><dd>\(Self.h(v))</dd>" }
         out += "</dl>\n" + legend + "</header>\n<main>\n"
-        var data: [JSON] = []
+        var data = Details()
         let index = Dictionary(grouping: policies, by: \.table)
         if command != "audit" { out += grids(&data, index) }
         out += others(&data, index)
@@ -31,7 +31,8 @@ extension HTMLReport {
             out += "</ul></section>\n"
         }
         out += "</main>\n<aside id=\"detail\" aria-live=\"polite\" hidden></aside>\n"
-        let json = JSON.array(data).rendered(pretty: false).replacingOccurrences(of: "</", with: "<\\/")
+        let json = JSON.object([("checks", .array(data.entries)), ("policies", .array(data.groups))])
+            .rendered(pretty: false).replacingOccurrences(of: "</", with: "<\\/")
         out += "<script type=\"application/json\" id=\"checks\">\(json)</script>\n"
         out += "<script>\(Self.script)</script>\n</body></html>\n"
         return out
@@ -44,32 +45,44 @@ extension HTMLReport {
             }.joined(separator: " · ") + "</p>\n"
     }
 
-    /// One entry of the details block; `i` is its index, the cell's data-i.
-    func detail(_ o: TestOutcome, _ index: [String: [Policy]]) -> JSON {
-        let cmd = o.operation?.uppercased()
-        let table = o.suite.hasPrefix("bucket ") ? "storage.objects" : o.suite
-        let bucket = o.suite.hasPrefix("bucket ") ? String(o.suite.dropFirst(7)) : nil
-        let mine = (index[table] ?? []).filter { p in
-            guard p.command == "ALL" || p.command == cmd else { return false }
-            guard let bucket else { return true }
-            return (p.using ?? "").contains("'\(bucket)'") || (p.check ?? "").contains("'\(bucket)'")
-        }
-        let lines: [JSON] = mine.map { p in
-            var line = "\(p.name) (for \(p.command.lowercased()) to \(p.roles))"
-            if let u = p.using { line += " using (\(u))" }
-            if let c = p.check { line += " with check (\(c))" }
-            return .string(line)
-        }
-        return .object([
-            ("suite", .string(o.suite)), ("name", .string(o.name)), ("actor", .optional(o.actor)),
-            ("verdict", .string(Verdict(o).words)), ("expected", .optional(o.expected)), ("got", .optional(o.got)),
-            ("message", .optional(o.message)), ("sql", .optional(o.sql)),
-            ("at", .optional(o.location?.description)),
-            ("policies", .array(lines)),
-        ])
+    /// The details block: per check [suite, name, actor, verdict, expected, got, message, sql,
+    /// file:line, policy group], with the policy lines stored once per table and command.
+    struct Details {
+        var entries: [JSON] = []
+        var groups: [JSON] = []
+        var groupIndex: [String: Int] = [:]
+        var count: Int { entries.count }
     }
 
-    func grids(_ data: inout [JSON], _ index: [String: [Policy]]) -> String {
+    func add(_ o: TestOutcome, to details: inout Details, _ index: [String: [Policy]]) {
+        let cmd = o.operation?.uppercased() ?? ""
+        let key = o.suite + "\u{0}" + cmd
+        if details.groupIndex[key] == nil {
+            let table = o.suite.hasPrefix("bucket ") ? "storage.objects" : o.suite
+            let bucket = o.suite.hasPrefix("bucket ") ? String(o.suite.dropFirst(7)) : nil
+            let mine = (index[table] ?? []).filter { p in
+                guard p.command == "ALL" || p.command == cmd else { return false }
+                guard let bucket else { return true }
+                return (p.using ?? "").contains("'\(bucket)'") || (p.check ?? "").contains("'\(bucket)'")
+            }
+            let lines: [JSON] = mine.map { p in
+                var line = "\(p.name) (for \(p.command.lowercased()) to \(p.roles))"
+                if let u = p.using { line += " using (\(u))" }
+                if let c = p.check { line += " with check (\(c))" }
+                return .string(line)
+            }
+            details.groupIndex[key] = details.groups.count
+            details.groups.append(.array(lines))
+        }
+        details.entries.append(
+            .array([
+                .string(o.suite), .string(o.name), .optional(o.actor), .string(Verdict(o).words), .optional(o.expected),
+                .optional(o.got), .optional(o.message), .optional(o.sql), .optional(o.location?.description),
+                .int(details.groupIndex[key]!),
+            ]))
+    }
+
+    func grids(_ data: inout Details, _ index: [String: [Policy]]) -> String {
         var out = "<section aria-labelledby=\"access\"><h2 id=\"access\">Who can do what</h2>\n"
         var order: [String] = []
         var bySuite: [String: [(TestOutcome, (actor: String, column: String, object: String))]] = [:]
@@ -115,7 +128,7 @@ extension HTMLReport {
                         let v = Verdict(o)
                         out +=
                             "<button data-i=\"\(data.count)\" class=\"c-\(v.rawValue)\">\(Self.h(c.object)): \(Self.h(v.short))</button>"
-                        data.append(detail(o, index))
+                        add(o, to: &data, index)
                     }
                     out += "</td>"
                 }
@@ -127,7 +140,7 @@ extension HTMLReport {
     }
 
     /// Scenario steps, pgTAP assertions and the RLS probe: one row each.
-    func others(_ data: inout [JSON], _ index: [String: [Policy]]) -> String {
+    func others(_ data: inout Details, _ index: [String: [Policy]]) -> String {
         let rest = tests.outcomes.filter { $0.name != "not covered" && Self.cell($0) == nil }
         guard !rest.isEmpty else { return "" }
         var out = "<section aria-labelledby=\"other\"><h2 id=\"other\">Other checks</h2><div class=\"t\"><table>"
@@ -138,7 +151,7 @@ extension HTMLReport {
             let word = o.status == .passed ? "✓ passed" : o.isFailure ? "✗ failed" : "– \(o.status.rawValue)"
             out +=
                 "<tr><td><button data-i=\"\(data.count)\" class=\"c-\(o.status == .passed ? "allowed" : v.rawValue)\">\(word)</button></td><td>\(Self.h(o.suite))</td><td>\(Self.h(o.actor ?? ""))</td><td>\(Self.h(o.name))</td></tr>"
-            data.append(detail(o, index))
+            add(o, to: &data, index)
         }
         return out + "</tbody></table></div></section>\n"
     }
