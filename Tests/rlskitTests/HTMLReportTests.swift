@@ -64,6 +64,12 @@ final class HTMLReportTests: XCTestCase {
         let png = try Data(contentsOf: URL(fileURLWithPath: shot))
         XCTAssertEqual(Array(png.prefix(4)), [0x89, 0x50, 0x4E, 0x47])
         XCTAssertGreaterThan(png.count, 20_000, "a rendered page, not a blank one")
+        // Light and dark follow the system: the page background in each.
+        let dark = tmp + "/dark.png"
+        _ = try Browser.run(
+            ["--force-dark-mode", "--window-size=800,600", "--screenshot=\(dark)"], url: "file://\(tmp)/r.html")
+        XCTAssertEqual(try Self.pixel(shot, 5, 5), "255 255 255")
+        XCTAssertEqual(try Self.pixel(dark, 5, 5), "22 24 27")
         _ = try Browser.run(
             ["--print-to-pdf=\(tmp)/report.pdf", "--no-pdf-header-footer"], url: "file://\(tmp)/r.html")
         XCTAssertTrue(try Data(contentsOf: URL(fileURLWithPath: tmp + "/report.pdf")).starts(with: Data("%PDF".utf8)))
@@ -71,6 +77,19 @@ final class HTMLReportTests: XCTestCase {
             try? FileManager.default.removeItem(atPath: keep)
             try FileManager.default.copyItem(atPath: shot, toPath: keep)
         }
+    }
+
+    /// One pixel's RGB, read by a small PNG reader (Tests/Scripts/png_pixel.py).
+    static func pixel(_ png: String, _ x: Int, _ y: Int) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", Provisioned.repositoryRoot + "/Tests/Scripts/png_pixel.py", png, "\(x)", "\(y)"]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// 2,000 tables: the browser loads the report within twice the time of a plain table with
