@@ -104,12 +104,16 @@ struct DatabaseTarget: Sendable {
 
     func stop() { cluster?.stop() }
 
-    /// A throwaway database starts empty: give it the stand-in and the schema (the default
-    /// migration source) so tests have something to run against.
+    /// A throwaway database starts empty: give it the stand-in and the project's migrations so
+    /// tests have something to run against. Never rlskit's example schema by accident.
     func provisionIfThrowaway(log: (String) -> Void) throws {
         guard isThrowaway else { return }
-        let source = MigrationSource.defaultSource()
+        let source = MigrationSource.projectSource()
         let r = try Migrator.run(source, on: connection)
-        log("provisioned the throwaway database: stand-in and \(r.applied.count) migration(s) from \(source)")
+        if source == .none {
+            log("no sql/migrations or supabase/migrations here: the throwaway database has the Supabase stand-in only")
+        } else {
+            log("provisioned the throwaway database: stand-in and \(r.applied.count) migration(s) from \(source)")
+        }
     }
 }

@@ -13,7 +13,8 @@ enum TestCommand {
             (*.scenario) from PATHs, folders searched recursively (default: sql/tests). Generates the
             own-row matrix from the declared intent and the live catalog, runs every check as anon,
             signed-in users and service_role exactly as Supabase's API servers do, and rolls
-            everything back. On a throwaway server, sql/compat and sql/migrations are applied first.
+            everything back. On a throwaway server, the Supabase stand-in and the project's sql/migrations
+            (else supabase/migrations) are applied first; outside a project, the stand-in only.
             """,
         options: [
             DatabaseTarget.repeatableOption,

@@ -69,3 +69,21 @@ final class EmptyRunTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("failed: nothing was tested"), r.stdout)
     }
 }
+
+extension EmptyRunTests {
+    /// `test` on a throwaway server outside any project gets the stand-in, not rlskit's schema.
+    func testTestOutsideAProjectDoesNotGetTheExampleSchema() throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        try FileManager.default.createDirectory(atPath: tmp + "/sql/tests", withIntermediateDirectories: true)
+        try "table public.profiles\n  owner id\n  read anyone\n  write owner\n".write(
+            toFile: tmp + "/sql/tests/access.rls", atomically: true, encoding: .utf8)
+        let r = try CLI.run(["test"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertNotEqual(r.code, 0, r.output)
+        XCTAssertTrue(
+            r.stderr.contains(
+                "no sql/migrations or supabase/migrations here: the throwaway database has the Supabase stand-in only"),
+            r.stderr)
+        XCTAssertFalse(r.output.contains("built-in"), r.output)
+    }
+}
