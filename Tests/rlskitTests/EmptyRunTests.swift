@@ -87,3 +87,20 @@ extension EmptyRunTests {
         XCTAssertFalse(r.output.contains("built-in"), r.output)
     }
 }
+
+extension EmptyRunTests {
+    /// `apply` outside a project refuses instead of applying the example schema; --builtin asks for it.
+    func testApplyOutsideAProjectRefuses() throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        let r = try CLI.run(["apply"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(r.code, 2, r.output)
+        XCTAssertEqual(
+            r.stderr.split(separator: "\n").last,
+            "rlskit: nothing to apply: no sql/migrations or supabase/migrations in this folder; give --dir DIR (or --builtin for rlskit's example schema)"
+        )
+        let builtin = try CLI.run(["apply", "--builtin"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(builtin.code, 0, builtin.output)
+        XCTAssertTrue(builtin.stdout.contains("applying the built-in schema to"), builtin.stdout)
+    }
+}
