@@ -57,9 +57,16 @@ final class EmptyRunTests: XCTestCase {
         alter table public."Team Docs" enable row level security;
         create table public.plain (id int primary key);
         """.write(toFile: tmp + "/supabase/migrations/0001_init.sql", atomically: true, encoding: .utf8)
-        let r = try CLI.run(["check"], environment: ["TMPDIR": tmp], directory: tmp)
+        let r = try CLI.run(["check", "--html", tmp + "/r.html"], environment: ["TMPDIR": tmp], directory: tmp)
         XCTAssertEqual(r.code, 1, r.output)
         XCTAssertTrue(r.stdout.contains("1 migration applied from supabase/migrations"), r.stdout)
+        let html = try String(contentsOfFile: tmp + "/r.html", encoding: .utf8)
+        XCTAssertTrue(
+            html.contains(
+                "<caption>public.notes</caption><tbody><tr><td class=\"c-skipped\">– not covered: row level security is on"
+            ),
+            html)
+        XCTAssertTrue(html.contains("<caption>public.&quot;Team Docs&quot;</caption>"), html)
         XCTAssertTrue(r.stdout.contains("2 RLS tables untested"), r.stdout)
         XCTAssertTrue(
             r.stdout.contains("untested (row level security on, no tests): public.\"Team Docs\", public.notes"),

@@ -97,6 +97,11 @@ extension HTMLReport {
             }
         }
         if order.isEmpty { out += "<p>No table or bucket was checked.</p>\n" }
+        for table in untested {
+            out += "<div class=\"t\"><table><caption>\(Self.h(table))</caption><tbody><tr><td class=\"c-skipped\">"
+            out +=
+                "– not covered: row level security is on, but no tests say who may do what here</td></tr></tbody></table></div>\n"
+        }
         for suite in order {
             let at =
                 (bySuite[suite]?.first?.0 ?? notCovered[suite])?.location.map {
