@@ -48,7 +48,9 @@ final class HTMLReportTests: XCTestCase {
         // The opened detail: the check, its SQL, expected vs got, the policies on update, file:line.
         let detail = try XCTUnwrap(dom.range(of: "<aside id=\"detail\"")).lowerBound
         let panel = String(dom[detail...])
-        XCTAssertFalse(panel.hasPrefix("<aside id=\"detail\" aria-live=\"polite\" hidden"), panel)
+        XCTAssertTrue(
+            panel.hasPrefix("<aside id=\"detail\" aria-live=\"polite\" aria-labelledby=\"detail-title\" data-i="), panel
+        )
         XCTAssertTrue(panel.contains("public.posts: A updates B's row"), panel)
         XCTAssertTrue(panel.contains("LEAK: allowed, should be denied"), panel)
         XCTAssertTrue(panel.contains("<dt>expected</dt><dd>nothing written"), panel)

@@ -30,13 +30,13 @@ extension HTMLReport {
         function show(i){data=data||JSON.parse(document.getElementById('checks').textContent);var e=data.checks[i];if(!e)return;
         var d={suite:e[0],name:e[1],actor:e[2],verdict:e[3],expected:e[4],got:e[5],message:e[6],sql:e[7],at:e[8],
         policies:data.policies[e[9]]};
-        box.replaceChildren();var h=text('h2',d.suite+': '+d.name);h.id='detail-title';box.append(h);
+        box.replaceChildren();var h=text('h2',d.suite+': '+d.name);h.id='detail-title';h.tabIndex=-1;box.append(h);
         var dl=document.createElement('dl');[['result',d.verdict],['actor',d.actor],['expected',d.expected],['got',d.got],
         ['message',d.message],['declared at',d.at]].forEach(function(p){if(p[1]){dl.append(text('dt',p[0]),text('dd',p[1]))}});
         box.append(dl);if(d.sql){box.append(text('h3','SQL'),text('pre',d.sql))}
         box.append(text('h3','Policies on this command'));if(d.policies.length){var ul=document.createElement('ul');
         d.policies.forEach(function(p){ul.append(text('li',p))});box.append(ul)}else{box.append(text('p','none'))}
-        var c=text('button','close');c.onclick=function(){box.hidden=true};box.append(c);box.hidden=false;box.dataset.i=i}
+        var c=text('button','close');c.onclick=function(){box.hidden=true};box.append(c);box.hidden=false;box.dataset.i=i;h.focus()}
         document.addEventListener('click',function(e){var b=e.target.closest('button[data-i]');if(b){show(+b.dataset.i);
         history.replaceState(null,'','#c'+b.dataset.i)}});
         document.addEventListener('keydown',function(e){if(e.key==='Escape')box.hidden=true});

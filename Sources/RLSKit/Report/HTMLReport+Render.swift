@@ -30,7 +30,7 @@ extension HTMLReport {
             for n in tests.notes { out += "<li><pre>\(Self.h(n))</pre></li>" }
             out += "</ul></section>\n"
         }
-        out += "</main>\n<aside id=\"detail\" aria-live=\"polite\" hidden></aside>\n"
+        out += "</main>\n<aside id=\"detail\" aria-live=\"polite\" aria-labelledby=\"detail-title\" hidden></aside>\n"
         let json = JSON.object([("checks", .array(data.entries)), ("policies", .array(data.groups))])
             .rendered(pretty: false).replacingOccurrences(of: "</", with: "<\\/")
         out += "<script type=\"application/json\" id=\"checks\">\(json)</script>\n"
