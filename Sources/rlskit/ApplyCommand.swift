@@ -16,11 +16,13 @@ enum ApplyCommand {
             Concurrent runs wait on an advisory lock, then find nothing left to do.
             A file whose first lines include '-- rlskit:no-transaction' runs statement by statement
             outside a transaction (for CREATE INDEX CONCURRENTLY and the like).
-            Default directory: sql/migrations, else supabase/migrations, else the built-in schema.
+            Default directory: sql/migrations, else supabase/migrations; --builtin applies rlskit's
+            example schema.
             """,
         options: [
             DatabaseTarget.option,
             .option("dir", "DIR", "Directory of migrations (<digits>_<name>.sql, applied in name order)."),
+            .flag("builtin", "Apply rlskit's built-in example schema."),
             .flag("dry-run", "Print the plan (applied, pending, changed) and change nothing."),
             .flag("allow-changed", "Go on when an applied file has changed (it is not re-applied)."),
             .flag("no-stand-in", "Never install the Supabase stand-in."),
@@ -73,7 +75,17 @@ enum ApplyCommand {
     }
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
-        let source: MigrationSource = args.value("dir").map { .directory($0) } ?? .defaultSource()
+        if args.flag("builtin"), args.value("dir") != nil {
+            throw ConfigurationError("--builtin and --dir both name the migrations: give one")
+        }
+        let source: MigrationSource =
+            args.value("dir").map { .directory($0) } ?? (args.flag("builtin") ? .builtIn : .projectSource())
+        // Never rlskit's example schema into someone's database by accident.
+        if source == .none {
+            throw ConfigurationError(
+                "nothing to apply: no sql/migrations or supabase/migrations in this folder; give --dir DIR (or --builtin for rlskit's example schema)"
+            )
+        }
         var opts = try options(args)
         let storage = try storageSettings(args)
         let project = try SupabaseProject.locate(source)

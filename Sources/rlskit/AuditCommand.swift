@@ -16,6 +16,8 @@ enum AuditCommand {
         options: [DatabaseTarget.existingRepeatableOption, DatabaseTarget.manyOption] + OptionSpec.audit + [
             .option("format", "FORMAT", "text (default), json, sarif or github."),
             OptionSpec.output,
+            CIOutput.option,
+            HTMLOutput.option,
             .option("explain", "LINT", "Print a lint's documentation and examples, then exit (no database needed)."),
             .flag("list", "List every lint, then exit."),
             .flag("print-queries", "Print the catalog queries as a psql script, then exit (for benchmarks)."),
@@ -55,9 +57,13 @@ enum AuditCommand {
         let failOn = try level(args.value("fail-on") ?? "error")
         let baseline = try args.value("baseline").map(Baseline.load) ?? Baseline()
         let output = try OutputTarget(args.value("output"))
+        let ci = try CIOutput(args)
+        let html = try HTMLOutput(args)
         try OutputTarget.refuseOverlap(
-            [("output", output.path)], inputs: args.all("baseline") + args.all("database-urls"))
+            [("output", output.path), ("summary", ci.summary.path), ("html", html.path)],
+            inputs: args.all("baseline") + args.all("database-urls"))
         if let many = try DatabaseTarget.resolveMany(args) {
+            try CIOutput.refuseMany(ci, html)
             return try runMany(
                 many, exposed: exposed, baseline: baseline, failOn: failOn, format: format, output: output, term: term)
         }
@@ -74,6 +80,16 @@ enum AuditCommand {
         case "github": try output.write(report.github())
         default: try output.write(report.text(color: !output.isFile && term.color))
         }
+        let failed = report.fails(at: failOn) || !report.result.failedLints.isEmpty
+        try html.write(
+            command: "audit", verdict: failed ? "failed" : "passed",
+            facts: [("database", target.connection.description), ("exposed schemas", report.schemasLine)],
+            tests: TestReport(), audit: report, on: target.connection)
+        try ci.emit(
+            markdown: CISummary.markdown(
+                command: "audit", verdict: failed ? "failed" : "passed", tests: nil, audit: report),
+            annotations: format == "github" ? "" : CISummary.annotations(tests: nil, audit: report),
+            toStderr: format != "text" && !output.isFile)
         if output.isFile {
             print(report.schemasLine)
             print(report.summaryLine + " — report written to \(output.path!)")

@@ -11,16 +11,19 @@ enum CheckCommand {
             With no database given, starts a throwaway PostgreSQL in a temporary directory, installs
             the Supabase stand-in, applies the migrations, runs the policy tests and prints one
             summary; the server is removed afterwards, also on failure or Ctrl-C.
-            Migrations: --dir, else sql/migrations, else supabase/migrations, else the built-in schema;
-            the folder above them may hold config.toml and seed.sql, read as the Supabase CLI reads them.
-            Tests: --tests, else sql/tests, else supabase/tests (pgTAP), else the built-in tests when
-            the built-in schema was applied. Then the audit: exit 1 when a check fails or a finding is
-            at or above --fail-on (default error).
+            Migrations: --dir, else sql/migrations, else supabase/migrations; --builtin applies
+            rlskit's example schema instead. The folder above the migrations may hold config.toml
+            and seed.sql, read as the Supabase CLI reads them. Tests: --tests, else sql/tests, else
+            supabase/tests (pgTAP), else the built-in tests with --builtin. Then the audit: exit 1
+            when a check fails or a finding is at or above --fail-on (default error), and when
+            nothing was applied or nothing tested (unless --allow-empty).
             """,
         options: [
             DatabaseTarget.option,
             .option(
-                "dir", "DIR", "Migrations to apply (default: sql/migrations, else supabase/migrations, else built in)."),
+                "dir", "DIR", "Migrations to apply (default: sql/migrations, else supabase/migrations)."),
+            .flag("builtin", "Check rlskit's built-in example schema with its tests."),
+            .flag("allow-empty", "Pass a run that applied no migrations or tested nothing."),
             .option("tests", "PATH", "Access files, scenarios or pgTAP files to run (repeatable).", repeatable: true),
             .option("format", "FORMAT", "Combined result for CI: text (default), junit, json or sarif (the audit)."),
             .option(
@@ -28,6 +31,8 @@ enum CheckCommand {
             .option("junit", "FILE", "Also write JUnit XML (tests and audit findings) to FILE."),
             .option("sarif", "FILE", "Also write the audit as SARIF 2.1.0 to FILE (code scanning)."),
             .option("json", "FILE", "Also write the combined result as JSON to FILE."),
+            CIOutput.option,
+            HTMLOutput.option,
             .flag("keep", "Leave the throwaway database running afterwards and print how to connect."),
             ApplyCommand.grantsOption,
         ] + OptionSpec.harness + OptionSpec.audit)
@@ -43,6 +48,8 @@ enum CheckCommand {
         var options = ProjectCheck.Options()
         options.harness = try TestCommand.harnessOptions(args)
         let output = try OutputTarget(args.value("output"))
+        let ci = try CIOutput(args)
+        let html = try HTMLOutput(args)
         let extraOutputs = try ["junit", "sarif", "json"].compactMap { f in
             try args.value(f).map { (format: f, target: try OutputTarget($0, option: f)) }
         }
@@ -62,14 +69,20 @@ enum CheckCommand {
             }
             return names
         }
-        let source: MigrationSource = args.value("dir").map { .directory($0) } ?? .defaultSource()
+        options.allowEmpty = args.flag("allow-empty")
+        if args.flag("builtin"), args.value("dir") != nil {
+            throw ConfigurationError("--builtin and --dir both name the migrations: give one")
+        }
+        let source: MigrationSource =
+            args.value("dir").map { .directory($0) } ?? (args.flag("builtin") ? .builtIn : .projectSource())
         let input = ProjectCheck.Input(
             migrations: source, tests: try tests(args.all("tests"), migrations: source),
             project: try SupabaseProject.locate(source))
         var inputs = args.all("tests").isEmpty ? ["sql/tests", "supabase/tests"] : args.all("tests")
         if case .directory(let dir) = source { inputs.append(dir) }
         try OutputTarget.refuseOverlap(
-            [("output", output.path)] + extraOutputs.map { ($0.format, $0.target.path) },
+            [("output", output.path), ("summary", ci.summary.path), ("html", html.path)]
+                + extraOutputs.map { ($0.format, $0.target.path) },
             inputs: inputs + args.all("baseline"))
         let progress = Progress(term: term)
 
@@ -91,6 +104,7 @@ enum CheckCommand {
         }
         for p in report.problems { printError(p.description) }
         if !audit.findings.isEmpty { say(String(audit.text(color: term.color && !machineOnStdout).dropLast())) }
+        for line in CheckVerdict.untested(report) { say(line) }
         for p in report.phases {
             let mark = p.ok ? term.green("✓") : term.red("✗")
             say(
@@ -98,9 +112,7 @@ enum CheckCommand {
                     + term.dim("\(p.milliseconds) ms"))
         }
         let total = report.phases.reduce(0) { $0 + $1.milliseconds }
-        say(
-            (report.passed ? term.green("passed") : term.red("failed")) + " in "
-                + String(format: "%.1f s", Double(total) / 1000))
+        say(CheckVerdict.line(report, term: term) + " in " + String(format: "%.1f s", Double(total) / 1000))
 
         func rendered(_ format: String) -> String {
             switch format {
@@ -111,6 +123,16 @@ enum CheckCommand {
         }
         for extra in extraOutputs { try extra.target.write(rendered(extra.format)) }
         if format != "text" { try output.write(rendered(format)) }
+        try html.write(
+            command: "check", verdict: CheckVerdict.line(report, term: Terminal(color: false)),
+            facts: report.phases.map { ($0.name, $0.summary) }, tests: tests, audit: audit,
+            untested: report.untestedTables, on: target.connection)
+        try ci.emit(
+            markdown: CISummary.markdown(
+                command: "check", verdict: CheckVerdict.line(report, term: Terminal(color: false)),
+                phases: report.phases.map { .init(name: $0.name, ok: $0.ok, summary: $0.summary) },
+                notes: CheckVerdict.untested(report), tests: tests, audit: audit),
+            annotations: CISummary.annotations(tests: tests, audit: audit), toStderr: machineOnStdout)
         if args.flag("keep"), let cluster = target.cluster {
             let pid = cluster.detach()
             say("kept the throwaway database; connect with: psql \"\(cluster.connectionString.raw)\"")

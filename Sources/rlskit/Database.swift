@@ -104,13 +104,13 @@ struct DatabaseTarget: Sendable {
 
     func stop() { cluster?.stop() }
 
-    /// A throwaway database starts empty: give it the stand-in, the schema (the default
-    /// migration source) and the project's seed files so tests have something to run against.
-    /// Returns the grants regime modelled there (nil for a given database).
+    /// A throwaway database starts empty: give it the stand-in, the project's migrations and its
+    /// seed files so tests have something to run against; never rlskit's example schema by
+    /// accident. Returns the grants regime modelled there (nil for a given database).
     @discardableResult
     func provisionIfThrowaway(grants flag: GrantsRegime.Mode? = nil, log: (String) -> Void) throws -> GrantsRegime? {
         guard isThrowaway else { return nil }
-        let source = MigrationSource.defaultSource()
+        let source = MigrationSource.projectSource()
         var options = Migrator.Options()
         let project = try SupabaseProject.locate(source)
         options.seeds = project?.seeds ?? []
@@ -119,10 +119,14 @@ struct DatabaseTarget: Sendable {
             flag: flag, config: project?.config, versions: try source.load().map(\.version))
         options.grants = regime
         let r = try Migrator.run(source, options: options, on: connection)
-        let seeded = r.seeded.isEmpty ? "" : " and seed " + r.seeded.joined(separator: ", ")
-        log(
-            "provisioned the throwaway database: stand-in and \(r.applied.count) migration(s) from \(source)\(seeded); \(regime)"
-        )
+        if source == .none {
+            log("no sql/migrations or supabase/migrations here: the throwaway database has the Supabase stand-in only")
+        } else {
+            let seeded = r.seeded.isEmpty ? "" : " and seed " + r.seeded.joined(separator: ", ")
+            log(
+                "provisioned the throwaway database: stand-in and \(r.applied.count) migration(s) from \(source)\(seeded); \(regime)"
+            )
+        }
         return regime
     }
 }

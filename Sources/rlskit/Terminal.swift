@@ -13,6 +13,7 @@ struct Terminal: Sendable {
     func paint(_ text: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
     func red(_ t: String) -> String { paint(t, "31") }
     func green(_ t: String) -> String { paint(t, "32") }
+    func yellow(_ t: String) -> String { paint(t, "33") }
     func dim(_ t: String) -> String { paint(t, "2") }
 }
 

@@ -13,7 +13,8 @@ enum TestCommand {
             (*.scenario) from PATHs, folders searched recursively (default: sql/tests). Generates the
             own-row matrix from the declared intent and the live catalog, runs every check as anon,
             signed-in users and service_role exactly as Supabase's API servers do, and rolls
-            everything back. On a throwaway server, sql/compat and sql/migrations are applied first.
+            everything back. On a throwaway server, the Supabase stand-in and the project's sql/migrations
+            (else supabase/migrations) are applied first; outside a project, the stand-in only.
             """,
         options: [
             DatabaseTarget.repeatableOption,
@@ -21,6 +22,8 @@ enum TestCommand {
             .option("format", "FORMAT", "Output: text (default), tap, junit or json."),
             OptionSpec.output,
             ApplyCommand.grantsOption,
+            CIOutput.option,
+            HTMLOutput.option,
         ] + OptionSpec.harness)
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
@@ -48,19 +51,35 @@ enum TestCommand {
                 "no access files (*.rls), scenarios (*.scenario) or pgTAP files under \(paths.joined(separator: ", "))")
         }
         let output = try OutputTarget(args.value("output"))  // fail before the run, not after it
+        let ci = try CIOutput(args)
+        let html = try HTMLOutput(args)
         // Files that pgTAP suites pull in with \i are inputs too.
         let included = Set(suite.pgtap.flatMap { PsqlScript.load(path: $0.path, display: $0.display).files })
         try OutputTarget.refuseOverlap(
-            [("output", output.path)], inputs: paths + args.all("database-urls") + included.sorted())
+            [("output", output.path), ("summary", ci.summary.path), ("html", html.path)],
+            inputs: paths + args.all("database-urls") + included.sorted())
 
         if let many = try DatabaseTarget.resolveMany(args) {
+            try CIOutput.refuseMany(ci, html)
             return try runMany(many, suite: suite, options: options, format: format, output: output, term: term)
         }
         let target = try DatabaseTarget.resolve(args) { printNote(term.dim($0)) }
         defer { target.stop() }
         let regime = try target.provisionIfThrowaway(grants: grants) { printNote(term.dim($0)) }
         let r = try PolicyTests.run(suite, options: options, on: target.connection, ownsDatabase: target.isThrowaway)
-        try write(regime.map { r.report.naming($0) } ?? r.report, format: format, output: output, term: term)
+        let report = regime.map { r.report.naming($0) } ?? r.report
+        try write(report, format: format, output: output, term: term)
+        var facts = [("database", target.isThrowaway ? "throwaway PostgreSQL" : target.connection.description)]
+        if let regime { facts.append(("grants", "\(regime)")) }
+        try html.write(
+            command: "test", verdict: report.passed && r.problems.isEmpty ? "passed" : "failed",
+            facts: facts, tests: report, audit: nil, on: target.connection)
+        try ci.emit(
+            markdown: CISummary.markdown(
+                command: "test", verdict: report.passed && r.problems.isEmpty ? "passed" : "failed", tests: report,
+                audit: nil),
+            annotations: CISummary.annotations(tests: report, audit: nil), toStderr: format != .text && !output.isFile
+        )
         for p in r.problems { printError(p.description) }
         if !r.problems.isEmpty { return .usage }
         return r.report.passed ? .success : .checksFailed

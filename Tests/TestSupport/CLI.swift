@@ -15,14 +15,18 @@ public enum CLI {
         return dir.appendingPathComponent("rlskit").path
     }
 
-    public static func start(_ args: [String], environment: [String: String] = [:], directory: String? = nil) throws
-        -> (Process, Pipe, Pipe)
-    {
+    public static func start(
+        _ args: [String], environment: [String: String] = [:], directory: String? = nil, binary: String? = nil
+    ) throws -> (Process, Pipe, Pipe) {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
+        p.executableURL = URL(fileURLWithPath: binary ?? Self.binary)
         p.arguments = args
         var env = ProcessInfo.processInfo.environment
-        for k in ["DATABASE_URL", "PGHOST", "PGPORT", "PGDATABASE", "PGSERVICE", "PGHOSTADDR"] {
+        // CI's own summary and annotation switches stay out unless a test sets them.
+        for k in [
+            "DATABASE_URL", "PGHOST", "PGPORT", "PGDATABASE", "PGSERVICE", "PGHOSTADDR", "GITHUB_STEP_SUMMARY",
+            "GITHUB_ACTIONS",
+        ] {
             env.removeValue(forKey: k)
         }
         env.merge(environment) { $1 }
@@ -36,10 +40,10 @@ public enum CLI {
         return (p, out, err)
     }
 
-    public static func run(_ args: [String], environment: [String: String] = [:], directory: String? = nil) throws
-        -> Outcome
-    {
-        let (p, out, err) = try start(args, environment: environment, directory: directory)
+    public static func run(
+        _ args: [String], environment: [String: String] = [:], directory: String? = nil, binary: String? = nil
+    ) throws -> Outcome {
+        let (p, out, err) = try start(args, environment: environment, directory: directory, binary: binary)
         // Read both pipes before waiting: a child writing more than a pipe holds would block.
         let group = DispatchGroup()
         nonisolated(unsafe) var errData = Data()

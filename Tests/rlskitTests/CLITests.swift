@@ -130,13 +130,15 @@ extension CLITests {
         let tmp = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: tmp) }
         try FileManager.default.createSymbolicLink(atPath: tmp + "/link.xml", withDestinationPath: tmp + "/target.xml")
-        let r = try CLI.run(["check", "--junit", tmp + "/link.xml"], environment: ["TMPDIR": tmp], directory: tmp)
+        let r = try CLI.run(
+            ["check", "--builtin", "--junit", tmp + "/link.xml"], environment: ["TMPDIR": tmp], directory: tmp)
         XCTAssertEqual(r.code, 0, r.output)
         XCTAssertEqual(
             try FileManager.default.destinationOfSymbolicLink(atPath: tmp + "/link.xml"), tmp + "/target.xml")
         XCTAssertTrue(try String(contentsOfFile: tmp + "/target.xml", encoding: .utf8).contains("<testsuites"))
         if FileManager.default.fileExists(atPath: "/dev/full") {
-            let full = try CLI.run(["check", "--junit", "/dev/full"], environment: ["TMPDIR": tmp], directory: tmp)
+            let full = try CLI.run(
+                ["check", "--builtin", "--junit", "/dev/full"], environment: ["TMPDIR": tmp], directory: tmp)
             XCTAssertEqual(full.code, 2)
             XCTAssertTrue(
                 full.stderr.hasSuffix("rlskit: cannot write /dev/full: No space left on device\n"), full.stderr)
@@ -145,7 +147,8 @@ extension CLITests {
             XCTAssertEqual(attributes.st_mode & S_IFMT, S_IFCHR, "/dev/full must stay a device")
         }
         // A machine format on standard output is all that goes there.
-        let json = try CLI.run(["check", "--format", "json"], environment: ["TMPDIR": tmp], directory: tmp)
+        let json = try CLI.run(
+            ["check", "--builtin", "--format", "json"], environment: ["TMPDIR": tmp], directory: tmp)
         XCTAssertEqual(json.code, 0)
         let doc = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         XCTAssertEqual(doc?["passed"] as? Bool, true)
@@ -187,7 +190,8 @@ extension CLITests {
     func testReportToDevStdoutKeepsTheSummary() throws {
         let tmp = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: tmp) }
-        let r = try CLI.run(["check", "--junit", "/dev/stdout"], environment: ["TMPDIR": tmp], directory: tmp)
+        let r = try CLI.run(
+            ["check", "--builtin", "--junit", "/dev/stdout"], environment: ["TMPDIR": tmp], directory: tmp)
         XCTAssertEqual(r.code, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("<testsuites"))
         XCTAssertTrue(r.stdout.contains("</testsuites>"))

@@ -11,7 +11,8 @@ final class CheckCommandTests: XCTestCase {
         let tmp = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: tmp) }
         let r = try CLI.run(
-            ["check", "--format", "junit", "--output", tmp + "/check.xml"], environment: ["TMPDIR": tmp], directory: tmp
+            ["check", "--builtin", "--format", "junit", "--output", tmp + "/check.xml"], environment: ["TMPDIR": tmp],
+            directory: tmp
         )
         XCTAssertEqual(r.code, 0, r.output)
         for phase in ["✓ database", "✓ apply", "✓ test"] { XCTAssertTrue(r.stdout.contains(phase), r.stdout) }

@@ -25,6 +25,8 @@ public enum ProjectCheck {
         public var grants: GrantsRegime.Mode?
         /// Findings at or above this level fail the check.
         public var failOn: FindingLevel = .error
+        /// A run that applied nothing or tested nothing passes only when this is set.
+        public var allowEmpty = false
         public init() {}
     }
 
@@ -57,6 +59,10 @@ public enum ProjectCheck {
         public var problems: [InputError]
         public var audit: AuditReport
         public var failOn: FindingLevel
+        /// RLS tables in the exposed schemas when no tests were given: each is untested.
+        public var untestedTables: [String] = []
+        /// Nothing was applied (no migration files) or nothing was tested.
+        public var checkedNothing: Bool { migrations.plan.isEmpty || tests.outcomes.isEmpty }
         public var passed: Bool { phases.allSatisfy(\.ok) && problems.isEmpty }
 
         /// Tests plus the audit's findings as test cases (those at or above `failOn` fail).
@@ -141,14 +147,24 @@ public enum ProjectCheck {
                 summary += "; " + standIns
             }
         }
-        phases.append(Phase(name: "apply", ok: true, summary: summary, milliseconds: lap()))
+        phases.append(
+            Phase(name: "apply", ok: !applied.plan.isEmpty || options.allowEmpty, summary: summary, milliseconds: lap())
+        )
 
         var tests = TestReport()
         var problems: [InputError] = []
+        var untested: [String] = []
         if input.tests.isEmpty {
+            let conn = try PostgresConnection(target)
+            defer { conn.close() }
+            let schemas = try options.audit.exposedSchemas ?? ExposedSchemas.detect(conn).names
+            untested = try Catalog.rlsTables(conn, schemas: schemas)
+            let tables =
+                untested.isEmpty ? "" : "; \(untested.count) RLS table\(untested.count == 1 ? "" : "s") untested"
             phases.append(
                 Phase(
-                    name: "test", ok: true, summary: "no tests found (give --tests, or add sql/tests)",
+                    name: "test", ok: options.allowEmpty,
+                    summary: "nothing tested: no tests found (give --tests, or add sql/tests)" + tables,
                     milliseconds: lap()))
         } else {
             progress("testing policies")
@@ -175,7 +191,8 @@ public enum ProjectCheck {
                     ? levels : "\(audit.result.failedLints.count) lint(s) could not run; " + levels,
                 milliseconds: lap()))
         return Report(
-            phases: phases, migrations: applied, tests: tests, problems: problems, audit: audit, failOn: options.failOn)
+            phases: phases, migrations: applied, tests: tests, problems: problems, audit: audit, failOn: options.failOn,
+            untestedTables: untested)
     }
 
     static func applySummary(_ applied: Migrator.Result, _ source: MigrationSource) -> String {
@@ -196,7 +213,9 @@ public enum ProjectCheck {
         let count = applied.applied.count
         var summary =
             applied.plan.isEmpty
-            ? "no migrations in \(source)"
+            ? (source == .none
+                ? "nothing applied: no sql/migrations or supabase/migrations here (give --dir DIR, or --builtin)"
+                : "nothing applied: no .sql files in \(source)")
             : count == 0
                 ? "nothing to apply (\(applied.plan.count) already applied)"
                 : "\(count) migration\(count == 1 ? "" : "s") applied from \(source)"

@@ -108,6 +108,15 @@ enum Expectation: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Matrix intent: true when the access should go through, false when it should be denied.
+    var intendsAllowed: Bool? {
+        switch self {
+        case .visible, .allowed: true
+        case .hidden, .blocked, .deniedByRLS, .deniedByPrivilege: false
+        default: nil
+        }
+    }
+
     public func accepts(_ o: Observed) -> Bool {
         switch self {
         case .visible:

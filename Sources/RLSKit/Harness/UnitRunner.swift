@@ -80,6 +80,10 @@ struct UnitRunner {
         var outcome = TestOutcome(
             suite: check.suite, name: check.name, status: .passed, location: check.location,
             sql: check.judgedSQL, actor: check.actor, duration: duration)
+        outcome.operation = check.operation
+        outcome.expected = check.expectations.map(\.description).joined(separator: ", ")
+        outcome.got = "\(observed)"
+        outcome.intendedAllowed = check.expectations.first.flatMap(\.intendsAllowed)
         guard !missed.isEmpty || failedSetup != nil else { return outcome }
         let unexpectedError: Bool
         switch observed {

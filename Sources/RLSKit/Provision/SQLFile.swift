@@ -40,6 +40,8 @@ public enum MigrationSource: Sendable, Equatable, CustomStringConvertible {
     case directory(String)
     /// The schema compiled into rlskit (this repository's `sql/migrations`).
     case builtIn
+    /// No migrations folder was found: nothing to apply but the stand-in.
+    case none
 
     /// `sql/migrations` when present, else a Supabase project's `supabase/migrations`, else built in.
     public static func defaultSource(in cwd: String = FileManager.default.currentDirectoryPath) -> MigrationSource {
@@ -52,10 +54,18 @@ public enum MigrationSource: Sendable, Equatable, CustomStringConvertible {
         return .builtIn
     }
 
+    /// What `check` applies when not told: `sql/migrations`, else `supabase/migrations`, else
+    /// nothing. The built-in schema only when asked for, so a project never gets it by accident.
+    public static func projectSource(in cwd: String = FileManager.default.currentDirectoryPath) -> MigrationSource {
+        let found = defaultSource(in: cwd)
+        return found == .builtIn ? .none : found
+    }
+
     public var description: String {
         switch self {
         case .directory(let d): return d
         case .builtIn: return "the built-in schema"
+        case .none: return "no migrations folder"
         }
     }
 
@@ -66,6 +76,7 @@ public enum MigrationSource: Sendable, Equatable, CustomStringConvertible {
     public func loadSkipping() throws -> (files: [SQLFile], skipped: [String]) {
         switch self {
         case .builtIn: return (BuiltInSQL.files(in: "migrations"), [])
+        case .none: return ([], [])
         case .directory(let dir): return try SQLFile.loadMigrations(dir)
         }
     }

@@ -1,8 +1,11 @@
 /// GitHub Actions workflow commands (`::error title=…::message`), one line each.
 enum GitHubAnnotations {
     /// "error", "warning" or "notice".
-    public static func line(level: String, title: String, message: String) -> String {
-        "::\(level) title=\(escapeProperty(title))::\(escapeData(message))"
+    public static func line(level: String, title: String, message: String, at location: SourceLocation? = nil)
+        -> String
+    {
+        let place = location.map { "file=\(escapeProperty($0.file)),line=\($0.line)," } ?? ""
+        return "::\(level) \(place)title=\(escapeProperty(title))::\(escapeData(message))"
     }
 
     static func escapeData(_ s: String) -> String {

@@ -20,6 +20,12 @@ public struct TestOutcome: Sendable, Equatable {
     public var actor: String?
     /// Seconds.
     public var duration: Double
+    /// Matrix checks: the operation ("select", "hand-over", "upload", …), what was expected and
+    /// observed, and whether the intent is that it goes through (false: denied) — for the HTML grid.
+    public var operation: String? = nil
+    public var expected: String? = nil
+    public var got: String? = nil
+    public var intendedAllowed: Bool? = nil
 
     public init(
         suite: String, name: String, status: Status, message: String? = nil, location: SourceLocation? = nil,

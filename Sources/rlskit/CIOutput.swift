@@ -1,0 +1,60 @@
+import Foundation
+@_spi(CLI) import RLSKit
+
+/// The CI summary and annotations of `check`, `test` and `audit`: Markdown appended to
+/// `GITHUB_STEP_SUMMARY` and written to `--summary FILE`; GitHub annotations when
+/// `GITHUB_ACTIONS=true`.
+struct CIOutput {
+    static let option = OptionSpec.option(
+        "summary", "FILE", "Write a Markdown summary to FILE (also appended to GITHUB_STEP_SUMMARY when set).")
+
+    let summary: OutputTarget
+    let stepSummary: String?
+    let annotate: Bool
+
+    init(_ args: ParsedArguments) throws {
+        summary = try OutputTarget(args.value("summary"), option: "summary")
+        let env = ProcessInfo.processInfo.environment
+        stepSummary = env["GITHUB_STEP_SUMMARY"].flatMap { $0.isEmpty ? nil : $0 }
+        annotate = env["GITHUB_ACTIONS"] == "true"
+    }
+
+    /// Writes the summary where asked; annotations go to `stream` (stdout unless a machine format holds it).
+    func emit(markdown: @autoclosure () -> String, annotations: @autoclosure () -> String, toStderr: Bool) throws {
+        if annotate {
+            let text = annotations()
+            if toStderr { printErrRaw(text) } else { print(text, terminator: "") }
+        }
+        guard summary.isFile || stepSummary != nil else { return }
+        let text = markdown()
+        if summary.isFile { try summary.write(text) }
+        if let stepSummary { try Self.append(text + "\n", to: stepSummary) }
+    }
+
+    /// One summary and one report describe one database.
+    static func refuseMany(_ ci: CIOutput, _ html: HTMLOutput) throws {
+        if let option = html.path != nil ? "html" : ci.summary.isFile ? "summary" : nil {
+            throw ConfigurationError("--\(option) reports on one database: run once per database to get one each")
+        }
+    }
+
+    /// The step summary collects every step's text: append, never replace.
+    static func append(_ text: String, to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o666)
+        guard fd >= 0 else {
+            throw ConfigurationError("cannot write GITHUB_STEP_SUMMARY \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes[done...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                throw ConfigurationError(
+                    "cannot write GITHUB_STEP_SUMMARY \(path): \(String(cString: strerror(errno)))")
+            }
+            done += n
+        }
+    }
+}

@@ -1,0 +1,23 @@
+@_spi(CLI) import RLSKit
+
+/// The last line of `check` and what it says about tables nobody tested: a run that
+/// checked nothing never reads "passed".
+enum CheckVerdict {
+    static func line(_ report: ProjectCheck.Report, term: Terminal) -> String {
+        let what = report.migrations.plan.isEmpty ? "nothing was applied" : "nothing was tested"
+        if !report.checkedNothing { return report.passed ? term.green("passed") : term.red("failed") }
+        if report.passed { return term.yellow("nothing checked") + " (\(what); allowed by --allow-empty)" }
+        let fix = report.migrations.plan.isEmpty ? "give --dir DIR" : "add tests"
+        return term.red("failed") + ": \(what) (\(fix), or pass --allow-empty to accept an empty run)"
+    }
+
+    /// Every RLS table left untested when there were no tests, and how to start.
+    static func untested(_ report: ProjectCheck.Report) -> [String] {
+        guard !report.untestedTables.isEmpty else { return [] }
+        let start =
+            Commands.all.contains { $0.spec.name == "init" }
+            ? "start with: rlskit init (writes an access file declaring who may do what)"
+            : "start with an access file in sql/tests declaring who may do what (README: Testing policies)"
+        return ["untested (row level security on, no tests): " + report.untestedTables.joined(separator: ", "), start]
+    }
+}
