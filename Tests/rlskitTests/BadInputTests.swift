@@ -417,7 +417,7 @@ final class BadInputTests: XCTestCase {
         for name in names {
             let dir = root + "/" + name
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-            for cmd in [["apply"], ["check"], ["test", "a.rls"], ["pgtap", "t.sql"]] {
+            for cmd in [["apply", "--builtin"], ["check", "--builtin"], ["test", "a.rls"], ["pgtap", "t.sql"]] {
                 let r = try CLI.run(cmd, environment: ["TMPDIR": dir], directory: root)
                 XCTAssertEqual(r.code, 2, "\(cmd) \(name.debugDescription): \(r.output)")
                 XCTAssertTrue(
@@ -431,7 +431,7 @@ final class BadInputTests: XCTestCase {
             ("relative/tmp", "TMPDIR is a relative path"),
             ("/" + String(repeating: "x", count: 80), "TMPDIR is longer than 76 bytes"),
         ] {
-            let r = try CLI.run(["apply"], environment: ["TMPDIR": value], directory: root)
+            let r = try CLI.run(["apply", "--builtin"], environment: ["TMPDIR": value], directory: root)
             XCTAssertEqual(r.code, 2, r.output)
             XCTAssertTrue(r.stderr.hasPrefix("rlskit: cannot start a throwaway PostgreSQL: " + said), r.stderr)
         }

@@ -102,7 +102,7 @@ final class EnsureDepsTests: XCTestCase {
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             FileManager.default.createFile(atPath: path, contents: Data())
         }
-        for tool in ["pkg-config", "chromium"] {
+        for tool in ["pkg-config", "chromium", "pg_prove"] {
             try "#!/bin/bash\n".write(toFile: tmp + "/bin/" + tool, atomically: true, encoding: .utf8)
             chmod(tmp + "/bin/" + tool, 0o755)
         }
