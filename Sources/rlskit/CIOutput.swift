@@ -40,21 +40,6 @@ struct CIOutput {
 
     /// The step summary collects every step's text: append, never replace.
     static func append(_ text: String, to path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o666)
-        guard fd >= 0 else {
-            throw ConfigurationError("cannot write GITHUB_STEP_SUMMARY \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(fd) }
-        let bytes = Array(text.utf8)
-        var done = 0
-        while done < bytes.count {
-            let n = bytes[done...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                throw ConfigurationError(
-                    "cannot write GITHUB_STEP_SUMMARY \(path): \(String(cString: strerror(errno)))")
-            }
-            done += n
-        }
+        try OutputTarget.systemWrite(text, to: path, flags: O_APPEND, name: "GITHUB_STEP_SUMMARY \(path)")
     }
 }

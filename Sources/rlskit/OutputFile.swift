@@ -59,10 +59,16 @@ struct OutputTarget {
     /// Writes through an existing path with plain system calls, so a failure is errno's
     /// words ("Input/output error" for /proc/version) rather than Foundation's error numbers.
     static func rewrite(_ path: String, _ text: String) throws {
+        try systemWrite(text, to: path, flags: O_TRUNC)  // O_CREAT in systemWrite: a dangling symlink
+    }
+
+    /// `text` written through `path` opened with `flags` (O_TRUNC, O_APPEND), by system calls;
+    /// a failure names `name` (default: the path) and errno's words.
+    static func systemWrite(_ text: String, to path: String, flags: Int32, name: String? = nil) throws {
         func fail() -> ConfigurationError {
-            ConfigurationError("cannot write \(path): \(String(cString: strerror(errno)))")
+            ConfigurationError("cannot write \(name ?? path): \(String(cString: strerror(errno)))")
         }
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)  // O_CREAT: a dangling symlink
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0o666)
         guard fd >= 0 else { throw fail() }
         let bytes = Array(text.utf8)
         var done = 0
