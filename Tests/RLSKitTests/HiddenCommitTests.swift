@@ -6,22 +6,7 @@ import XCTest
 
 /// Statements the old scanners misread ended rlskit's transaction: none may, and when the
 /// server's state says one did anyway, the error names the file.
-final class HiddenCommitTests: XCTestCase {
-    var dirs: [String] = []
-    var dbs: [String] = []
-
-    override func tearDown() {
-        for d in dirs { try? FileManager.default.removeItem(atPath: d) }
-        for d in dbs { TestServer.drop(d) }
-    }
-
-    func folder(_ files: [String: String]) throws -> String {
-        let dir = try CLI.temporaryDirectory()
-        dirs.append(dir)
-        for (name, text) in files { try text.write(toFile: dir + "/" + name, atomically: true, encoding: .utf8) }
-        return dir
-    }
-
+final class HiddenCommitTests: ScratchTestCase {
     func database(pgtap: Bool = false) throws -> (PostgresConnection, ConnectionString) {
         let db = try PgTAPFixtures.standInDatabase(pgtap: pgtap)
         dbs.append(db.name)

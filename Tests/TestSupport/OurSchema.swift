@@ -39,3 +39,25 @@ public enum OurSchema {
         return out
     }
 }
+
+extension OurSchema {
+    /// `dir/m`: the built-in migrations plus one that replaces profiles' update policies with
+    /// `policy`, which lets any signed-in user update any profile (a leak the checks must catch).
+    public static func migrationsWithUpdateLeak(in dir: String, policy: String = "anyone updates") throws -> String {
+        let root = Provisioned.repositoryRoot
+        let m = dir + "/m"
+        try FileManager.default.createDirectory(atPath: m, withIntermediateDirectories: true)
+        for f in try FileManager.default.contentsOfDirectory(atPath: root + "/sql/migrations") {
+            try FileManager.default.copyItem(atPath: root + "/sql/migrations/" + f, toPath: m + "/" + f)
+        }
+        try """
+        do $$ declare p record; begin
+          for p in select policyname from pg_policies where schemaname = 'public' and tablename = 'profiles' and cmd = 'UPDATE' loop
+            execute format('drop policy %I on public.profiles', p.policyname);
+          end loop;
+        end $$;
+        create policy "\(policy)" on public.profiles for update to authenticated using (true);
+        """.write(toFile: m + "/0099_leak.sql", atomically: true, encoding: .utf8)
+        return m
+    }
+}

@@ -10,18 +10,7 @@ final class CISummaryTests: XCTestCase {
         let tmp = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: tmp) }
         let root = Provisioned.repositoryRoot
-        try FileManager.default.createDirectory(atPath: tmp + "/m", withIntermediateDirectories: true)
-        for f in try FileManager.default.contentsOfDirectory(atPath: root + "/sql/migrations") {
-            try FileManager.default.copyItem(atPath: root + "/sql/migrations/" + f, toPath: tmp + "/m/" + f)
-        }
-        try """
-        do $$ declare p record; begin
-          for p in select policyname from pg_policies where schemaname = 'public' and tablename = 'profiles' and cmd = 'UPDATE' loop
-            execute format('drop policy %I on public.profiles', p.policyname);
-          end loop;
-        end $$;
-        create policy "anyone | updates" on public.profiles for update to authenticated using (true);
-        """.write(toFile: tmp + "/m/0099_leak.sql", atomically: true, encoding: .utf8)
+        _ = try OurSchema.migrationsWithUpdateLeak(in: tmp, policy: "anyone | updates")
         try "earlier step\n".write(toFile: tmp + "/step.md", atomically: true, encoding: .utf8)
         let r = try CLI.run(
             ["check", "--dir", tmp + "/m", "--tests", root + "/sql/tests", "--summary", tmp + "/s.md"],

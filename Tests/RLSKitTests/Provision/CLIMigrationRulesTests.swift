@@ -6,32 +6,8 @@ import XCTest
 
 /// Migrations run as `supabase db reset` runs them: only CLI-named files, BEGIN … COMMIT
 /// blocks inside a file, a clean session per file, seed files afterwards.
-final class CLIMigrationRulesTests: XCTestCase {
-    var dirs: [String] = []
-    var dbs: [String] = []
-
-    override func tearDown() {
-        for d in dirs { try? FileManager.default.removeItem(atPath: d) }
-        for d in dbs { TestServer.drop(d) }
-    }
-
-    func folder(_ files: [String: String]) throws -> String {
-        let dir = try CLI.temporaryDirectory()
-        dirs.append(dir)
-        for (name, text) in files {
-            let path = dir + "/" + name
-            try FileManager.default.createDirectory(
-                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try text.write(toFile: path, atomically: true, encoding: .utf8)
-        }
-        return dir
-    }
-
-    func database() throws -> PostgresConnection {
-        let db = try TestServer.makeDatabase(prefix: "climig")
-        dbs.append(db.name)
-        return try PostgresConnection(db.connectionString)
-    }
+final class CLIMigrationRulesTests: ScratchTestCase {
+    func database() throws -> PostgresConnection { try database(prefix: "climig") }
 
     func migrate(
         _ conn: PostgresConnection, _ dir: String, seeds: [SQLFile] = [], log: @escaping (String) -> Void = { _ in }

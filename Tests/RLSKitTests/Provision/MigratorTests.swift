@@ -5,27 +5,8 @@ import TestSupport
 import Synchronization
 import XCTest
 
-final class MigratorTests: XCTestCase {
-    var dirs: [String] = []
-    var dbs: [String] = []
-
-    override func tearDown() {
-        for d in dirs { try? FileManager.default.removeItem(atPath: d) }
-        for d in dbs { TestServer.drop(d) }
-    }
-
-    func folder(_ files: [String: String]) throws -> String {
-        let dir = try CLI.temporaryDirectory()
-        dirs.append(dir)
-        for (name, text) in files { try text.write(toFile: dir + "/" + name, atomically: true, encoding: .utf8) }
-        return dir
-    }
-
-    func database() throws -> PostgresConnection {
-        let db = try TestServer.makeDatabase(prefix: "mig")
-        dbs.append(db.name)
-        return try PostgresConnection(db.connectionString)
-    }
+final class MigratorTests: ScratchTestCase {
+    func database() throws -> PostgresConnection { try database(prefix: "mig") }
 
     func migrate(_ conn: PostgresConnection, _ dir: String, _ configure: (inout Migrator.Options) -> Void = { _ in })
         throws -> Migrator.Result
