@@ -16,13 +16,7 @@ final class PgTAPComparisonTests: XCTestCase {
         // pg_prove has no built-in helpers: install ours for it, committed, in its own database.
         let db = try PgTAPFixtures.standInDatabase(pgtap: true, extraSQL: SupabaseTestHelpers.installSQL())
         defer { TestServer.drop(db.name) }
-        let opts = try db.connectionString.options()
-        var args: [String] = []
-        for (flag, key) in [("-h", "host"), ("-p", "port"), ("-U", "user"), ("-d", "dbname")] {
-            if let v = opts[key], !v.isEmpty { args += [flag, v] }
-        }
-        var env = ProcessInfo.processInfo.environment
-        if let pw = opts["password"] { env["PGPASSWORD"] = pw }
+        let (args, env) = try Self.psqlArguments(db.connectionString)
 
         let ours = try PgTAPFixtures.standInDatabase()
         defer { TestServer.drop(ours.name) }
@@ -81,13 +75,7 @@ final class PgTAPComparisonTests: XCTestCase {
                 }
             try lines.joined(separator: "\n").write(toFile: copy + "/" + e.file, atomically: true, encoding: .utf8)
         }
-        let opts = try theirs.connectionString.options()
-        var args: [String] = []
-        for (flag, key) in [("-h", "host"), ("-p", "port"), ("-U", "user"), ("-d", "dbname")] {
-            if let v = opts[key], !v.isEmpty { args += [flag, v] }
-        }
-        var env = ProcessInfo.processInfo.environment
-        if let pw = opts["password"] { env["PGPASSWORD"] = pw }
+        let (args, env) = try Self.psqlArguments(theirs.connectionString)
 
         let rlskit = try PgTAPRunner(connection: ours.connectionString).run(
             PgTAPRunner.discover([PgTAPFixtures.sharedDir]))
@@ -116,5 +104,17 @@ final class PgTAPComparisonTests: XCTestCase {
         output.split(separator: "\n").first { $0.hasPrefix("Files=") }
             .flatMap { $0.split(separator: ",").dropFirst().first }
             .map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "Tests=", with: "") }
+    }
+
+    /// pg_prove's connection flags and environment for a database.
+    static func psqlArguments(_ c: ConnectionString) throws -> (args: [String], env: [String: String]) {
+        let opts = try c.options()
+        var args: [String] = []
+        for (flag, key) in [("-h", "host"), ("-p", "port"), ("-U", "user"), ("-d", "dbname")] {
+            if let v = opts[key], !v.isEmpty { args += [flag, v] }
+        }
+        var env = ProcessInfo.processInfo.environment
+        if let pw = opts["password"] { env["PGPASSWORD"] = pw }
+        return (args, env)
     }
 }
