@@ -110,12 +110,10 @@ public enum ProjectCheck {
             return Int(Date().timeIntervalSince(clock) * 1000)
         }
         let target = database.connection
-        let version: String
-        do {
-            let conn = try PostgresConnection(target)
-            defer { conn.close() }
-            version = try conn.query("select current_setting('server_version') as v").rows[0].decode("v")
-        }
+        // One connection for the check's own questions; the engines open theirs.
+        let conn = try PostgresConnection(target)
+        defer { conn.close() }
+        let version: String = try conn.query("select current_setting('server_version') as v").rows[0].decode("v")
         phases.append(
             Phase(
                 name: "database", ok: true,
@@ -140,12 +138,8 @@ public enum ProjectCheck {
         if let hook = input.project?.config?.customAccessTokenHook {
             summary += "; note: custom access token hook \(hook) is not run, so tests see only the claims they set"
         }
-        do {
-            let conn = try PostgresConnection(target)
-            defer { conn.close() }
-            if let standIns = PlatformExtensions.summary(try PlatformExtensions.standInsInstalled(conn)) {
-                summary += "; " + standIns
-            }
+        if let standIns = PlatformExtensions.summary(try PlatformExtensions.standInsInstalled(conn)) {
+            summary += "; " + standIns
         }
         phases.append(
             Phase(name: "apply", ok: !applied.plan.isEmpty || options.allowEmpty, summary: summary, milliseconds: lap())
@@ -155,8 +149,6 @@ public enum ProjectCheck {
         var problems: [InputError] = []
         var untested: [String] = []
         if input.tests.isEmpty {
-            let conn = try PostgresConnection(target)
-            defer { conn.close() }
             let schemas = try options.audit.exposedSchemas ?? ExposedSchemas.detect(conn).names
             untested = try Catalog.rlsTables(conn, schemas: schemas)
             let tables =
