@@ -2,7 +2,7 @@ extension AccessFile {
     /// Reads an access file line by line: a block line (`table`, `bucket`, `expose`) at the
     /// margin, its settings indented below it; `finish` checks what each block must say.
     struct Parser {
-        enum Block { case none, table(Int), bucket(Int) }
+        enum Block { case none, table(Int), bucket(Int), members(Int), role(Int) }
         var file: AccessFile
         var block = Block.none
 
@@ -46,6 +46,8 @@ extension AccessFile {
                 throw InputError(at, "indented '\(line.key)' outside a block: put it under a 'table' or 'bucket' line")
             case .table(let t): try tableSetting(line, &file.tables[t])
             case .bucket(let b): try bucketSetting(line, &file.buckets[b])
+            case .members(let m): try membersSetting(line, &file.memberships[m])
+            case .role(let r): try roleSetting(line, &file.roles[r])
             }
         }
 
@@ -69,28 +71,40 @@ extension AccessFile {
                     }
                 }
                 block = .none
-            case "table":
-                guard words.count == 2 else {
+            case "table", "members":
+                let (schema, name) = try tableName(line)
+                let q = SQL.qualified(schema, name)
+                if let prev = file.tables.first(where: { $0.qualifiedName == q })?.location
+                    ?? file.memberships.first(where: { $0.qualifiedName == q })?.location
+                {
+                    throw InputError(
+                        at, "table \(q) is declared twice (first at line \(prev.line)): keep one block")
+                }
+                if line.key == "table" {
+                    file.tables.append(TableIntent(schema: schema, name: name, location: at))
+                    block = .table(file.tables.count - 1)
+                } else {
+                    file.memberships.append(MembersIntent(schema: schema, name: name, location: at))
+                    block = .members(file.memberships.count - 1)
+                }
+            case "role":
+                guard words.count == 2, Self.isRoleName(words[1]) else {
                     throw InputError(
                         at,
-                        "write 'table schema.name' (one table per block; \"double quotes\" around names with spaces or symbols)"
+                        "write 'role name' (letters, digits, '_' and '-'), e.g. 'role admin', with its claim indented below"
                     )
                 }
-                guard let parts = nameParts(words[1]), parts.count <= 2 else {
+                if Who.keywords.contains(words[1]) || words[1] == "or" {
                     throw InputError(
-                        at,
-                        "'\(words[1])' is not a table name: write schema.name, with \"double quotes\" around names that need them"
-                    )
+                        at, "'\(words[1])' already means something in a who value: name the role differently")
                 }
-                let t = TableIntent(schema: parts.count == 2 ? parts[0] : "public", name: parts.last!, location: at)
-                if let prev = file.tables.first(where: { $0.qualifiedName == t.qualifiedName }) {
+                if let prev = file.roles.first(where: { $0.name == words[1] }) {
                     throw InputError(
-                        at,
-                        "table \(t.qualifiedName) is declared twice (first at line \(prev.location.line)): merge the blocks"
+                        at, "role \(words[1]) is declared twice (first at line \(prev.location.line)): merge the blocks"
                     )
                 }
-                file.tables.append(t)
-                block = .table(file.tables.count - 1)
+                file.roles.append(RoleIntent(name: words[1], location: at))
+                block = .role(file.roles.count - 1)
             case "bucket":
                 guard words.count == 2 else { throw InputError(at, "write 'bucket name' (one bucket per block)") }
                 if let prev = file.buckets.first(where: { $0.id == words[1] }) {
@@ -103,33 +117,69 @@ extension AccessFile {
             default:
                 throw InputError(
                     at,
-                    "unknown line '\(line.key)': start a block with 'table', 'bucket' or 'expose' (settings are indented)"
+                    "unknown line '\(line.key)': start a block with 'table', 'members', 'role', 'bucket' or 'expose' (settings are indented)"
                 )
             }
+        }
+
+        /// `table schema.name` / `members schema.name`; the schema defaults to public.
+        func tableName(_ line: Line) throws(InputError) -> (String, String) {
+            guard line.words.count == 2 else {
+                throw InputError(
+                    line.at,
+                    "write '\(line.key) schema.name' (one table per block; \"double quotes\" around names with spaces or symbols)"
+                )
+            }
+            guard let parts = nameParts(line.words[1]), parts.count <= 2 else {
+                throw InputError(
+                    line.at,
+                    "'\(line.words[1])' is not a table name: write schema.name, with \"double quotes\" around names that need them"
+                )
+            }
+            return (parts.count == 2 ? parts[0] : "public", parts.last!)
+        }
+
+        static func isRoleName(_ s: String) -> Bool {
+            guard let f = s.first, f.isLetter || f == "_" else { return false }
+            return s.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }
+        }
+
+        /// One column name as the only value of a setting.
+        func column(_ line: Line, example: String) throws(InputError) -> String {
+            guard line.words.count == 2, let col = nameParts(line.words[1]), col.count == 1 else {
+                throw InputError(line.at, "'\(line.key)' takes one column name, e.g. '\(line.key) \(example)'")
+            }
+            return col[0]
+        }
+
+        func who(_ line: Line) throws(InputError) -> Who {
+            try Who.parse(Array(line.words.dropFirst()), key: line.key, at: line.at)
         }
 
         func tableSetting(_ line: Line, _ table: inout TableIntent) throws(InputError) {
             let what = "table \(table.qualifiedName)", key = line.key, at = line.at
             switch key {
             case "owner":
-                guard line.words.count == 2, let col = nameParts(line.words[1]), col.count == 1 else {
-                    throw InputError(at, "'owner' takes one column name, e.g. 'owner user_id'")
-                }
+                let col = try column(line, example: "user_id")
                 try line.once("owner", &table.settings, what)
-                table.owner = col[0]
+                table.owner = col
+            case "group":
+                let col = try column(line, example: "team_id")
+                try line.once("group", &table.settings, what)
+                table.group = col
             case "read":
-                let v = ReadAccess(rawValue: try line.value(["anyone", "signed-in", "owner", "nobody"]))
+                let v = try who(line)
                 try line.once("read", &table.settings, what)
                 table.read = v
             case "write":
-                let w = WriteAccess(rawValue: try line.value(["owner", "nobody"]))
+                let w = try who(line)
                 try line.once("write", &table.settings, what)
                 // insert/update/delete lines override 'write', whichever comes first.
                 if table.settings["insert"] == nil { table.insert = w }
                 if table.settings["update"] == nil { table.update = w }
                 if table.settings["delete"] == nil { table.delete = w }
             case "insert", "update", "delete":
-                let w = WriteAccess(rawValue: try line.value(["owner", "nobody"]))
+                let w = try who(line)
                 try line.once(key, &table.settings, what)
                 switch key {
                 case "insert": table.insert = w
@@ -142,8 +192,91 @@ extension AccessFile {
                 table.seeds.append((column, expr))
             default:
                 throw InputError(
-                    at, "unknown table setting '\(key)': use owner, read, write, insert, update, delete or seed")
+                    at, "unknown table setting '\(key)': use owner, group, read, write, insert, update, delete or seed")
             }
+        }
+
+        func membersSetting(_ line: Line, _ m: inout MembersIntent) throws(InputError) {
+            let what = "members \(m.qualifiedName)"
+            switch line.key {
+            case "group":
+                let c = try column(line, example: "team_id")
+                try line.once("group", &m.settings, what)
+                m.groupColumn = c
+            case "user":
+                let c = try column(line, example: "user_id")
+                try line.once("user", &m.settings, what)
+                m.userColumn = c
+            case "role":
+                let c = try column(line, example: "role")
+                try line.once("role", &m.settings, what)
+                m.roleColumn = c
+            case "roles":
+                let values = line.words.dropFirst().flatMap { $0.split(separator: ",").map(String.init) }
+                guard values.count >= 1 else {
+                    throw InputError(
+                        line.at, "'roles' lists the role values, the owner's first: e.g. 'roles owner member'")
+                }
+                if let d = Dictionary(grouping: values, by: { $0 }).first(where: { $0.value.count > 1 }) {
+                    throw InputError(line.at, "'roles': '\(d.key)' is listed twice: keep one")
+                }
+                try line.once("roles", &m.settings, what)
+                m.roles = values
+            case "read", "add", "remove", "leave", "change-role":
+                let w = try who(line)
+                try line.once(line.key, &m.settings, what)
+                switch line.key {
+                case "read": m.read = w
+                case "add": m.add = w
+                case "remove": m.remove = w
+                case "leave": m.leave = w
+                default: m.changeRole = w
+                }
+            default:
+                throw InputError(
+                    line.at,
+                    "unknown members setting '\(line.key)': use group, user, role, roles, read, add, remove, leave or change-role"
+                )
+            }
+        }
+
+        /// `claim app_metadata.role = admin` or `claim user_role = moderator`.
+        func roleSetting(_ line: Line, _ r: inout RoleIntent) throws(InputError) {
+            guard line.key == "claim" else {
+                throw InputError(
+                    line.at, "unknown role setting '\(line.key)': use claim, e.g. 'claim app_metadata.role = admin'")
+            }
+            let usage =
+                "write 'claim app_metadata.KEY = VALUE' (set by the service) or 'claim KEY = VALUE' (a top-level claim, as a custom access-token hook adds it)"
+            let words = line.words
+            guard words.count == 4, words[2] == "=" else { throw InputError(line.at, usage) }
+            let path = words[1].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            guard !path.contains(where: \.isEmpty), path.count <= 2, path.count == 1 || path[0] == "app_metadata" else {
+                throw InputError(line.at, usage + " (only app_metadata.KEY or KEY)")
+            }
+            if path.count == 1, Self.platformClaims.contains(path[0]) {
+                throw InputError(
+                    line.at,
+                    "claim '\(path[0])' is set by the platform for every user: name the claim the role is given in (app_metadata.KEY, or the hook's own claim)"
+                )
+            }
+            try line.once("claim", &r.settings, "role \(r.name)")
+            r.claimPath = path
+            r.value = Self.claimValue(words[3])
+        }
+
+        static let platformClaims: Set<String> = [
+            "sub", "role", "aud", "exp", "iat", "email", "phone", "app_metadata", "user_metadata", "is_anonymous",
+            "aal",
+            "amr", "session_id", "iss",
+        ]
+
+        /// `true`, `false` and numbers stay JSON; anything else is a string ('quoted' or not).
+        static func claimValue(_ w: String) -> String {
+            if w == "true" || w == "false" || Double(w) != nil { return w }
+            var v = w
+            if v.count >= 2, v.first == "'", v.last == "'" { v = String(v.dropFirst().dropLast()) }
+            return JSON.string(v).rendered(pretty: false)
         }
 
         /// `seed column = SQL expression`.
@@ -180,23 +313,11 @@ extension AccessFile {
 
         /// Every block says what it must; a file that declares nothing would test nothing.
         func finish() throws(InputError) -> AccessFile {
-            for t in file.tables {
-                if t.owner.isEmpty {
-                    throw InputError(
-                        t.location,
-                        "table \(t.qualifiedName) has no 'owner' line: name the column holding the owner's user id")
-                }
-                if t.read == nil {
-                    throw InputError(
-                        t.location,
-                        "table \(t.qualifiedName) has no 'read' line: add 'read anyone|signed-in|owner|nobody'")
-                }
-                if t.insert == nil || t.update == nil || t.delete == nil {
-                    throw InputError(
-                        t.location,
-                        "table \(t.qualifiedName) does not say who may write: add 'write owner|nobody' (or insert/update/delete lines)"
-                    )
-                }
+            for t in file.tables { try check(t) }
+            for m in file.memberships { try check(m) }
+            for r in file.roles where r.claimPath.isEmpty {
+                throw InputError(
+                    r.location, "role \(r.name) has no 'claim' line: add e.g. 'claim app_metadata.role = \(r.name)'")
             }
             for b in file.buckets {
                 if b.read == nil {
@@ -208,7 +329,7 @@ extension AccessFile {
                     throw InputError(b.location, "bucket \(b.id) has no 'write' line: add 'write own-folder|nobody'")
                 }
             }
-            if file.tables.isEmpty && file.buckets.isEmpty {
+            if file.tables.isEmpty && file.buckets.isEmpty && file.memberships.isEmpty {
                 throw InputError(
                     SourceLocation(file: file.path, line: 1),
                     "this access file declares no table or bucket, so it would test nothing: add a 'table schema.name' or 'bucket name' block"
@@ -216,5 +337,125 @@ extension AccessFile {
             }
             return file
         }
+
+        func check(_ t: TableIntent) throws(InputError) {
+            let what = "table \(t.qualifiedName)"
+            let values: [(String, Who?)] = [
+                ("read", t.read), ("insert", t.insert), ("update", t.update), ("delete", t.delete),
+            ]
+            // Mistakes on a line first, in line order; then what the block lacks.
+            let written = values.compactMap { key, w in
+                w.map {
+                    (key: t.settings[key] != nil ? key : "write", who: $0, at: t.settings[key] ?? t.settings["write"]!)
+                }
+            }.sorted { $0.at.line < $1.at.line }
+            for v in written {
+                try checkNames(v.who, at: v.at, what: what, key: v.key)
+                if v.who.mentionsOwner && t.owner.isEmpty {
+                    throw InputError(
+                        v.at,
+                        "\(what) has no 'owner' line, which '\(v.key) \(v.who)' needs: add 'owner <column holding the owner's user id>'"
+                    )
+                }
+                if v.who.mentionsMembers && t.group.isEmpty {
+                    throw InputError(
+                        v.at,
+                        "\(what) has no 'group' line, which '\(v.key) \(v.who)' needs: add 'group <column holding the row's group>'"
+                    )
+                }
+            }
+            if t.read == nil {
+                throw InputError(t.location, "\(what) has no 'read' line: add 'read \(Who.usage)'")
+            }
+            if t.insert == nil || t.update == nil || t.delete == nil {
+                throw InputError(
+                    t.location,
+                    "\(what) does not say who may write: add 'write owner|nobody|…' (or insert/update/delete lines)")
+            }
+            if !t.group.isEmpty && file.memberships.isEmpty {
+                throw InputError(
+                    t.settings["group"] ?? t.location,
+                    "\(what) has a 'group' but no 'members' block says who belongs to a group: add 'members schema.table' with group and user lines"
+                )
+            }
+        }
+
+        /// Roles named in a who are declared; member roles are listed in a members block.
+        func checkNames(_ w: Who, at: SourceLocation, what: String, key: String) throws(InputError) {
+            for r in w.roleNames where !file.roles.contains(where: { $0.name == r }) {
+                throw InputError(
+                    at,
+                    "unknown \(key) value '\(r)' for \(what): use \(Who.usage) (declare 'role \(r)' if it is a role)")
+            }
+            let listed = Set(file.memberships.flatMap(\.roles))
+            for r in w.memberRoles where !listed.contains(r) {
+                throw InputError(
+                    at,
+                    "\(what): no members block lists the role '\(r)': add it to a 'roles' line (the owner's role first), or fix the name"
+                )
+            }
+        }
+
+        func check(_ m: MembersIntent) throws(InputError) {
+            let what = "members \(m.qualifiedName)"
+            if m.groupColumn.isEmpty {
+                throw InputError(
+                    m.location, "\(what) has no 'group' line: name the column holding the group, e.g. 'group team_id'")
+            }
+            if m.userColumn.isEmpty {
+                throw InputError(m.location, "\(what) has no 'user' line: name the column holding the member's user id")
+            }
+            if !m.roleColumn.isEmpty && m.roles.isEmpty {
+                throw InputError(
+                    m.settings["role"] ?? m.location,
+                    "\(what) has a role column but no 'roles' line: list its values, the group owner's first, e.g. 'roles owner member'"
+                )
+            }
+            if m.roleColumn.isEmpty && !m.roles.isEmpty {
+                throw InputError(
+                    m.settings["roles"] ?? m.location,
+                    "\(what) lists roles but has no 'role' line: name the column holding them")
+            }
+            let required: [(String, Who?)] =
+                [("read", m.read), ("add", m.add), ("remove", m.remove), ("leave", m.leave)]
+                + (m.roleColumn.isEmpty ? [] : [("change-role", m.changeRole)])
+            for (key, w) in required where w == nil {
+                throw InputError(
+                    m.location,
+                    "\(what) has no '\(key)' line: say who may \(Self.membersMeaning[key]!) (e.g. '\(key) \(key == "read" || key == "leave" ? "members" : "members with role \(m.roles.first ?? "owner")")')"
+                )
+            }
+            if m.roleColumn.isEmpty, let at = m.settings["change-role"] {
+                throw InputError(
+                    at, "\(what) has no role column, so there is no role to change: remove 'change-role' or add 'role'")
+            }
+            for (key, w) in [
+                ("read", m.read), ("add", m.add), ("remove", m.remove), ("leave", m.leave),
+                ("change-role", m.changeRole),
+            ] {
+                guard let w else { continue }
+                let at = m.settings[key] ?? m.location
+                if w.mentionsOwner {
+                    throw InputError(
+                        at, "\(what): membership rows have no owner: use members, members with role R, or a role")
+                }
+                try checkNames(w, at: at, what: what, key: key)
+                for r in w.memberRoles where !m.roles.contains(r) {
+                    throw InputError(
+                        at, "\(what): '\(r)' is not in this block's 'roles' line: fix the name or add it there")
+                }
+                if key == "leave", w != .nobody,
+                    !w.principals.allSatisfy({ if case .members = $0 { true } else { false } })
+                {
+                    throw InputError(
+                        at, "\(what): 'leave' is about members leaving: use 'leave members' or 'leave nobody'")
+                }
+            }
+        }
+
+        static let membersMeaning = [
+            "read": "read membership rows", "add": "add others to a group", "remove": "remove others from a group",
+            "leave": "leave a group (remove their own membership)", "change-role": "change others' roles",
+        ]
     }
 }

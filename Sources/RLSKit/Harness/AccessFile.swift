@@ -6,10 +6,15 @@ import Foundation
 ///     expose public                 # schemas whose RLS tables must be declared
 ///     table public.posts
 ///       owner author_id
-///       read anyone                 # anyone | signed-in | owner | nobody
-///       write owner                 # owner | nobody (insert, update and delete)
+///       read anyone                 # a `who`: anyone | signed-in | owner | members | a role | nobody
+///       write owner                 # insert, update and delete
 ///       delete nobody               # per-operation override
 ///       seed image_path = '{owner}/photo-{n}.png'
+///     members public.team_members   # a membership table: access through groups
+///       group team_id
+///       user user_id
+///     role admin
+///       claim app_metadata.role = admin
 ///     bucket avatars
 ///       read public                 # public | anyone | signed-in | owner | nobody
 ///       write own-folder            # own-folder | nobody
@@ -18,10 +23,13 @@ struct AccessFile: Sendable, Equatable {
     /// Where each of `exposedSchemas` was named (same order).
     public var exposedLocations: [SourceLocation] = []
     public var tables: [TableIntent] = []
+    public var memberships: [MembersIntent] = []
+    public var roles: [RoleIntent] = []
     public var buckets: [BucketIntent] = []
     public var path: String = ""
 }
 
+/// What a bucket's readers may be (tables use `Who`).
 enum ReadAccess: String, Sendable, CaseIterable {
     case anyone, signedIn = "signed-in", owner, nobody, `public`
 }
@@ -33,11 +41,14 @@ enum WriteAccess: String, Sendable, CaseIterable {
 struct TableIntent: Sendable, Equatable {
     public var schema: String
     public var name: String
+    /// The column holding the owner's user id; empty for tables without one (catalogs, service tables).
     public var owner: String = ""
-    public var read: ReadAccess?
-    public var insert: WriteAccess?
-    public var update: WriteAccess?
-    public var delete: WriteAccess?
+    /// The column holding the row's group (through a `members` block); empty when rows have none.
+    public var group: String = ""
+    public var read: Who?
+    public var insert: Who?
+    public var update: Who?
+    public var delete: Who?
     /// Column → SQL expression; `{owner}` is the owner's uid, `{n}` a number unique in the run.
     public var seeds: [(column: String, expression: String)] = []
     public var location: SourceLocation
@@ -48,10 +59,50 @@ struct TableIntent: Sendable, Equatable {
     public var qualifiedName: String { SQL.qualified(schema, name) }
 
     public static func == (a: TableIntent, b: TableIntent) -> Bool {
-        a.schema == b.schema && a.name == b.name && a.owner == b.owner && a.read == b.read && a.insert == b.insert
+        a.schema == b.schema && a.name == b.name && a.owner == b.owner && a.group == b.group && a.read == b.read
+            && a.insert == b.insert
             && a.update == b.update && a.delete == b.delete && a.location == b.location
             && a.seeds.map(\.column) == b.seeds.map(\.column) && a.seeds.map(\.expression) == b.seeds.map(\.expression)
     }
+}
+
+/// A membership table: a user belongs to a group, optionally with a role.
+struct MembersIntent: Sendable, Equatable {
+    public var schema: String
+    public var name: String
+    public var groupColumn = ""
+    public var userColumn = ""
+    public var roleColumn = ""
+    /// Role values, the group owner's first and the plain member's last.
+    public var roles: [String] = []
+    public var read: Who?
+    /// Who adds others to a group, removes others, changes others' roles; whether a member may leave.
+    public var add: Who?
+    public var remove: Who?
+    public var leave: Who?
+    public var changeRole: Who?
+    public var location: SourceLocation
+    public var settings: [String: SourceLocation] = [:]
+
+    public var qualifiedName: String { SQL.qualified(schema, name) }
+
+    public static func == (a: MembersIntent, b: MembersIntent) -> Bool {
+        a.qualifiedName == b.qualifiedName && a.groupColumn == b.groupColumn && a.userColumn == b.userColumn
+            && a.roleColumn == b.roleColumn && a.roles == b.roles && a.read == b.read && a.add == b.add
+            && a.remove == b.remove && a.leave == b.leave && a.changeRole == b.changeRole && a.location == b.location
+    }
+}
+
+/// A role the platform gives through a JWT claim the user cannot write: `app_metadata.<key>`
+/// (set by the service) or a top-level claim (added by the custom access-token hook).
+struct RoleIntent: Sendable, Equatable {
+    public var name: String
+    /// The claim's path in the JWT, e.g. ["app_metadata", "role"] or ["user_role"].
+    public var claimPath: [String] = []
+    /// The claim's value as JSON text: "\"admin\"", "true", "3".
+    public var value: String = ""
+    public var location: SourceLocation
+    public var settings: [String: SourceLocation] = [:]
 }
 
 struct BucketIntent: Sendable, Equatable {

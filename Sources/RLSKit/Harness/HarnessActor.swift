@@ -22,6 +22,10 @@ struct HarnessActor: Sendable, Hashable {
     public var userMetadata: String
     /// Extra claims merged into the JWT, as a JSON object text.
     public var extraClaims: String
+    /// Keys the service set in raw_app_meta_data (users cannot write them), as a JSON object text.
+    public var appMetadata: String = "{}"
+    /// A user who wrote a role's claim into their own user_metadata.
+    public var forged = false
 
     public static let anon = HarnessActor(kind: .anon, name: "anon")
     public static let serviceRole = HarnessActor(kind: .serviceRole, name: "service_role")
@@ -67,10 +71,11 @@ struct HarnessActor: Sendable, Hashable {
             return ""
         case .user:
             let exp = Int(Date().timeIntervalSince1970) + 3600
+            let app = HarnessActor.merge(HarnessActor.platformAppMetadata, appMetadata)
             var base =
                 "{\"aud\":\"authenticated\",\"role\":\"authenticated\",\"sub\":\"\(uid)\",\"email\":\(HarnessActor.json(email)),"
                 + "\"exp\":\(exp),\"iat\":\(exp - 3600),\"is_anonymous\":false,\"aal\":\"aal1\","
-                + "\"app_metadata\":{\"provider\":\"email\",\"providers\":[\"email\"]},\"user_metadata\":\(userMetadata)}"
+                + "\"app_metadata\":\(app),\"user_metadata\":\(userMetadata)}"
             if extraClaims != "{}" { base = HarnessActor.merge(base, extraClaims) }
             return base
         }
@@ -96,10 +101,14 @@ struct HarnessActor: Sendable, Hashable {
     /// Shown in reports.
     public var label: String {
         switch kind {
-        case .user where userMetadata != "{}" && name.hasPrefix("M"): "\(name) (user_metadata \(userMetadata))"
+        case .user where userMetadata != "{}" && (name.hasPrefix("M") || forged):
+            "\(name) (user_metadata \(userMetadata))"
         default: name
         }
     }
+
+    /// What GoTrue writes into raw_app_meta_data at an email sign-up.
+    static let platformAppMetadata = "{\"provider\":\"email\",\"providers\":[\"email\"]}"
 
     static func slug(_ s: String) -> String {
         String(
@@ -111,6 +120,7 @@ struct HarnessActor: Sendable, Hashable {
 
     /// Top-level keys of `extra` replace those of `base` (both JSON objects).
     static func merge(_ base: String, _ extra: String) -> String {
+        if extra == "{}" { return base }
         guard let b = try? JSON(parsing: base), let e = try? JSON(parsing: extra) else { return base }
         return b.merging(e).rendered(pretty: false)
     }
@@ -130,7 +140,10 @@ enum SignUp {
             ("email", { SQL.literal($0.email) }),
             ("encrypted_password", { _ in "''" }),
             ("email_confirmed_at", { _ in "now()" }),
-            ("raw_app_meta_data", { _ in "'{\"provider\":\"email\",\"providers\":[\"email\"]}'" }),
+            (
+                "raw_app_meta_data",
+                { SQL.literal(HarnessActor.merge(HarnessActor.platformAppMetadata, $0.appMetadata)) }
+            ),
             ("raw_user_meta_data", { SQL.literal($0.userMetadata) }),
             ("created_at", { _ in "now()" }),
             ("updated_at", { _ in "now()" }),

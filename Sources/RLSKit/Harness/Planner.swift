@@ -41,6 +41,8 @@ enum Planner {
                 )
             }
             let infos = try Catalog.tables(conn, file.tables.map { ($0.schema, $0.name) })
+            let worlds = try groupWorlds(file, conn: conn)
+            let roles = MatrixActor.roleActors(file.roles)
             for (intent, info) in zip(file.tables, infos) {
                 guard info.exists else {
                     throw InputError(
@@ -48,21 +50,37 @@ enum Planner {
                         "table \(intent.qualifiedName) does not exist in the database: fix the name or apply the migrations first"
                     )
                 }
-                guard let owner = info.column(intent.owner) else {
+                if !intent.owner.isEmpty { try checkOwner(intent, info) }
+                if !intent.group.isEmpty, info.column(intent.group) == nil {
                     throw InputError(
-                        intent.location,
-                        "table \(intent.qualifiedName) has no column '\(intent.owner)': name the column holding the owner's user id"
+                        intent.settings["group"] ?? intent.location,
+                        "table \(intent.qualifiedName) has no column '\(intent.group)': name the column holding the row's group"
                     )
                 }
-                guard owner.baseTypeName == "uuid" else {
-                    throw InputError(
-                        intent.settings["owner"] ?? intent.location,
-                        "owner column \(SQL.ident(owner.name)) of \(intent.qualifiedName) is \(owner.type), not uuid: "
-                            + "name the column holding the owner's user id (auth.users.id)")
-                }
                 try checkSeeds(intent, info, conn: conn)
-                plan.units.append(
-                    TableMatrix(info: info, intent: intent, serviceRoleCanInsert: info.serviceRoleCanInsert).unit())
+                if !intent.group.isEmpty {
+                    let world = try worldFor(intent, info, worlds)
+                    plan.units.append(
+                        GroupMatrix(
+                            info: info, intent: intent, world: world.world, roleActors: roles,
+                            serviceRole: info.serviceRoleCanInsert && world.serviceRole
+                        ).unit())
+                } else if !intent.owner.isEmpty {
+                    plan.units.append(
+                        TableMatrix(
+                            info: info, intent: intent, serviceRoleCanInsert: info.serviceRoleCanInsert,
+                            roles: file.roles
+                        ).unit())
+                } else {
+                    plan.units.append(
+                        CatalogMatrix(
+                            info: info, intent: intent, roleActors: roles, serviceRole: info.serviceRoleCanInsert
+                        )
+                        .unit())
+                }
+            }
+            for w in worlds {
+                plan.units.append(MembersMatrix(world: w.world, roleActors: roles, serviceRole: w.serviceRole).unit())
             }
             if !file.buckets.isEmpty {
                 let storage = try Catalog.table(conn, schema: "storage", name: "objects")
@@ -96,7 +114,9 @@ enum Planner {
         }
 
         let schemas = input.access.flatMap(\.exposedSchemas)
-        let declared = Set(input.access.flatMap(\.tables).map(\.qualifiedName))
+        let declared = Set(
+            input.access.flatMap(\.tables).map(\.qualifiedName)
+                + input.access.flatMap(\.memberships).map(\.qualifiedName))
         plan.uncovered = try Catalog.rlsTables(
             conn, schemas: schemas.isEmpty ? options.exposedSchemas ?? ["public"] : schemas
         ).filter {
@@ -113,6 +133,21 @@ enum Planner {
             }
         }
         return plan
+    }
+
+    static func checkOwner(_ intent: TableIntent, _ info: TableInfo) throws {
+        guard let owner = info.column(intent.owner) else {
+            throw InputError(
+                intent.settings["owner"] ?? intent.location,
+                "table \(intent.qualifiedName) has no column '\(intent.owner)': name the column holding the owner's user id"
+            )
+        }
+        guard owner.baseTypeName == "uuid" else {
+            throw InputError(
+                intent.settings["owner"] ?? intent.location,
+                "owner column \(SQL.ident(owner.name)) of \(intent.qualifiedName) is \(owner.type), not uuid: "
+                    + "name the column holding the owner's user id (auth.users.id)")
+        }
     }
 
     /// Every seed names a column of the table and is an expression the server accepts for
@@ -145,5 +180,81 @@ enum Planner {
                 )
             }
         }
+    }
+}
+
+extension Planner {
+    struct PlannedWorld {
+        var world: GroupWorld
+        var serviceRole: Bool
+        /// The table the membership's group column points at, as `schema.name`.
+        var groupTable: String?
+    }
+
+    /// One group world per members block: its table, the group table it points at, the groups.
+    static func groupWorlds(_ file: AccessFile, conn: PostgresConnection) throws -> [PlannedWorld] {
+        guard !file.memberships.isEmpty else { return [] }
+        let infos = try Catalog.tables(conn, file.memberships.map { ($0.schema, $0.name) })
+        var out: [PlannedWorld] = []
+        for (m, info) in zip(file.memberships, infos) {
+            guard info.exists else {
+                throw InputError(
+                    m.location,
+                    "table \(m.qualifiedName) does not exist in the database: fix the name or apply the migrations first"
+                )
+            }
+            for (key, c) in [("group", m.groupColumn), ("user", m.userColumn), ("role", m.roleColumn)]
+            where !c.isEmpty && info.column(c) == nil {
+                throw InputError(
+                    m.settings[key] ?? m.location,
+                    "table \(m.qualifiedName) has no column '\(c)': fix the '\(key)' line (columns: "
+                        + info.columns.map { SQL.ident($0.name) }.joined(separator: ", ") + ")")
+            }
+            if let user = info.column(m.userColumn), user.baseTypeName != "uuid" {
+                throw InputError(
+                    m.settings["user"] ?? m.location,
+                    "user column \(SQL.ident(user.name)) of \(m.qualifiedName) is \(user.type), not uuid: name the column holding the member's user id"
+                )
+            }
+            var groupTable: TableInfo?, key = m.groupColumn
+            if let ref = info.column(m.groupColumn)?.references, let (schema, name, column) = splitReference(ref) {
+                groupTable = try Catalog.table(conn, schema: schema, name: name)
+                key = column
+            }
+            let world = GroupWorld(members: m, membersInfo: info, groupTable: groupTable, groupKey: key)
+            out.append(
+                PlannedWorld(
+                    world: world, serviceRole: info.serviceRoleCanInsert && (groupTable?.serviceRoleCanInsert ?? true),
+                    groupTable: groupTable?.qualifiedName))
+        }
+        return out
+    }
+
+    /// "schema.table(column)" as the catalog query prints it.
+    static func splitReference(_ ref: String) -> (String, String, String)? {
+        guard let dot = ref.firstIndex(of: "."), let open = ref.lastIndex(of: "("), ref.last == ")", dot < open else {
+            return nil
+        }
+        return (
+            String(ref[..<dot]), String(ref[ref.index(after: dot)..<open]),
+            String(ref[ref.index(after: open)..<ref.index(before: ref.endIndex)])
+        )
+    }
+
+    /// The members block a table's group column belongs to: the only one, or the one whose
+    /// group table this column points at (or is).
+    static func worldFor(_ intent: TableIntent, _ info: TableInfo, _ worlds: [PlannedWorld]) throws -> PlannedWorld {
+        if worlds.count == 1 { return worlds[0] }
+        let target = info.column(intent.group)?.references.flatMap(splitReference).map { SQL.qualified($0.0, $0.1) }
+        let matches = worlds.filter { w in
+            w.groupTable != nil && (w.groupTable == target || w.groupTable == info.qualifiedName)
+        }
+        guard matches.count == 1 else {
+            throw InputError(
+                intent.settings["group"] ?? intent.location,
+                "table \(intent.qualifiedName): cannot tell which members block its group column '\(intent.group)' follows "
+                    + "(it needs a foreign key to the group table one members block points at)")
+        }
+        return matches[0]
     }
 }

@@ -6,18 +6,25 @@ import Foundation
 struct Seeder: Sendable {
     public let table: TableInfo
     public let intent: TableIntent
+    /// Column → SQL value the matrix decides (a row's group, a member's user and role).
+    public var fixed: [String: String] = [:]
 
     /// Why rows cannot be made without help, or nil.
     public var problem: String? {
+        if intent.owner.isEmpty { return otherColumnsProblem }
         guard let owner = table.column(intent.owner) else {
             return
                 "owner column '\(intent.owner)' does not exist in \(table.qualifiedName) (columns: \(table.columns.map(\.name).joined(separator: ", ")))"
         }
         if !owner.writable { return "owner column '\(owner.name)' is generated or an identity column" }
+        return otherColumnsProblem
+    }
+
+    var otherColumnsProblem: String? {
         for s in intent.seeds where table.column(s.column) == nil {
             return "seed column '\(s.column)' does not exist in \(table.qualifiedName)"
         }
-        for c in table.columns where needsValue(c) && !declared(c) && c.name != intent.owner {
+        for c in table.columns where needsValue(c) && !declared(c) && c.name != intent.owner && fixed[c.name] == nil {
             if let ref = c.references, !ref.hasPrefix("auth.users(") {
                 return
                     "column \(c.name) references \(ref), which rlskit cannot fill: declare 'seed \(c.name) = <expression>' in the access file"
@@ -36,9 +43,11 @@ struct Seeder: Sendable {
     /// Column list and value expressions of one row owned by `owner`.
     public func row(owner: String, n: Int) -> (columns: [String], values: [String]) {
         var cols: [String] = [], vals: [String] = []
-        for c in table.columns where c.writable {
+        for c in table.columns where c.writable || fixed[c.name] != nil {
             let value: String?
-            if c.name == intent.owner {
+            if let f = fixed[c.name] {
+                value = f
+            } else if c.name == intent.owner {
                 value = SQL.literal(owner) + "::" + c.type
             } else if let s = intent.seeds.first(where: { $0.column == c.name }) {
                 value = s.expression.replacingOccurrences(of: "{owner}", with: owner).replacingOccurrences(
@@ -58,8 +67,13 @@ struct Seeder: Sendable {
     public func insert(owner: String, n: Int, returning: Bool = false) -> String {
         let r = row(owner: owner, n: n)
         return
-            "insert into \(table.sqlName) (\(r.columns.joined(separator: ", "))) values (\(r.values.joined(separator: ", ")))"
+            "insert into \(table.sqlName) (\(r.columns.joined(separator: ", ")))\(overriding) values (\(r.values.joined(separator: ", ")))"
             + (returning ? " returning *" : "")
+    }
+
+    /// A fixed value for an identity column needs OVERRIDING SYSTEM VALUE.
+    var overriding: String {
+        table.columns.contains { $0.identity == "a" && fixed[$0.name] != nil } ? " overriding system value" : ""
     }
 
     /// A value of the column's type, different for each n (so unique columns stay unique).

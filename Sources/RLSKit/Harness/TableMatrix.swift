@@ -7,9 +7,11 @@ struct TableMatrix {
     let a: HarnessActor, b: HarnessActor
     let attacker: HarnessActor?
     let serviceRole: Bool
+    /// Holders and forgers of each declared role.
+    let roleActors: [MatrixActor]
     let counter = 1000
 
-    init(info: TableInfo, intent: TableIntent, serviceRoleCanInsert: Bool) {
+    init(info: TableInfo, intent: TableIntent, serviceRoleCanInsert: Bool, roles: [RoleIntent] = []) {
         self.info = info
         self.intent = intent
         a = .user("A")
@@ -18,6 +20,16 @@ struct TableMatrix {
             ClaimAttack.readsClaims(info.policyTexts)
             ? .user("M", metadata: ClaimAttack.metadata(for: info.policyTexts)) : nil
         serviceRole = serviceRoleCanInsert
+        roleActors = MatrixActor.roleActors(roles)
+    }
+
+    /// A's standing on its own row and on someone else's; anon's on any.
+    static let own = Who.Standing(signedIn: true, isOwner: true)
+    static let others = Who.Standing(signedIn: true)
+    static let nobody = Who.Standing()
+    func expect(_ w: Who?, _ s: Who.Standing, read: Bool = false) -> Expectation {
+        let yes = w!.allows(s)
+        return read ? (yes ? .visible : .hidden) : (yes ? .allowed : .blocked)
     }
 
     var seeder: Seeder { Seeder(table: info, intent: intent) }
@@ -26,7 +38,7 @@ struct TableMatrix {
     /// A single-column unique owner (profiles.id): a second row for the same owner cannot exist,
     /// so inserting one first removes the seeded row.
     var ownerUnique: Bool { info.uniqueKeys.contains([intent.owner]) }
-    var users: [HarnessActor] { [a, b] + (attacker.map { [$0] } ?? []) }
+    var users: [HarnessActor] { [a, b] + (attacker.map { [$0] } ?? []) + roleActors.map(\.actor) }
 
     func whereOwner(_ u: HarnessActor) -> String { "\(owner) = \(SQL.literal(u.uid))" }
 
@@ -39,7 +51,7 @@ struct TableMatrix {
 
     func seedScript() -> String {
         var sql = serviceRole ? "select set_config('role', 'service_role', true);\n" : ""
-        for (i, u) in users.enumerated() {
+        for (i, u) in ([a, b] + (attacker.map { [$0] } ?? [])).enumerated() {
             let r = seeder.row(owner: u.uid, n: i + 1)
             sql +=
                 "insert into \(t) (\(r.columns.joined(separator: ", "))) select \(r.values.joined(separator: ", "))"
@@ -68,63 +80,57 @@ struct TableMatrix {
         var n = counter
         func insert(_ u: HarnessActor) -> String { n += 1; return seeder.insert(owner: u.uid, n: n) }
 
-        let read = intent.read!
-        let othersVisible = read == .anyone || read == .signedIn
+        let read = intent.read, own = Self.own, others = Self.others, nobody = Self.nobody
         checks.append(
             PolicyCheck(
                 suite: suite, actor: "admin", operation: "rls", name: "row level security is enabled",
                 statements: ["select relrowsecurity from pg_class where oid = \(SQL.literal(t))::regclass"],
                 expectations: [.isTrue], location: intent.location))
-        add(
-            a, "select", "A reads own row", [], "select count(*) from \(t) where \(whereOwner(a))",
-            read == .nobody ? .hidden : .visible)
-        add(
-            a, "select", "A reads B's row", [], "select count(*) from \(t) where \(whereOwner(b))",
-            othersVisible ? .visible : .hidden)
-        add(
-            b, "select", "B reads A's row", [], "select count(*) from \(t) where \(whereOwner(a))",
-            othersVisible ? .visible : .hidden)
-        add(
-            .anon, "select", "anon reads A's row", [], "select count(*) from \(t) where \(whereOwner(a))",
-            read == .anyone ? .visible : .hidden)
+        let select = "select count(*) from \(t) where "
+        func touch(_ u: HarnessActor) -> String {
+            "update \(t) set \(touchColumn) = \(touchColumn) where \(whereOwner(u))"
+        }
+        func handOver(_ from: HarnessActor, to: HarnessActor) -> String {
+            "update \(t) set \(owner) = \(SQL.literal(to.uid)) where \(whereOwner(from))"
+        }
+        func remove(_ u: HarnessActor) -> String { "delete from \(t) where \(whereOwner(u))" }
+        add(a, "select", "A reads own row", [], select + whereOwner(a), expect(read, own, read: true))
+        add(a, "select", "A reads B's row", [], select + whereOwner(b), expect(read, others, read: true))
+        add(b, "select", "B reads A's row", [], select + whereOwner(a), expect(read, others, read: true))
+        add(.anon, "select", "anon reads A's row", [], select + whereOwner(a), expect(read, nobody, read: true))
 
-        add(a, "insert", "A inserts own row", clear(a), insert(a), intent.insert == .owner ? .allowed : .blocked)
-        add(a, "insert", "A inserts a row owned by B", clear(b), insert(b), .blocked)
-        add(.anon, "insert", "anon inserts a row owned by A", clear(a), insert(a), .blocked)
+        add(a, "insert", "A inserts own row", clear(a), insert(a), expect(intent.insert, own))
+        add(a, "insert", "A inserts a row owned by B", clear(b), insert(b), expect(intent.insert, others))
+        add(.anon, "insert", "anon inserts a row owned by A", clear(a), insert(a), expect(intent.insert, nobody))
 
+        let update = intent.update!
+        add(a, "update", "A updates own row", [], touch(a), expect(update, own))
+        add(a, "update", "A updates B's row", [], touch(b), expect(update, others))
         add(
-            a, "update", "A updates own row", [],
-            "update \(t) set \(touchColumn) = \(touchColumn) where \(whereOwner(a))",
-            intent.update == .owner ? .allowed : .blocked)
-        add(
-            a, "update", "A updates B's row", [],
-            "update \(t) set \(touchColumn) = \(touchColumn) where \(whereOwner(b))", .blocked)
-        add(
-            a, "update", "A hands own row over to B", clear(b),
-            "update \(t) set \(owner) = \(SQL.literal(b.uid)) where \(whereOwner(a))", .blocked)
-        add(
-            .anon, "update", "anon updates A's row", [],
-            "update \(t) set \(touchColumn) = \(touchColumn) where \(whereOwner(a))", .blocked)
+            a, "update", "A hands own row over to B", clear(b), handOver(a, to: b),
+            update.allows(own) && update.allows(others) ? .allowed : .blocked)
+        add(.anon, "update", "anon updates A's row", [], touch(a), expect(update, nobody))
 
-        add(
-            a, "delete", "A deletes own row", [], "delete from \(t) where \(whereOwner(a))",
-            intent.delete == .owner ? .allowed : .blocked)
-        add(a, "delete", "A deletes B's row", [], "delete from \(t) where \(whereOwner(b))", .blocked)
-        add(.anon, "delete", "anon deletes A's row", [], "delete from \(t) where \(whereOwner(a))", .blocked)
+        add(a, "delete", "A deletes own row", [], remove(a), expect(intent.delete, own))
+        add(a, "delete", "A deletes B's row", [], remove(b), expect(intent.delete, others))
+        add(.anon, "delete", "anon deletes A's row", [], remove(a), expect(intent.delete, nobody))
 
         if let m = attacker {
-            let mv = read == .anyone || read == .signedIn
+            add(m, "select", "M reads B's row", [], select + whereOwner(b), expect(read, others, read: true))
+            add(m, "insert", "M inserts a row owned by B", clear(b), insert(b), expect(intent.insert, others))
+            add(m, "update", "M updates B's row", [], touch(b), expect(update, others))
             add(
-                m, "select", "M reads B's row", [], "select count(*) from \(t) where \(whereOwner(b))",
-                mv ? .visible : .hidden)
-            add(m, "insert", "M inserts a row owned by B", clear(b), insert(b), .blocked)
-            add(
-                m, "update", "M updates B's row", [],
-                "update \(t) set \(touchColumn) = \(touchColumn) where \(whereOwner(b))", .blocked)
-            add(
-                m, "update", "M hands own row over to B", clear(b),
-                "update \(t) set \(owner) = \(SQL.literal(b.uid)) where \(whereOwner(m))", .blocked)
-            add(m, "delete", "M deletes B's row", [], "delete from \(t) where \(whereOwner(b))", .blocked)
+                m, "update", "M hands own row over to B", clear(b), handOver(m, to: b),
+                update.allows(own) && update.allows(others) ? .allowed : .blocked)
+            add(m, "delete", "M deletes B's row", [], remove(b), expect(intent.delete, others))
+        }
+        // A role's holder acts on A's row with the role; its forger as any other user.
+        for r in roleActors {
+            let s = r.standing(owner: a.uid), u = r.actor, n = u.name
+            add(u, "select", "\(n) reads A's row", [], select + whereOwner(a), expect(read, s, read: true))
+            add(u, "insert", "\(n) inserts a row owned by A", clear(a), insert(a), expect(intent.insert, s))
+            add(u, "update", "\(n) updates A's row", [], touch(a), expect(update, s))
+            add(u, "delete", "\(n) deletes A's row", [], remove(a), expect(intent.delete, s))
         }
         return HarnessUnit(suite: suite, users: users, setup: seedScript(), checks: checks, location: intent.location)
     }

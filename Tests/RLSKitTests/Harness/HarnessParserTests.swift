@@ -38,7 +38,7 @@ final class HarnessParserTests: XCTestCase {
                 "table posts\n  owner id\n  read anyone\n  write owner\n  colour red\n",
                 "a.rls:5: unknown table setting 'colour'"
             ),
-            ("table posts\n  read anyone\n  write owner\n", "a.rls:1: table public.posts has no 'owner' line"),
+            ("table posts\n  read anyone\n  write owner\n", "a.rls:3: table public.posts has no 'owner' line"),
             ("table posts\n  owner id\n  write owner\n", "a.rls:1: table public.posts has no 'read' line"),
             ("table posts\n  owner id\n  read anyone\n", "a.rls:1: table public.posts does not say who may write"),
             ("table a.b.c\n", "a.rls:1: 'a.b.c' is not a table name"),

@@ -166,7 +166,7 @@ final class HarnessSchemaTests: XCTestCase {
         ]
         XCTAssertThrowsError(try Harness.run(input, on: db.connectionString)) { e in
             XCTAssertTrue(
-                (e as? InputError)?.description.hasPrefix("c.rls:1: table public.profiles has no column 'user_id'")
+                (e as? InputError)?.description.hasPrefix("c.rls:2: table public.profiles has no column 'user_id'")
                     ?? false, "\(e)")
         }
     }

@@ -1,0 +1,70 @@
+/// The matrix of a table no user owns (a price list, an audit log, a reference table): a
+/// signed-in user, anon and the declared roles read, insert, update and delete a seeded row.
+struct CatalogMatrix {
+    let info: TableInfo
+    let intent: TableIntent
+    let roleActors: [MatrixActor]
+    let serviceRole: Bool
+
+    var t: String { info.sqlName }
+    var seeder: Seeder { Seeder(table: info, intent: intent) }
+    /// The seeded row, found again by its physical address (the table may have no key).
+    var row: String { "ctid = current_setting('rlskit.catalog_row')::tid" }
+
+    var touchColumn: String? {
+        let keys = Set(info.uniqueKeys.flatMap { $0 })
+        return (info.columns.first { $0.writable && !keys.contains($0.name) } ?? info.columns.first { $0.writable })
+            .map { SQL.ident($0.name) }
+    }
+
+    func seedScript() -> String {
+        let r = seeder.row(owner: "00000000-0000-0000-0000-000000000000", n: 1)
+        let columns =
+            r.columns.isEmpty
+            ? " default values" : " (\(r.columns.joined(separator: ", "))) values (\(r.values.joined(separator: ", ")))"
+        var sql = serviceRole ? "select set_config('role', 'service_role', true);\n" : ""
+        sql +=
+            "with r as (insert into \(t)\(columns) returning ctid) select set_config('rlskit.catalog_row', ctid::text, true) from r;\n"
+        if serviceRole { sql += "select set_config('role', 'none', true);\n" }
+        return sql
+    }
+
+    func unit() -> HarnessUnit {
+        let suite = info.qualifiedName
+        if let p = seeder.problem { return HarnessUnit(suite: suite, notCovered: p, location: intent.location) }
+        guard let touch = touchColumn else {
+            return HarnessUnit(
+                suite: suite, notCovered: "the table has no column rlskit can write", location: intent.location)
+        }
+        var checks: [PolicyCheck] = [
+            PolicyCheck(
+                suite: suite, actor: "admin", operation: "rls", name: "row level security is enabled",
+                statements: ["select relrowsecurity from pg_class where oid = \(SQL.literal(t))::regclass"],
+                expectations: [.isTrue], location: intent.location)
+        ]
+        func add(_ actor: HarnessActor, _ op: String, _ name: String, _ sql: String, _ yes: Bool) {
+            let e: Expectation = op == "select" ? (yes ? .visible : .hidden) : (yes ? .allowed : .blocked)
+            checks.append(
+                PolicyCheck(
+                    suite: suite, actor: actor.label, operation: op, name: name,
+                    statements: [actor.impersonation(), sql], expectations: [e], location: intent.location))
+        }
+        let user = MatrixActor(actor: .user("A")), anon = MatrixActor(actor: .anon)
+        var n = 4000
+        for x in [user, anon] + roleActors {
+            let u = x.actor, s = x.standing()
+            n += 1
+            add(
+                u, "select", "\(u.name) reads the row", "select count(*) from \(t) where \(row)", intent.read!.allows(s)
+            )
+            add(u, "insert", "\(u.name) inserts a row", seeder.insert(owner: u.uid, n: n), intent.insert!.allows(s))
+            add(
+                u, "update", "\(u.name) updates the row", "update \(t) set \(touch) = \(touch) where \(row)",
+                intent.update!.allows(s))
+            add(u, "delete", "\(u.name) deletes the row", "delete from \(t) where \(row)", intent.delete!.allows(s))
+        }
+        return HarnessUnit(
+            suite: suite, users: [user.actor] + roleActors.map(\.actor), setup: seedScript(), checks: checks,
+            location: intent.location)
+    }
+}

@@ -1,0 +1,41 @@
+/// The users a declared role brings into every matrix: one the platform gave the claim, and
+/// one who wrote the same value where users can write (user_metadata, through
+/// `supabase.auth.updateUser`), who must be treated as any other signed-in user.
+extension RoleIntent {
+    /// The claim as a one-key JSON object, e.g. {"role":"admin"}.
+    var claimObject: String { "{\(JSON.string(claimPath.last ?? "").rendered(pretty: false)):\(value)}" }
+
+    var holder: HarnessActor {
+        var u = HarnessActor.user(name)
+        if claimPath.count == 2 { u.appMetadata = claimObject } else { u.extraClaims = claimObject }
+        return u
+    }
+
+    var forger: HarnessActor {
+        var u = HarnessActor.user("forged \(name)", metadata: claimObject)
+        u.forged = true
+        return u
+    }
+}
+
+/// One actor of a matrix and what it really is (what `who` values are judged against).
+struct MatrixActor {
+    var actor: HarnessActor
+    /// Roles the platform gave it.
+    var roles: Set<String> = []
+    /// Its role in each group it belongs to (group key literal → role, "" without a role column).
+    var groups: [String: String] = [:]
+
+    var signedIn: Bool { actor.kind == .user }
+
+    static func roleActors(_ roles: [RoleIntent]) -> [MatrixActor] {
+        roles.flatMap { r in [MatrixActor(actor: r.holder, roles: [r.name]), MatrixActor(actor: r.forger)] }
+    }
+
+    /// What this actor is to a row in `group` owned by `owner` (uids; nil when the table has none).
+    func standing(group: String? = nil, owner: String? = nil) -> Who.Standing {
+        Who.Standing(
+            signedIn: signedIn, isOwner: owner != nil && signedIn && owner == actor.uid,
+            memberRole: group.flatMap { groups[$0] }, roles: roles)
+    }
+}
