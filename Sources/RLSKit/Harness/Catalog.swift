@@ -49,7 +49,11 @@ enum Catalog {
         tablesCTE + """
             select q.o::int as o, c.relrowsecurity as rls,
                    exists (select 1 from pg_roles where rolname = 'service_role')
-                     and has_table_privilege('service_role', c.oid, 'INSERT') as service_insert
+                     and has_table_privilege('service_role', c.oid, 'INSERT')
+                     -- serial and identity columns draw from sequences service_role must be able to use
+                     and not exists (select 1 from pg_depend d join pg_class s on s.oid = d.objid and s.relkind = 'S'
+                                      where d.refobjid = c.oid and d.deptype in ('a', 'i')
+                                        and case when s.relkind = 'S' then not has_sequence_privilege('service_role', s.oid, 'USAGE') end) as service_insert
               from q join pg_class c on c.oid = q.oid where c.relkind in ('r', 'p')
             """
 
