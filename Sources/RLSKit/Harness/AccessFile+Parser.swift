@@ -186,13 +186,30 @@ extension AccessFile {
                 case "update": table.update = w
                 default: table.delete = w
                 }
+            case "protect":
+                var names: [String] = []
+                for w in line.words.dropFirst() {
+                    for part in w.split(separator: ",").map(String.init) where !part.isEmpty {
+                        guard let n = nameParts(part), n.count == 1 else {
+                            throw InputError(at, "'protect': '\(part)' is not a column name")
+                        }
+                        names.append(n[0])
+                    }
+                }
+                guard !names.isEmpty else {
+                    throw InputError(at, "'protect' lists columns callers may not set, e.g. 'protect is_admin, plan'")
+                }
+                try line.once("protect", &table.settings, what)
+                table.protected = names
             case "seed":
                 let (column, expr) = try seed(line)
                 try line.once("seed \(column)", &table.settings, what)
                 table.seeds.append((column, expr))
             default:
                 throw InputError(
-                    at, "unknown table setting '\(key)': use owner, group, read, write, insert, update, delete or seed")
+                    at,
+                    "unknown table setting '\(key)': use owner, group, read, write, insert, update, delete, protect or seed"
+                )
             }
         }
 

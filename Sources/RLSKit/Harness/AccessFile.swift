@@ -49,6 +49,8 @@ struct TableIntent: Sendable, Equatable {
     public var insert: Who?
     public var update: Who?
     public var delete: Who?
+    /// Columns no API caller may set on a row it writes (is_admin, plan, balance…).
+    public var protected: [String] = []
     /// Column → SQL expression; `{owner}` is the owner's uid, `{n}` a number unique in the run.
     public var seeds: [(column: String, expression: String)] = []
     public var location: SourceLocation

@@ -96,6 +96,39 @@ struct GroupMatrix {
                 u, "delete", "\(name) deletes G1's row", [], "delete from \(t) where \(whereGroup(g1))",
                 delete.allows(on1))
         }
+        for name in intent.protected {
+            guard let c = info.column(name) else { continue }
+            let q = SQL.ident(name)
+            if !isGroupTable,
+                let x = world.g1Actors.first(where: { a in
+                    insert.allows(a.standing(group: g1, owner: ownerColumn.map { _ in a.actor.uid }))
+                })
+            {
+                n += 1
+                var s = seeder(g1)
+                s.fixed[intent.group] = g1
+                checks.append(
+                    PolicyCheck(
+                        suite: suite, actor: x.actor.label, operation: "insert",
+                        name: "\(x.actor.name) inserts a row into G1 with \(q) set",
+                        statements: clear1 + [
+                            "select set_config('rlskit.protected', '', true)", x.actor.impersonation(),
+                            ProtectedColumns.insert(c, seeder: s, owner: x.actor.uid, n: n),
+                        ],
+                        expectations: [.notStored], location: intent.location))
+            }
+            if let x = world.g1Actors.first(where: { update.allows($0.standing(group: g1, owner: owner1)) }) {
+                checks.append(
+                    PolicyCheck(
+                        suite: suite, actor: x.actor.label, operation: "update",
+                        name: "\(x.actor.name) changes \(q) on G1's row",
+                        statements: [
+                            ProtectedColumns.save(c, table: t, where: whereGroup(g1)), x.actor.impersonation(),
+                            ProtectedColumns.update(c, table: t, where: whereGroup(g1)),
+                        ],
+                        expectations: [.notStored], location: intent.location))
+            }
+        }
         guard !isGroupTable else {
             return HarnessUnit(
                 suite: suite, users: world.users + roleActors.map(\.actor), setup: seedScript(), checks: checks,

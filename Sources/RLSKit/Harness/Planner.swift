@@ -58,6 +58,7 @@ enum Planner {
                     )
                 }
                 try checkSeeds(intent, info, conn: conn)
+                try checkProtected(intent, info)
                 if !intent.group.isEmpty {
                     let world = try worldFor(intent, info, worlds)
                     plan.units.append(
@@ -133,6 +134,36 @@ enum Planner {
             }
         }
         return plan
+    }
+
+    static func checkProtected(_ intent: TableIntent, _ info: TableInfo) throws {
+        let at = intent.settings["protect"] ?? intent.location
+        if !intent.protected.isEmpty && intent.owner.isEmpty && intent.group.isEmpty {
+            throw InputError(
+                at, "table \(intent.qualifiedName): 'protect' needs an owner or a group: whose own row would it be?")
+        }
+        for name in intent.protected {
+            guard let c = info.column(name) else {
+                throw InputError(
+                    at,
+                    "table \(intent.qualifiedName) has no column '\(name)' to protect: fix the name (columns: "
+                        + info.columns.map { SQL.ident($0.name) }.joined(separator: ", ") + ")")
+            }
+            if [intent.owner, intent.group].contains(name) {
+                throw InputError(
+                    at,
+                    "column \(SQL.ident(name)) is the table's owner or group: the matrix already checks it is not handed over"
+                )
+            }
+            guard c.writable, ProtectedColumns.supported(c) else {
+                throw InputError(
+                    at,
+                    "column \(SQL.ident(name)) of \(intent.qualifiedName) (\(c.type)) is "
+                        + (c.writable
+                            ? "of a type rlskit cannot pick another value for" : "generated or an identity column")
+                        + ": remove it from 'protect' and cover it with a scenario")
+            }
+        }
     }
 
     static func checkOwner(_ intent: TableIntent, _ info: TableInfo) throws {

@@ -88,6 +88,9 @@ enum Expectation: Sendable, Equatable, CustomStringConvertible {
     case sqlState(String)
     /// A superuser check on the catalog: the query returns true.
     case isTrue
+    /// A protected column: the count of rows holding the new value is 0, or the write was
+    /// refused (denied, or raised by a trigger or a check constraint).
+    case notStored
 
     public var description: String {
         switch self {
@@ -105,6 +108,7 @@ enum Expectation: Sendable, Equatable, CustomStringConvertible {
         case .deniedByPrivilege: "denied by privilege (42501 permission denied)"
         case .sqlState(let s): "SQLSTATE \(s)"
         case .isTrue: "true"
+        case .notStored: "the value not stored (refused, reset or denied)"
         }
     }
 
@@ -112,7 +116,7 @@ enum Expectation: Sendable, Equatable, CustomStringConvertible {
     var intendsAllowed: Bool? {
         switch self {
         case .visible, .allowed: true
-        case .hidden, .blocked, .deniedByRLS, .deniedByPrivilege: false
+        case .hidden, .blocked, .deniedByRLS, .deniedByPrivilege, .notStored: false
         default: nil
         }
     }
@@ -166,6 +170,11 @@ enum Expectation: Sendable, Equatable, CustomStringConvertible {
             }
         case .isTrue:
             if case .rows(let r) = o { return r.first?.first == "t" }
+            return false
+        case .notStored:
+            if o.isDenied { return true }
+            if case .error(let state, _) = o { return state == "P0001" || state == "23514" }
+            if case .rows(let r) = o, let v = r.first?.first ?? nil { return v == "0" }
             return false
         }
     }

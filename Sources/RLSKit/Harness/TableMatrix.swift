@@ -124,6 +124,23 @@ struct TableMatrix {
                 update.allows(own) && update.allows(others) ? .allowed : .blocked)
             add(m, "delete", "M deletes B's row", [], remove(b), expect(intent.delete, others))
         }
+        for name in intent.protected {
+            guard let c = info.column(name) else { continue }
+            let q = SQL.ident(name)
+            if intent.insert!.allows(own) {
+                n += 1
+                add(
+                    a, "insert", "A inserts own row with \(q) set",
+                    clear(a) + ["select set_config('rlskit.protected', '', true)"],
+                    ProtectedColumns.insert(c, seeder: seeder, owner: a.uid, n: n), .notStored)
+            }
+            if update.allows(own) {
+                add(
+                    a, "update", "A changes \(q) on own row",
+                    [ProtectedColumns.save(c, table: t, where: whereOwner(a))],
+                    ProtectedColumns.update(c, table: t, where: whereOwner(a)), .notStored)
+            }
+        }
         // A role's holder acts on A's row with the role; its forger as any other user.
         for r in roleActors {
             let s = r.standing(owner: a.uid), u = r.actor, n = u.name
