@@ -10,9 +10,9 @@ import Foundation
 ///       write owner                 # owner | nobody (insert, update and delete)
 ///       delete nobody               # per-operation override
 ///       seed image_path = '{owner}/photo-{n}.png'
-///     bucket avatars
+///     bucket avatars                # settings: AccessFile+Bucket.swift
 ///       read public                 # public | anyone | signed-in | owner | nobody
-///       write own-folder            # own-folder | nobody
+///       write own-folder            # own-folder | owner | signed-in | anyone | nobody
 struct AccessFile: Sendable, Equatable {
     public var exposedSchemas: [String] = []
     /// Where each of `exposedSchemas` was named (same order).
@@ -52,15 +52,6 @@ struct TableIntent: Sendable, Equatable {
             && a.update == b.update && a.delete == b.delete && a.location == b.location
             && a.seeds.map(\.column) == b.seeds.map(\.column) && a.seeds.map(\.expression) == b.seeds.map(\.expression)
     }
-}
-
-struct BucketIntent: Sendable, Equatable {
-    public var id: String
-    public var read: ReadAccess?
-    public var write: WriteAccess?
-    public var location: SourceLocation
-    /// Where "read" and "write" were written.
-    public var settings: [String: SourceLocation] = [:]
 }
 
 extension AccessFile {
