@@ -79,6 +79,16 @@ final class BucketMatrixTests: XCTestCase {
         XCTAssertFalse(report.outcomes.contains { $0.name.hasPrefix("A uploads a text/plain") })
     }
 
+    /// The README's bucket example is this fixture's access file, and passes on it.
+    func testReadmeExamplePassesOnTheFixture() throws {
+        let readme = try String(contentsOfFile: Provisioned.repositoryRoot + "/README.md", encoding: .utf8)
+        let after = try XCTUnwrap(readme.range(of: "**Buckets** say who")).upperBound
+        let block = readme[after...].components(separatedBy: "```")[1]
+        let report = try matrix(access: String(block.drop { $0 == "\n" }))
+        XCTAssertTrue(report.passed, "\(report.outcomes.filter(\.isFailure).map { $0.message ?? $0.name })")
+        XCTAssertGreaterThan(report.outcomes.filter { $0.suite == "bucket files" }.count, 10)
+    }
+
     struct Bug {
         var what: String
         var sql: String

@@ -121,4 +121,34 @@ final class BucketParserTests: XCTestCase {
             BucketUploads(intent: try bucket("  read owner\n  write owner\n  mime */*\n"), facts: BucketFacts())
                 .refusedType)
     }
+
+    /// Random bucket blocks from the language's own words: a file parses or gives one `file:line:` line.
+    func testRandomBucketBlocksNeverCrash() {
+        var rng = SeededGenerator.printed(20_261_214)
+        let keys = [
+            "ownership", "read", "list", "write", "upload", "overwrite", "upsert", "move", "rename", "delete", "mime",
+            "size", "owner",
+        ]
+        let values = [
+            "folder", "owner-id", "group", "public", "owner", "signed-in", "anyone", "nobody", "own-folder",
+            "image/png", "image/*", "*/*", "png", "2048", "0", "-1", "", "\"", "#",
+        ]
+        for _ in 0..<400 {
+            var text = "bucket b\n"
+            for _ in 0..<Int.random(in: 0...9, using: &rng) {
+                let n = Int.random(in: 0...2, using: &rng)
+                let words = [keys.randomElement(using: &rng)!] + (0..<n).map { _ in values.randomElement(using: &rng)! }
+                text += (Bool.random(using: &rng) ? "  " : "") + words.joined(separator: " ") + "\n"
+            }
+            do {
+                let b = try AccessFile.parse(text, path: "f.rls").buckets.first
+                XCTAssertNotNil(b?.read)
+                XCTAssertFalse([b?.upload, b?.overwrite, b?.move, b?.delete].contains { $0 == nil }, text)
+            } catch {
+                let line = "\(error)"
+                XCTAssertTrue(line.hasPrefix("f.rls:"), line)
+                XCTAssertFalse(line.contains("\n"), line)
+            }
+        }
+    }
 }
