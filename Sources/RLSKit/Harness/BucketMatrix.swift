@@ -1,8 +1,9 @@
 import Foundation
 
-/// The matrix of one declared bucket, run the way the Storage API runs it: uploads are INSERTs
-/// as the caller with owner = owner_id = sub and the file's metadata, overwrites are upserts,
-/// moves and deletes are UPDATE / DELETE … RETURNING, all with the Storage API's settings.
+/// The matrix of one declared bucket, run the way the Storage API checks permissions: uploads are
+/// INSERTs as the caller with owner = owner_id = sub and the file's type and length in metadata,
+/// overwrites are upserts, moves and deletes UPDATE / DELETE … RETURNING, all with the Storage
+/// API's settings.
 /// Who owns an object follows the bucket's ownership: its first folder, or its owner_id.
 struct BucketMatrix {
     let intent: BucketIntent
@@ -36,27 +37,31 @@ struct BucketMatrix {
 
     func whereName(_ name: String) -> String { "bucket_id = \(bucket) and name = \(SQL.literal(name))" }
 
+    /// The Storage API's permission check for an upload, as the caller: a plain INSERT, or with
+    /// `upsert` INSERT … ON CONFLICT DO UPDATE … RETURNING *; `stored` writes a finished object.
     func upload(
-        _ u: HarnessActor, _ name: String, upsert: Bool = false, mimetype: String? = nil, size: Int? = nil
+        _ u: HarnessActor, _ name: String, upsert: Bool = false, mimetype: String? = nil, size: Int? = nil,
+        stored: Bool = false
     ) -> String {
         let owner = u.kind == .user ? SQL.literal(u.uid) : "null"
-        let meta = SQL.literal(files.metadata(mimetype: mimetype, size: size))
+        let meta = SQL.literal(stored ? files.stored() : files.checked(mimetype: mimetype, size: size))
+        let version = stored ? "gen_random_uuid()::text" : "'1'"
         var sql =
             "insert into storage.objects (bucket_id, name, owner, owner_id, version, metadata) values ("
-            + "\(bucket), \(SQL.literal(name)), \(owner)::uuid, \(owner), gen_random_uuid()::text, \(meta)::jsonb)"
+            + "\(bucket), \(SQL.literal(name)), \(owner)::uuid, \(owner), \(version), \(meta)::jsonb)"
         if upsert {
             sql +=
-                " on conflict (bucket_id, name) do update set owner = excluded.owner, owner_id = excluded.owner_id,"
-                + " version = excluded.version, metadata = excluded.metadata, updated_at = now() returning *"
+                " on conflict (name, bucket_id) do update set metadata = excluded.metadata, version = excluded.version,"
+                + " owner = excluded.owner, owner_id = excluded.owner_id returning *"
         }
         return sql
     }
 
-    /// A move as the mover: the row gets its new name and the mover as owner.
+    /// A move's permission check as the mover: new name, the mover as owner, RETURNING (none back: refused).
     func move(_ u: HarnessActor, _ from: String, to: String) -> String {
         let owner = u.kind == .user ? SQL.literal(u.uid) : "null"
-        return "update storage.objects set name = \(SQL.literal(to)), owner = \(owner)::uuid, owner_id = \(owner),"
-            + " version = gen_random_uuid()::text where \(whereName(from)) returning *"
+        return "update storage.objects set name = \(SQL.literal(to)), bucket_id = \(bucket), owner = \(owner)::uuid,"
+            + " owner_id = \(owner), version = gen_random_uuid()::text where \(whereName(from)) returning *"
     }
 
     func delete(_ from: String) -> String { "delete from storage.objects where \(whereName(from)) returning *" }
@@ -64,7 +69,7 @@ struct BucketMatrix {
 
     func seedScript() -> String {
         var sql = serviceRole ? "select set_config('role', 'service_role', true);\n" : ""
-        for u in users { sql += upload(u, seeded(u)) + ";\n" }
+        for u in users { sql += upload(u, seeded(u), stored: true) + ";\n" }
         if serviceRole { sql += "select set_config('role', 'none', true);\n" }
         return sql
     }

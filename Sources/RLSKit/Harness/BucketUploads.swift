@@ -19,7 +19,7 @@ struct BucketFacts: Sendable, Equatable {
 }
 
 /// The file the matrix uploads, with metadata as the Storage API writes it, so policies on
-/// `metadata->>'mimetype'` or `(metadata->>'size')::int` see what they would see there.
+/// `metadata->>'mimetype'` or `metadata->>'contentLength'` see what they would see there.
 struct BucketUploads: Sendable {
     var mimetype: String
     var size: Int
@@ -47,13 +47,18 @@ struct BucketUploads: Sendable {
         return known[sub] ?? (sub.allSatisfy { $0.isLetter || $0.isNumber } ? sub : "bin")
     }
 
-    /// storage.objects.metadata for an upload of `mimetype` and `size` bytes.
-    func metadata(mimetype m: String? = nil, size s: Int? = nil) -> String {
-        let m = m ?? mimetype, s = s ?? size
+    /// The metadata the Storage API's permission check inserts as the caller: only the type and
+    /// the declared length (the full metadata is written afterwards as the service, past RLS).
+    func checked(mimetype m: String? = nil, size n: Int? = nil) -> String {
+        "{\"mimetype\": \(HarnessActor.json(m ?? mimetype)), \"contentLength\": \(n ?? size)}"
+    }
+
+    /// The metadata of a stored object, as the Storage API writes it once the upload is done.
+    func stored() -> String {
         let etag = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        return "{\"eTag\": \"\\\"\(etag)\\\"\", \"size\": \(s), \"mimetype\": \(HarnessActor.json(m)), "
+        return "{\"eTag\": \"\\\"\(etag)\\\"\", \"size\": \(size), \"mimetype\": \(HarnessActor.json(mimetype)), "
             + "\"cacheControl\": \"max-age=3600\", \"lastModified\": \"\(Self.now())\", "
-            + "\"contentLength\": \(s), \"httpStatusCode\": 200}"
+            + "\"contentLength\": \(size), \"httpStatusCode\": 200}"
     }
 
     static func now() -> String {

@@ -13,7 +13,7 @@ let bucketFixtureSQL = """
       using (bucket_id = 'receipts' and (storage.foldername(name))[1] = (select auth.uid())::text);
     create policy "receipts: upload png into own folder" on storage.objects for insert to authenticated
       with check (bucket_id = 'receipts' and (storage.foldername(name))[1] = (select auth.uid())::text
-        and (metadata->>'mimetype') = 'image/png' and (metadata->>'size')::bigint <= 2048);
+        and (metadata->>'mimetype') = 'image/png' and (metadata->>'contentLength')::bigint <= 2048);
     create policy "files: read own" on storage.objects for select to authenticated
       using (bucket_id = 'files' and owner_id = (select auth.uid())::text);
     create policy "files: upload own" on storage.objects for insert to authenticated
@@ -23,6 +23,19 @@ let bucketFixtureSQL = """
       with check (bucket_id = 'files' and owner_id = (select auth.uid())::text);
     create policy "files: delete own" on storage.objects for delete to authenticated
       using (bucket_id = 'files' and owner_id = (select auth.uid())::text);
+    insert into storage.buckets (id, name, public) values ('photos', 'photos', true);
+    create function public.photo_ok(name text, metadata jsonb) returns boolean language sql stable as $$
+      select (storage.foldername(name))[1] = (select auth.uid())::text
+         and metadata->>'mimetype' like 'image/%' and (metadata->>'contentLength')::bigint <= 4096 $$;
+    create policy "photos: read own folder" on storage.objects for select to authenticated
+      using (bucket_id = 'photos' and (storage.foldername(name))[1] = (select auth.uid())::text);
+    create policy "photos: upload" on storage.objects for insert to authenticated
+      with check (bucket_id = 'photos' and public.photo_ok(name, metadata));
+    create policy "photos: update" on storage.objects for update to authenticated
+      using (bucket_id = 'photos' and (storage.foldername(name))[1] = (select auth.uid())::text)
+      with check (bucket_id = 'photos' and public.photo_ok(name, metadata));
+    create policy "photos: delete" on storage.objects for delete to authenticated
+      using (bucket_id = 'photos' and (storage.foldername(name))[1] = (select auth.uid())::text);
 
     """
 
@@ -39,6 +52,11 @@ let bucketFixtureAccess = """
       ownership owner-id
       read owner
       write owner
+    bucket photos
+      read public
+      write own-folder
+      mime image/*
+      size 4096
 
     """
 
@@ -62,6 +80,8 @@ final class BucketMatrixTests: XCTestCase {
             "bucket files: A uploads a new object", "bucket files: A lists B's object",
             "bucket files: A overwrites B's object", "bucket files: A moves B's object",
             "bucket files: A deletes B's object", "bucket files: A deletes own object",
+            "bucket photos: bucket is public (files served by URL)", "bucket photos: A overwrites own object",
+            "bucket photos: A uploads a text/plain file (mime allows image/*)",
         ] {
             XCTAssertTrue(names.contains(expected), expected)
         }
@@ -77,6 +97,20 @@ final class BucketMatrixTests: XCTestCase {
         XCTAssertTrue(report.passed, "\(report.outcomes.filter(\.isFailure).map { $0.message ?? $0.name })")
         XCTAssertTrue(report.outcomes.contains { $0.name == "A uploads into own folder" })
         XCTAssertFalse(report.outcomes.contains { $0.name.hasPrefix("A uploads a text/plain") })
+    }
+
+    /// The Storage API's permission check carries no `size` (only mimetype and contentLength), so
+    /// an upload policy on `metadata->>'size'` refuses every upload: the matrix shows the lockout.
+    func testPolicyOnSizeLocksEveryUploadOut() throws {
+        let report = try matrix(
+            """
+            drop policy "receipts: upload png into own folder" on storage.objects;
+            create policy "receipts: upload" on storage.objects for insert to authenticated
+              with check (bucket_id = 'receipts' and (storage.foldername(name))[1] = (select auth.uid())::text
+                and (metadata->>'mimetype') = 'image/png' and (metadata->>'size')::bigint <= 2048);
+            """)
+        let failed = report.outcomes.filter(\.isFailure).map(\.name)
+        XCTAssertEqual(failed, ["A uploads into own folder"])
     }
 
     /// The README's bucket example is this fixture's access file, and passes on it.
@@ -142,7 +176,7 @@ final class BucketMatrixTests: XCTestCase {
                 drop policy "receipts: upload png into own folder" on storage.objects;
                 create policy "receipts: upload" on storage.objects for insert to authenticated
                   with check (bucket_id = 'receipts' and (storage.foldername(name))[1] = (select auth.uid())::text
-                    and (metadata->>'size')::bigint <= 2048);
+                    and (metadata->>'contentLength')::bigint <= 2048);
                 """,
             fails: [("bucket receipts", "A uploads a text/plain file (mime allows image/png)")]),
         Bug(

@@ -100,12 +100,19 @@ final class BucketParserTests: XCTestCase {
         XCTAssertEqual(f.size, 300)
         XCTAssertEqual(f.refusedType, "text/plain")
         XCTAssertEqual(f.refusedSize, 301)
-        let meta = try JSONSerialization.jsonObject(with: Data(f.metadata().utf8)) as! [String: Any]
-        XCTAssertEqual(meta["mimetype"] as? String, "image/png")
-        XCTAssertEqual(meta["size"] as? Int, 300)
-        XCTAssertEqual(meta["contentLength"] as? Int, 300)
-        XCTAssertEqual(meta["httpStatusCode"] as? Int, 200)
-        XCTAssertNotNil(meta["eTag"] as? String)
+        // The permission check carries only the type and declared length, as the Storage API's does.
+        let checked = try JSONSerialization.jsonObject(with: Data(f.checked().utf8)) as! [String: Any]
+        XCTAssertEqual(checked.count, 2)
+        XCTAssertEqual(checked["mimetype"] as? String, "image/png")
+        XCTAssertEqual(checked["contentLength"] as? Int, 300)
+        let refused = try JSONSerialization.jsonObject(with: Data(f.checked(mimetype: "text/plain", size: 9).utf8))
+        XCTAssertEqual((refused as? [String: Any])?["contentLength"] as? Int, 9)
+        let stored = try JSONSerialization.jsonObject(with: Data(f.stored().utf8)) as! [String: Any]
+        XCTAssertEqual(stored["mimetype"] as? String, "image/png")
+        XCTAssertEqual(stored["size"] as? Int, 300)
+        XCTAssertEqual(stored["contentLength"] as? Int, 300)
+        XCTAssertEqual(stored["httpStatusCode"] as? Int, 200)
+        XCTAssertEqual((stored["eTag"] as? String)?.count, 34)
 
         let plain = try bucket("  read owner\n  write owner\n")
         let g = BucketUploads(intent: plain, facts: BucketFacts(sizeLimit: 100, mimeType: "application/pdf"))
