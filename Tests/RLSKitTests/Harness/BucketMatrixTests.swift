@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 @testable import RLSKit
 import TestSupport
 import XCTest
@@ -97,6 +98,38 @@ final class BucketMatrixTests: XCTestCase {
         XCTAssertTrue(report.passed, "\(report.outcomes.filter(\.isFailure).map { $0.message ?? $0.name })")
         XCTAssertTrue(report.outcomes.contains { $0.name == "A uploads into own folder" })
         XCTAssertFalse(report.outcomes.contains { $0.name.hasPrefix("A uploads a text/plain") })
+    }
+
+    /// Buckets made from config.toml give their first allowed type and their size limit to uploads.
+    func testConfigTomlBucketSettingsReachTheUploads() throws {
+        let config = try SupabaseConfig.parse(
+            """
+            [storage.buckets.invoices]
+            public = false
+            file_size_limit = "512B"
+            allowed_mime_types = ["application/pdf"]
+            """, path: "config.toml")
+        let db = try OurSchema.makeDatabase(
+            extra: """
+                create policy "invoices: pdf into own folder" on storage.objects for insert to authenticated
+                  with check (bucket_id = 'invoices' and (storage.foldername(name))[1] = (select auth.uid())::text
+                    and metadata->>'mimetype' = 'application/pdf' and (metadata->>'contentLength')::int <= 512);
+                create policy "invoices: read own" on storage.objects for select to authenticated
+                  using (bucket_id = 'invoices' and (storage.foldername(name))[1] = (select auth.uid())::text);
+                """)
+        defer { TestServer.drop(db.name) }
+        let conn = try PostgresConnection(db.connectionString)
+        _ = try ConfigBuckets.create(conn, config.buckets)
+        XCTAssertEqual(try BucketFacts.load(conn, "invoices"), BucketFacts(sizeLimit: 512, mimeType: "application/pdf"))
+        XCTAssertNil(try BucketFacts.load(conn, "nope"))
+        var input = HarnessInput()
+        input.access = [
+            try AccessFile.parse("bucket invoices\n  read owner\n  write nobody\n  upload owner\n", path: "i.rls")
+        ]
+        let report = try Harness.run(input, options: HarnessOptions(), on: db.connectionString)
+        XCTAssertTrue(report.passed, "\(report.outcomes.filter(\.isFailure).map { $0.message ?? $0.name })")
+        let upload = try XCTUnwrap(report.outcomes.first { $0.name == "A uploads into own folder" })
+        XCTAssertTrue(upload.sql?.contains("rlskit-new.pdf") ?? false, upload.sql ?? "")
     }
 
     /// The Storage API's permission check carries no `size` (only mimetype and contentLength), so
