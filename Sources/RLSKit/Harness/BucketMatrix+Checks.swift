@@ -16,7 +16,8 @@ extension BucketMatrix {
                 PolicyCheck(
                     suite: suite, actor: actor.label, operation: op, name: name,
                     statements: [actor.impersonation(storage: storageOp), sql], expectations: [e],
-                    location: intent.settings[setting] ?? intent.settings["write"] ?? intent.location))
+                    location: intent.settings[setting] ?? intent.settings[setting == "list" ? "read" : "write"]
+                        ?? intent.location))
         }
         let read = intent.read!, lister = intent.lister
         if read != .anyone {

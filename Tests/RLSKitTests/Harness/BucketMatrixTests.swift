@@ -87,6 +87,15 @@ final class BucketMatrixTests: XCTestCase {
             XCTAssertTrue(names.contains(expected), expected)
         }
         XCTAssertFalse(names.contains("bucket files: A uploads into B's folder"), "owner-id buckets have no folders")
+        // Each check points at the line that declared what it expects.
+        let line = { (name: String) in
+            report.outcomes.first { $0.suite == "bucket receipts" && $0.name == name }?.location?.line
+        }
+        XCTAssertEqual(line("A lists B's object"), 2)
+        XCTAssertEqual(line("A uploads into own folder"), 3)
+        XCTAssertEqual(line("A deletes own object"), 6)
+        XCTAssertEqual(
+            report.outcomes.first { $0.suite == "bucket files" && $0.name == "A moves B's object" }?.location?.line, 12)
     }
 
     /// Without 'mime'/'size' the uploads take the bucket's allowed_mime_types and file_size_limit,
