@@ -313,21 +313,6 @@ extension AccessFile {
             return (column, expr)
         }
 
-        func bucketSetting(_ line: Line, _ bucket: inout BucketIntent) throws(InputError) {
-            let what = "bucket \(bucket.id)"
-            switch line.key {
-            case "read":
-                let v = ReadAccess(rawValue: try line.value(["public", "anyone", "signed-in", "owner", "nobody"]))
-                try line.once("read", &bucket.settings, what)
-                bucket.read = v
-            case "write":
-                let v = WriteAccess(rawValue: try line.value(["own-folder", "nobody"]))
-                try line.once("write", &bucket.settings, what)
-                bucket.write = v
-            default: throw InputError(line.at, "unknown bucket setting '\(line.key)': use read or write")
-            }
-        }
-
         /// Every block says what it must; a file that declares nothing would test nothing.
         func finish() throws(InputError) -> AccessFile {
             for t in file.tables { try check(t) }
@@ -336,16 +321,7 @@ extension AccessFile {
                 throw InputError(
                     r.location, "role \(r.name) has no 'claim' line: add e.g. 'claim app_metadata.role = \(r.name)'")
             }
-            for b in file.buckets {
-                if b.read == nil {
-                    throw InputError(
-                        b.location, "bucket \(b.id) has no 'read' line: add 'read public|anyone|signed-in|owner|nobody'"
-                    )
-                }
-                if b.write == nil {
-                    throw InputError(b.location, "bucket \(b.id) has no 'write' line: add 'write own-folder|nobody'")
-                }
-            }
+            for b in file.buckets { try finishBucket(b) }
             if file.tables.isEmpty && file.buckets.isEmpty && file.memberships.isEmpty {
                 throw InputError(
                     SourceLocation(file: file.path, line: 1),

@@ -15,9 +15,9 @@ import Foundation
 ///       user user_id
 ///     role admin
 ///       claim app_metadata.role = admin
-///     bucket avatars
+///     bucket avatars                # settings: AccessFile+Bucket.swift
 ///       read public                 # public | anyone | signed-in | owner | nobody
-///       write own-folder            # own-folder | nobody
+///       write own-folder            # own-folder | owner | signed-in | anyone | nobody
 struct AccessFile: Sendable, Equatable {
     public var exposedSchemas: [String] = []
     /// Where each of `exposedSchemas` was named (same order).
@@ -27,15 +27,6 @@ struct AccessFile: Sendable, Equatable {
     public var roles: [RoleIntent] = []
     public var buckets: [BucketIntent] = []
     public var path: String = ""
-}
-
-/// What a bucket's readers may be (tables use `Who`).
-enum ReadAccess: String, Sendable, CaseIterable {
-    case anyone, signedIn = "signed-in", owner, nobody, `public`
-}
-
-enum WriteAccess: String, Sendable, CaseIterable {
-    case owner, nobody, ownFolder = "own-folder"
 }
 
 struct TableIntent: Sendable, Equatable {
@@ -104,15 +95,6 @@ struct RoleIntent: Sendable, Equatable {
     /// The claim's value as JSON text: "\"admin\"", "true", "3".
     public var value: String = ""
     public var location: SourceLocation
-    public var settings: [String: SourceLocation] = [:]
-}
-
-struct BucketIntent: Sendable, Equatable {
-    public var id: String
-    public var read: ReadAccess?
-    public var write: WriteAccess?
-    public var location: SourceLocation
-    /// Where "read" and "write" were written.
     public var settings: [String: SourceLocation] = [:]
 }
 

@@ -90,18 +90,18 @@ enum Planner {
                         throw InputError(
                             b.location, "bucket \(b.id): storage.objects does not exist (no Supabase storage schema)")
                     }
-                    let found: Bool = try conn.query(
-                        "select exists (select 1 from storage.buckets where id = $1) as e", [b.id]
-                    ).rows[0].decode("e")
-                    guard found else {
+                    guard let facts = try BucketFacts.load(conn, b.id) else {
                         throw InputError(
                             b.location,
                             "bucket \(b.id) does not exist in storage.buckets: fix the name or apply the migrations first"
                         )
                     }
                     plan.units.append(
-                        BucketMatrix(intent: b, storagePolicyTexts: storage.policyTexts, serviceRole: hasServiceRole)
-                            .unit())
+                        BucketMatrix(
+                            intent: b, storagePolicyTexts: storage.policyTexts, serviceRole: hasServiceRole,
+                            facts: facts
+                        )
+                        .unit())
                 }
             }
         }

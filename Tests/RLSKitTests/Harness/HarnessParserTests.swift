@@ -56,7 +56,7 @@ final class HarnessParserTests: XCTestCase {
                 "a.rls:4: unknown write value 'own-folder'"
             ),
             ("bucket avatars\n  read public\n", "a.rls:1: bucket avatars has no 'write' line"),
-            ("bucket avatars\n  read public\n  write owner\n", "a.rls:3: unknown write value 'owner'"),
+            ("bucket avatars\n  read public\n  write everyone\n", "a.rls:3: unknown write value 'everyone'"),
             ("bucket avatars\n  owner id\n", "a.rls:2: unknown bucket setting 'owner'"),
             ("expose\n", "a.rls:1: 'expose' needs schema names"),
             ("table posts\n  owner id x\n", "a.rls:2: 'owner' takes one column name"),
