@@ -24,10 +24,9 @@ struct BucketMatrix {
     func whereName(_ name: String) -> String { "bucket_id = \(bucket) and name = \(SQL.literal(name))" }
 
     func upload(_ u: HarnessActor, _ name: String, upsert: Bool = false) -> String {
-        let owner = u.kind == .user ? SQL.literal(u.uid) : "null"
         var sql =
-            "insert into storage.objects (bucket_id, name, owner, owner_id, version, metadata) values ("
-            + "\(bucket), \(SQL.literal(name)), \(owner)::uuid, \(owner), gen_random_uuid()::text, '{\"size\": 1}')"
+            "insert into storage.objects (\(Self.uploadColumns.joined(separator: ", "))) values ("
+            + uploadValues(u, name).joined(separator: ", ") + ")"
         if upsert {
             sql +=
                 " on conflict (bucket_id, name) do update set owner = excluded.owner, owner_id = excluded.owner_id,"
@@ -47,17 +46,20 @@ struct BucketMatrix {
         let suite = "bucket \(intent.id)"
         var checks: [PolicyCheck] = []
         func add(
-            _ actor: HarnessActor, _ op: String, _ storageOp: String, _ name: String, _ sql: String, _ e: Expectation
+            _ actor: HarnessActor, _ op: String, _ storageOp: String, _ name: String, _ probe: Probe,
+            _ e: Expectation
         ) {
             checks.append(
                 PolicyCheck(
                     suite: suite, actor: actor.label, operation: op, name: name,
-                    statements: [actor.impersonation(storage: storageOp), sql], expectations: [e],
-                    location: intent.location))
+                    statements: [actor.impersonation(storage: storageOp), probe.sql], expectations: [e],
+                    location: intent.location,
+                    row: probe.row.map {
+                        var r = $0; r.role = actor.role; return r
+                    }))
         }
         let read = intent.read!, write = intent.write!
         let own = write == .ownFolder
-        let list = "select count(*) from storage.objects where "
         if read != .anyone {
             let publicWanted = read == .public
             checks.append(
@@ -72,67 +74,68 @@ struct BucketMatrix {
         }
         let othersVisible = read == .anyone || read == .signedIn
         add(
-            a, "select", "storage.object.list", "A lists own object", list + whereName(seeded(a)),
+            a, "select", "storage.object.list", "A lists own object", listing(seeded(a)),
             read == .nobody ? .hidden : .visible)
         add(
-            a, "select", "storage.object.list", "A lists B's object", list + whereName(seeded(b)),
+            a, "select", "storage.object.list", "A lists B's object", listing(seeded(b)),
             othersVisible ? .visible : .hidden)
         add(
-            .anon, "select", "storage.object.list", "anon lists A's object", list + whereName(seeded(a)),
+            .anon, "select", "storage.object.list", "anon lists A's object", listing(seeded(a)),
             read == .anyone ? .visible : .hidden)
 
         add(
-            a, "insert", "storage.object.upload", "A uploads into own folder", upload(a, "\(a.uid)/rlskit-new.png"),
+            a, "insert", "storage.object.upload", "A uploads into own folder", uploading(a, "\(a.uid)/rlskit-new.png"),
             own ? .allowed : .blocked)
         add(
-            a, "insert", "storage.object.upload", "A uploads into B's folder", upload(a, "\(b.uid)/rlskit-new.png"),
+            a, "insert", "storage.object.upload", "A uploads into B's folder", uploading(a, "\(b.uid)/rlskit-new.png"),
             .blocked)
         add(
-            a, "insert", "storage.object.upload", "A uploads outside any folder", upload(a, "rlskit-root.png"), .blocked
+            a, "insert", "storage.object.upload", "A uploads outside any folder", uploading(a, "rlskit-root.png"),
+            .blocked
         )
         add(
             .anon, "insert", "storage.object.upload", "anon uploads into A's folder",
-            upload(.anon, "\(a.uid)/rlskit-anon.png"), .blocked)
+            uploading(.anon, "\(a.uid)/rlskit-anon.png"), .blocked)
 
         add(
-            a, "update", "storage.object.upload", "A overwrites own object", upload(a, seeded(a), upsert: true),
+            a, "update", "storage.object.upload", "A overwrites own object", overwriting(a, seeded(a)),
             own ? .allowed : .blocked)
         add(
-            a, "update", "storage.object.upload", "A overwrites B's object", upload(a, seeded(b), upsert: true),
+            a, "update", "storage.object.upload", "A overwrites B's object", overwriting(a, seeded(b)),
             .blocked)
         add(
             a, "update", "storage.object.move", "A moves own object into B's folder",
-            "update storage.objects set name = \(SQL.literal("\(b.uid)/rlskit-moved.png")) where \(whereName(seeded(a)))",
+            moving(seeded(a), to: "\(b.uid)/rlskit-moved.png"),
             .blocked)
 
-        let del = "delete from storage.objects where "
         add(
-            a, "delete", "storage.object.delete", "A deletes own object", del + whereName(seeded(a)) + " returning *",
+            a, "delete", "storage.object.delete", "A deletes own object", deleting(seeded(a)),
             own ? .allowed : .blocked)
         add(
-            a, "delete", "storage.object.delete", "A deletes B's object", del + whereName(seeded(b)) + " returning *",
+            a, "delete", "storage.object.delete", "A deletes B's object", deleting(seeded(b)),
             .blocked)
         add(
             .anon, "delete", "storage.object.delete", "anon deletes A's object",
-            del + whereName(seeded(a)) + " returning *", .blocked)
+            deleting(seeded(a)), .blocked)
 
         if let m = attacker {
             add(
-                m, "select", "storage.object.list", "M lists B's object", list + whereName(seeded(b)),
+                m, "select", "storage.object.list", "M lists B's object", listing(seeded(b)),
                 othersVisible ? .visible : .hidden)
             add(
-                m, "insert", "storage.object.upload", "M uploads into B's folder", upload(m, "\(b.uid)/rlskit-m.png"),
+                m, "insert", "storage.object.upload", "M uploads into B's folder",
+                uploading(m, "\(b.uid)/rlskit-m.png"),
                 .blocked)
             add(
-                m, "update", "storage.object.upload", "M overwrites B's object", upload(m, seeded(b), upsert: true),
+                m, "update", "storage.object.upload", "M overwrites B's object", overwriting(m, seeded(b)),
                 .blocked)
             add(
                 m, "update", "storage.object.move", "M moves own object into B's folder",
-                "update storage.objects set name = \(SQL.literal("\(b.uid)/rlskit-m-moved.png")) where \(whereName(seeded(m)))",
+                moving(seeded(m), to: "\(b.uid)/rlskit-m-moved.png"),
                 .blocked)
             add(
                 m, "delete", "storage.object.delete", "M deletes B's object",
-                del + whereName(seeded(b)) + " returning *", .blocked)
+                deleting(seeded(b)), .blocked)
         }
         return HarnessUnit(suite: suite, users: users, setup: seedScript(), checks: checks, location: intent.location)
     }

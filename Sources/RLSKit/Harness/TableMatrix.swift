@@ -55,7 +55,8 @@ struct TableMatrix {
         var checks: [PolicyCheck] = []
         var impersonations: [String: String] = [:]  // built once per actor: claims JSON is not free
         func add(
-            _ actor: HarnessActor, _ op: String, _ name: String, _ setup: [String], _ sql: String, _ e: Expectation
+            _ actor: HarnessActor, _ op: String, _ name: String, _ setup: [String], _ sql: String, _ e: Expectation,
+            _ row: CheckRow? = nil
         ) {
             let imp = impersonations[actor.name] ?? actor.impersonation()
             impersonations[actor.name] = imp
@@ -63,6 +64,9 @@ struct TableMatrix {
                 PolicyCheck(
                     suite: suite, actor: actor.label, operation: op, name: name,
                     statements: setup + [imp, sql], expectations: [e], location: intent.location))
+            checks[checks.count - 1].row = row.map {
+                var r = $0; r.role = actor.role; return r
+            }
         }
         func clear(_ u: HarnessActor) -> [String] { ownerUnique ? ["delete from \(t) where \(whereOwner(u))"] : [] }
         var n = counter
@@ -77,54 +81,64 @@ struct TableMatrix {
                 expectations: [.isTrue], location: intent.location))
         add(
             a, "select", "A reads own row", [], "select count(*) from \(t) where \(whereOwner(a))",
-            read == .nobody ? .hidden : .visible)
+            read == .nobody ? .hidden : .visible, reading(a))
         add(
             a, "select", "A reads B's row", [], "select count(*) from \(t) where \(whereOwner(b))",
-            othersVisible ? .visible : .hidden)
+            othersVisible ? .visible : .hidden, reading(b))
         add(
             b, "select", "B reads A's row", [], "select count(*) from \(t) where \(whereOwner(a))",
-            othersVisible ? .visible : .hidden)
+            othersVisible ? .visible : .hidden, reading(a))
         add(
             .anon, "select", "anon reads A's row", [], "select count(*) from \(t) where \(whereOwner(a))",
-            read == .anyone ? .visible : .hidden)
+            read == .anyone ? .visible : .hidden, reading(a))
 
-        add(a, "insert", "A inserts own row", clear(a), insert(a), intent.insert == .owner ? .allowed : .blocked)
-        add(a, "insert", "A inserts a row owned by B", clear(b), insert(b), .blocked)
-        add(.anon, "insert", "anon inserts a row owned by A", clear(a), insert(a), .blocked)
+        // Arguments run left to right: `inserting` sees the counter `insert` just used.
+        add(
+            a, "insert", "A inserts own row", clear(a), insert(a), intent.insert == .owner ? .allowed : .blocked,
+            inserting(a, n: n))
+        add(a, "insert", "A inserts a row owned by B", clear(b), insert(b), .blocked, inserting(b, n: n))
+        add(.anon, "insert", "anon inserts a row owned by A", clear(a), insert(a), .blocked, inserting(a, n: n))
 
         add(
             a, "update", "A updates own row", [],
             "update \(t) set \(touchColumn) = \(touchColumn) where \(whereOwner(a))",
-            intent.update == .owner ? .allowed : .blocked)
+            intent.update == .owner ? .allowed : .blocked, updating(a, set: touchColumn, to: touchColumn))
         add(
             a, "update", "A updates B's row", [],
-            "update \(t) set \(touchColumn) = \(touchColumn) where \(whereOwner(b))", .blocked)
+            "update \(t) set \(touchColumn) = \(touchColumn) where \(whereOwner(b))", .blocked,
+            updating(b, set: touchColumn, to: touchColumn))
         add(
             a, "update", "A hands own row over to B", clear(b),
-            "update \(t) set \(owner) = \(SQL.literal(b.uid)) where \(whereOwner(a))", .blocked)
+            "update \(t) set \(owner) = \(SQL.literal(b.uid)) where \(whereOwner(a))", .blocked,
+            updating(a, set: owner, to: SQL.literal(b.uid)))
         add(
             .anon, "update", "anon updates A's row", [],
-            "update \(t) set \(touchColumn) = \(touchColumn) where \(whereOwner(a))", .blocked)
+            "update \(t) set \(touchColumn) = \(touchColumn) where \(whereOwner(a))", .blocked,
+            updating(a, set: touchColumn, to: touchColumn))
 
         add(
             a, "delete", "A deletes own row", [], "delete from \(t) where \(whereOwner(a))",
-            intent.delete == .owner ? .allowed : .blocked)
-        add(a, "delete", "A deletes B's row", [], "delete from \(t) where \(whereOwner(b))", .blocked)
-        add(.anon, "delete", "anon deletes A's row", [], "delete from \(t) where \(whereOwner(a))", .blocked)
+            intent.delete == .owner ? .allowed : .blocked, deleting(a))
+        add(a, "delete", "A deletes B's row", [], "delete from \(t) where \(whereOwner(b))", .blocked, deleting(b))
+        add(
+            .anon, "delete", "anon deletes A's row", [], "delete from \(t) where \(whereOwner(a))", .blocked,
+            deleting(a))
 
         if let m = attacker {
             let mv = read == .anyone || read == .signedIn
             add(
                 m, "select", "M reads B's row", [], "select count(*) from \(t) where \(whereOwner(b))",
-                mv ? .visible : .hidden)
-            add(m, "insert", "M inserts a row owned by B", clear(b), insert(b), .blocked)
+                mv ? .visible : .hidden, reading(b))
+            add(m, "insert", "M inserts a row owned by B", clear(b), insert(b), .blocked, inserting(b, n: n))
             add(
                 m, "update", "M updates B's row", [],
-                "update \(t) set \(touchColumn) = \(touchColumn) where \(whereOwner(b))", .blocked)
+                "update \(t) set \(touchColumn) = \(touchColumn) where \(whereOwner(b))", .blocked,
+                updating(b, set: touchColumn, to: touchColumn))
             add(
                 m, "update", "M hands own row over to B", clear(b),
-                "update \(t) set \(owner) = \(SQL.literal(b.uid)) where \(whereOwner(m))", .blocked)
-            add(m, "delete", "M deletes B's row", [], "delete from \(t) where \(whereOwner(b))", .blocked)
+                "update \(t) set \(owner) = \(SQL.literal(b.uid)) where \(whereOwner(m))", .blocked,
+                updating(m, set: owner, to: SQL.literal(b.uid)))
+            add(m, "delete", "M deletes B's row", [], "delete from \(t) where \(whereOwner(b))", .blocked, deleting(b))
         }
         return HarnessUnit(suite: suite, users: users, setup: seedScript(), checks: checks, location: intent.location)
     }
