@@ -38,17 +38,22 @@ final class BlameTests: XCTestCase {
         let o = try failure("public.notes", "A reads B's row")
         let line = "allowed by policy \"notes for everyone\" (permissive, USING true)"
         XCTAssertEqual(o.policies, [line])
-        XCTAssertTrue(o.message?.hasSuffix(" — " + line) ?? false, o.message ?? "")
+        // As README "Testing policies" shows it.
+        XCTAssertEqual(
+            o.message,
+            "public.notes · select · as A: expected no row visible (0 rows, or denied), got 1 row (1) — " + line)
     }
 
     func testMissingInsertPolicyIsSaid() throws {
         let o = try failure("public.notes", "A inserts own row")
         XCTAssertEqual(o.policies, ["blocked: no permissive INSERT policy for authenticated"])
+        XCTAssertTrue(o.message?.contains("got denied by RLS (") ?? false, o.message ?? "")
     }
 
     func testRestrictivePolicyThatBlocksIsNamed() throws {
         let o = try failure("public.notes", "A deletes own row")
         XCTAssertEqual(o.policies, ["blocked by restrictive policy \"never delete\" (USING (NOT done))"])
+        XCTAssertTrue(o.message?.contains("got 0 rows affected — blocked by") ?? false, o.message ?? "")
     }
 
     func testStorageObjectLeakIsNamed() throws {
