@@ -158,8 +158,12 @@ struct Blame {
 
     static func words(_ verdicts: [Verdict], _ row: CheckRow, leak: Bool) -> [String] {
         func place(_ g: Gate) -> String {
-            let needs = g.command != row.command ? "\(row.command) needs \(g.command) on the row: " : ""
-            return needs + (g.newRow && g.command != "INSERT" ? "new row: " : "")
+            let which = g.newRow ? "new row" : "row"
+            if g.command == "SELECT", row.command != "SELECT" {
+                return "\(row.upsert ? "upsert" : row.command) needs the \(which) visible to SELECT: "
+            }
+            if row.upsert, g.command == "UPDATE" { return "overwrite (UPDATE), \(which): " }
+            return g.newRow && g.command != "INSERT" ? "new row: " : ""
         }
         if leak {
             let lines = verdicts.filter { $0.gate.primary && $0.passes }.map {

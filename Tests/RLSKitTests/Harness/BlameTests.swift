@@ -71,13 +71,15 @@ final class BlameTests: XCTestCase {
         XCTAssertTrue(passed.allSatisfy { $0.policies == nil })
     }
 
-    /// Expressions are evaluated with the caller's claims: auth.uid() is A's.
+    /// Expressions are evaluated with the caller's claims (auth.uid() is A's), command by command.
     func testLockoutNamesThePoliciesThatDoNotMatch() throws {
         let report = try Fixture.run(
             breakage: """
                 drop policy "own notes: update" on public.notes;
                 create policy "update others' notes" on public.notes for update to authenticated
                   using ((select auth.uid()) <> user_id);
+                drop policy "own notes: read" on public.notes;
+                create policy "open notes" on public.notes for select to authenticated using (not done);
                 """)
         let o = try XCTUnwrap(report.outcomes.first { $0.suite == "public.notes" && $0.name == "A updates own row" })
         XCTAssertEqual(o.status, .failed)
@@ -85,6 +87,14 @@ final class BlameTests: XCTestCase {
             o.policies,
             [
                 "blocked: no permissive UPDATE policy for authenticated matches the row (\"update others' notes\" USING (( SELECT auth.uid() AS uid) <> user_id))"
+            ])
+        // DELETE … WHERE reads the row, so a SELECT policy must let the actor see it.
+        let delete = try XCTUnwrap(
+            report.outcomes.first { $0.suite == "public.notes" && $0.name == "A deletes own row" })
+        XCTAssertEqual(
+            delete.policies,
+            [
+                "DELETE needs the row visible to SELECT: blocked: no permissive SELECT policy for authenticated matches the row (\"open notes\" USING (NOT done))"
             ])
     }
 
