@@ -83,6 +83,17 @@ extension Lint {
                 create policy "own picks" on public.picks for all to authenticated
                   using ((select auth.uid()) = user_id) with check ((select auth.uid()) = user_id);
                 """, reports: "policy \"own picks\" on public.picks"),
+            // A trigger of another column protects only that one.
+            .init(
+                """
+                create table public.accounts (id uuid primary key, name text, plan text not null default 'free');
+                alter table public.accounts enable row level security;
+                grant select, update on public.accounts to authenticated;
+                create function public.touch() returns trigger language plpgsql as $$ begin return new; end $$;
+                create trigger touch before update of name on public.accounts for each row execute function public.touch();
+                create policy "own account" on public.accounts for update to authenticated
+                  using (id = (select auth.uid())) with check (id = (select auth.uid()));
+                """, reports: "policy \"own account\" on public.accounts"),
         ],
         nonTriggering: [
             """
@@ -113,6 +124,13 @@ extension Lint {
             create policy "own membership" on public.members for update to authenticated
               using ((select auth.uid()) = id)
               with check (role = (select m.role from public.members m where m.id = (select auth.uid())));
+            """,
+            """
+            create table public.accounts (id uuid primary key, name text, plan text not null default 'free');
+            alter table public.accounts enable row level security;
+            grant select on public.accounts to authenticated;
+            grant select, update on public.accounts to service_role;
+            create policy "billing" on public.accounts for update to service_role using (id = (select auth.uid()));
             """,
         ])
 }
