@@ -6,8 +6,9 @@ import XCTest
 
 /// A failed matrix check names the policies that let its row through or blocked it.
 final class BlameTests: XCTestCase {
-    /// One database, four unrelated bugs: a leaky read, a missing insert policy, a restrictive
-    /// policy that blocks deleting, and a storage delete policy without the folder check.
+    /// One database, unrelated bugs: a leaky read, a missing insert policy, a restrictive policy
+    /// that blocks deleting, storage read and delete policies without the folder check, and no
+    /// storage update policy (so an upload cannot overwrite).
     static let bugs = """
         drop policy "own notes: read" on public.notes;
         create policy "notes for everyone" on public.notes for select to authenticated using (true);
@@ -16,6 +17,7 @@ final class BlameTests: XCTestCase {
         drop policy "Users delete objects in their own folder" on storage.objects;
         drop policy "Users read objects in their own folder" on storage.objects;
         create policy "read any avatar" on storage.objects for select to authenticated using (bucket_id = 'avatars');
+        drop policy "Users update objects in their own folder" on storage.objects;
         create policy "delete any avatar" on storage.objects for delete to authenticated using (bucket_id = 'avatars');
         """
 
@@ -63,6 +65,12 @@ final class BlameTests: XCTestCase {
         let o = try failure("bucket avatars", "A deletes B's object")
         XCTAssertEqual(
             o.policies, ["allowed by policy \"delete any avatar\" (permissive, USING (bucket_id = 'avatars'::text))"])
+    }
+
+    /// An overwrite is an upsert: the UPDATE policies judge the object it replaces.
+    func testStorageOverwriteWithoutUpdatePolicyIsSaid() throws {
+        let o = try failure("bucket avatars", "A overwrites own object")
+        XCTAssertEqual(o.policies, ["overwrite (UPDATE), row: blocked: no permissive UPDATE policy for authenticated"])
     }
 
     func testPassingChecksCarryNoPolicies() throws {
