@@ -4,7 +4,7 @@ extension BucketMatrix {
         let suite = "bucket \(intent.id)"
         var out: [PolicyCheck] = []
         func add(
-            _ actor: HarnessActor, _ op: String, _ setting: String, _ name: String, _ sql: String, _ ok: Bool,
+            _ actor: HarnessActor, _ op: String, _ setting: String, _ name: String, _ probe: Probe, _ ok: Bool,
             list: Bool = false
         ) {
             let e: Expectation = list ? (ok ? .visible : .hidden) : (ok ? .allowed : .blocked)
@@ -15,9 +15,14 @@ extension BucketMatrix {
             out.append(
                 PolicyCheck(
                     suite: suite, actor: actor.label, operation: op, name: name,
-                    statements: [actor.impersonation(storage: storageOp), sql], expectations: [e],
+                    statements: [actor.impersonation(storage: storageOp), probe.sql], expectations: [e],
                     location: intent.settings[setting] ?? intent.settings[setting == "list" ? "read" : "write"]
-                        ?? intent.location))
+                        ?? intent.location,
+                    row: probe.row.map { r in
+                        var r = r
+                        r.role = actor.role
+                        return r
+                    }))
         }
         let read = intent.read!, lister = intent.lister
         if read != .anyone {
@@ -33,7 +38,9 @@ extension BucketMatrix {
                     expectations: [.isTrue], location: intent.settings["read"] ?? intent.location))
         }
         func lists(_ u: HarnessActor, _ name: String, _ object: String, owns: Bool) {
-            add(u, "select", "list", name, list(object), lister.allows(owns: owns, user: u.kind == .user), list: true)
+            add(
+                u, "select", "list", name, listing(object), lister.allows(owns: owns, user: u.kind == .user), list: true
+            )
         }
         lists(a, "A lists own object", seeded(a), owns: true)
         lists(a, "A lists B's object", seeded(b), owns: false)
@@ -42,23 +49,23 @@ extension BucketMatrix {
         let up = intent.upload!, ov = intent.overwrite!, mv = intent.move!, dl = intent.delete!
         if byFolder {
             add(
-                a, "insert", "upload", "A uploads into own folder", upload(a, name(a, "new")),
+                a, "insert", "upload", "A uploads into own folder", uploading(a, name(a, "new")),
                 up.allows(owns: true, user: true))
             add(
-                a, "insert", "upload", "A uploads into B's folder", upload(a, name(b, "new-a")),
+                a, "insert", "upload", "A uploads into B's folder", uploading(a, name(b, "new-a")),
                 up.allows(owns: false, user: true))
             add(
-                a, "insert", "upload", "A uploads outside any folder", upload(a, "rlskit-root.\(files.ext)"),
+                a, "insert", "upload", "A uploads outside any folder", uploading(a, "rlskit-root.\(files.ext)"),
                 up.allows(owns: false, user: true))
             add(
-                .anon, "insert", "upload", "anon uploads into A's folder", upload(.anon, name(a, "anon")),
+                .anon, "insert", "upload", "anon uploads into A's folder", uploading(.anon, name(a, "anon")),
                 up.allows(owns: false, user: false))
         } else {
             add(
-                a, "insert", "upload", "A uploads a new object", upload(a, name(a, "new")),
+                a, "insert", "upload", "A uploads a new object", uploading(a, name(a, "new")),
                 up.allows(owns: true, user: true))
             add(
-                .anon, "insert", "upload", "anon uploads a new object", upload(.anon, name(a, "anon")),
+                .anon, "insert", "upload", "anon uploads a new object", uploading(.anon, name(a, "anon")),
                 up.allows(owns: false, user: false))
         }
         if up.allows(owns: true, user: true) {
@@ -66,63 +73,64 @@ extension BucketMatrix {
                 add(
                     a, "insert", "upload",
                     "A uploads a \(t) file (mime allows \(intent.mimeTypes.joined(separator: ", ")))",
-                    upload(a, name(a, "typed"), mimetype: t), false)
+                    uploading(a, name(a, "typed"), mimetype: t), false)
             }
             if let n = files.refusedSize {
                 add(
                     a, "insert", "upload", "A uploads a file of \(n) bytes (size allows \(n - 1))",
-                    upload(a, name(a, "large"), size: n), false)
+                    uploading(a, name(a, "large"), size: n), false)
             }
         }
 
         add(
-            a, "update", "overwrite", "A overwrites own object", upload(a, seeded(a), upsert: true),
+            a, "update", "overwrite", "A overwrites own object", uploading(a, seeded(a), upsert: true),
             ov.allows(owns: true, user: true))
         add(
-            a, "update", "overwrite", "A overwrites B's object", upload(a, seeded(b), upsert: true),
+            a, "update", "overwrite", "A overwrites B's object", uploading(a, seeded(b), upsert: true),
             ov.allows(owns: false, user: true))
         add(
-            .anon, "update", "overwrite", "anon overwrites A's object", upload(.anon, seeded(a), upsert: true),
+            .anon, "update", "overwrite", "anon overwrites A's object", uploading(.anon, seeded(a), upsert: true),
             ov.allows(owns: false, user: false))
         // No overwrite with a refused file: PostgreSQL applies the insert policy to an upsert's
         // new row too, so the upload checks above already cover it.
 
         add(
-            a, "update", "move", "A moves own object", move(a, seeded(a), to: name(a, "moved")),
+            a, "update", "move", "A moves own object", moving(a, seeded(a), to: name(a, "moved")),
             mv.allows(owns: true, user: true))
         if byFolder {
             add(
-                a, "update", "move", "A moves own object into B's folder", move(a, seeded(a), to: name(b, "moved")),
+                a, "update", "move", "A moves own object into B's folder", moving(a, seeded(a), to: name(b, "moved")),
                 mv.allows(owns: false, user: true))
         }
         add(
-            a, "update", "move", "A moves B's object", move(a, seeded(b), to: name(a, "taken")),
+            a, "update", "move", "A moves B's object", moving(a, seeded(b), to: name(a, "taken")),
             mv.allows(owns: false, user: true))
         add(
-            .anon, "update", "move", "anon moves A's object", move(.anon, seeded(a), to: name(a, "anon-moved")),
+            .anon, "update", "move", "anon moves A's object", moving(.anon, seeded(a), to: name(a, "anon-moved")),
             mv.allows(owns: false, user: false))
 
-        add(a, "delete", "delete", "A deletes own object", delete(seeded(a)), dl.allows(owns: true, user: true))
-        add(a, "delete", "delete", "A deletes B's object", delete(seeded(b)), dl.allows(owns: false, user: true))
+        add(a, "delete", "delete", "A deletes own object", deleting(seeded(a)), dl.allows(owns: true, user: true))
+        add(a, "delete", "delete", "A deletes B's object", deleting(seeded(b)), dl.allows(owns: false, user: true))
         add(
-            .anon, "delete", "delete", "anon deletes A's object", delete(seeded(a)), dl.allows(owns: false, user: false)
+            .anon, "delete", "delete", "anon deletes A's object", deleting(seeded(a)),
+            dl.allows(owns: false, user: false)
         )
 
         if let m = attacker {
             let others = { (v: BucketAccess) in v.allows(owns: false, user: true) }
             lists(m, "M lists B's object", seeded(b), owns: false)
             if byFolder {
-                add(m, "insert", "upload", "M uploads into B's folder", upload(m, name(b, "m")), others(up))
+                add(m, "insert", "upload", "M uploads into B's folder", uploading(m, name(b, "m")), others(up))
             }
-            add(m, "update", "overwrite", "M overwrites B's object", upload(m, seeded(b), upsert: true), others(ov))
+            add(m, "update", "overwrite", "M overwrites B's object", uploading(m, seeded(b), upsert: true), others(ov))
             if byFolder {
                 add(
                     m, "update", "move", "M moves own object into B's folder",
-                    move(m, seeded(m), to: name(b, "m-moved")), others(mv))
+                    moving(m, seeded(m), to: name(b, "m-moved")), others(mv))
             } else {
-                add(m, "update", "move", "M moves B's object", move(m, seeded(b), to: name(m, "m-taken")), others(mv))
+                add(m, "update", "move", "M moves B's object", moving(m, seeded(b), to: name(m, "m-taken")), others(mv))
             }
-            add(m, "delete", "delete", "M deletes B's object", delete(seeded(b)), others(dl))
+            add(m, "delete", "delete", "M deletes B's object", deleting(seeded(b)), others(dl))
         }
         return out
     }

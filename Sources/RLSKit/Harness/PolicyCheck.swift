@@ -191,6 +191,8 @@ struct PolicyCheck: Sendable {
     public var statements: [String]
     public var expectations: [Expectation]
     public var location: SourceLocation?
+    /// Matrix checks: the row in question, so that a failure names the policies that decided it.
+    var row: CheckRow? = nil
 
     public var judgedSQL: String { statements.last ?? "" }
 }

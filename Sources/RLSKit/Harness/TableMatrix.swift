@@ -67,7 +67,8 @@ struct TableMatrix {
         var checks: [PolicyCheck] = []
         var impersonations: [String: String] = [:]  // built once per actor: claims JSON is not free
         func add(
-            _ actor: HarnessActor, _ op: String, _ name: String, _ setup: [String], _ sql: String, _ e: Expectation
+            _ actor: HarnessActor, _ op: String, _ name: String, _ setup: [String], _ sql: String, _ e: Expectation,
+            _ row: CheckRow? = nil
         ) {
             let imp = impersonations[actor.name] ?? actor.impersonation()
             impersonations[actor.name] = imp
@@ -75,6 +76,11 @@ struct TableMatrix {
                 PolicyCheck(
                     suite: suite, actor: actor.label, operation: op, name: name,
                     statements: setup + [imp, sql], expectations: [e], location: intent.location))
+            checks[checks.count - 1].row = row.map {
+                var r = $0
+                r.role = actor.role
+                return r
+            }
         }
         func clear(_ u: HarnessActor) -> [String] { ownerUnique ? ["delete from \(t) where \(whereOwner(u))"] : [] }
         var n = counter
@@ -94,35 +100,55 @@ struct TableMatrix {
             "update \(t) set \(owner) = \(SQL.literal(to.uid)) where \(whereOwner(from))"
         }
         func remove(_ u: HarnessActor) -> String { "delete from \(t) where \(whereOwner(u))" }
-        add(a, "select", "A reads own row", [], select + whereOwner(a), expect(read, own, read: true))
-        add(a, "select", "A reads B's row", [], select + whereOwner(b), expect(read, others, read: true))
-        add(b, "select", "B reads A's row", [], select + whereOwner(a), expect(read, others, read: true))
-        add(.anon, "select", "anon reads A's row", [], select + whereOwner(a), expect(read, nobody, read: true))
+        add(a, "select", "A reads own row", [], select + whereOwner(a), expect(read, own, read: true), reading(a))
+        add(a, "select", "A reads B's row", [], select + whereOwner(b), expect(read, others, read: true), reading(b))
+        add(b, "select", "B reads A's row", [], select + whereOwner(a), expect(read, others, read: true), reading(a))
+        add(
+            .anon, "select", "anon reads A's row", [], select + whereOwner(a), expect(read, nobody, read: true),
+            reading(a))
 
-        add(a, "insert", "A inserts own row", clear(a), insert(a), expect(intent.insert, own))
-        add(a, "insert", "A inserts a row owned by B", clear(b), insert(b), expect(intent.insert, others))
-        add(.anon, "insert", "anon inserts a row owned by A", clear(a), insert(a), expect(intent.insert, nobody))
+        add(a, "insert", "A inserts own row", clear(a), insert(a), expect(intent.insert, own), inserting(a, n: n))
+        add(
+            a, "insert", "A inserts a row owned by B", clear(b), insert(b), expect(intent.insert, others),
+            inserting(b, n: n))
+        add(
+            .anon, "insert", "anon inserts a row owned by A", clear(a), insert(a), expect(intent.insert, nobody),
+            inserting(a, n: n))
 
         let update = intent.update!
-        add(a, "update", "A updates own row", [], touch(a), expect(update, own))
-        add(a, "update", "A updates B's row", [], touch(b), expect(update, others))
+        add(
+            a, "update", "A updates own row", [], touch(a), expect(update, own),
+            updating(a, set: touchColumn, to: touchColumn))
+        add(
+            a, "update", "A updates B's row", [], touch(b), expect(update, others),
+            updating(b, set: touchColumn, to: touchColumn))
         add(
             a, "update", "A hands own row over to B", clear(b), handOver(a, to: b),
-            update.allows(own) && update.allows(others) ? .allowed : .blocked)
-        add(.anon, "update", "anon updates A's row", [], touch(a), expect(update, nobody))
+            update.allows(own) && update.allows(others) ? .allowed : .blocked,
+            updating(a, set: owner, to: SQL.literal(b.uid)))
+        add(
+            .anon, "update", "anon updates A's row", [], touch(a), expect(update, nobody),
+            updating(a, set: touchColumn, to: touchColumn))
 
-        add(a, "delete", "A deletes own row", [], remove(a), expect(intent.delete, own))
-        add(a, "delete", "A deletes B's row", [], remove(b), expect(intent.delete, others))
-        add(.anon, "delete", "anon deletes A's row", [], remove(a), expect(intent.delete, nobody))
+        add(a, "delete", "A deletes own row", [], remove(a), expect(intent.delete, own), deleting(a))
+        add(a, "delete", "A deletes B's row", [], remove(b), expect(intent.delete, others), deleting(b))
+        add(.anon, "delete", "anon deletes A's row", [], remove(a), expect(intent.delete, nobody), deleting(a))
 
         if let m = attacker {
-            add(m, "select", "M reads B's row", [], select + whereOwner(b), expect(read, others, read: true))
-            add(m, "insert", "M inserts a row owned by B", clear(b), insert(b), expect(intent.insert, others))
-            add(m, "update", "M updates B's row", [], touch(b), expect(update, others))
+            add(
+                m, "select", "M reads B's row", [], select + whereOwner(b), expect(read, others, read: true), reading(b)
+            )
+            add(
+                m, "insert", "M inserts a row owned by B", clear(b), insert(b), expect(intent.insert, others),
+                inserting(b, n: n))
+            add(
+                m, "update", "M updates B's row", [], touch(b), expect(update, others),
+                updating(b, set: touchColumn, to: touchColumn))
             add(
                 m, "update", "M hands own row over to B", clear(b), handOver(m, to: b),
-                update.allows(own) && update.allows(others) ? .allowed : .blocked)
-            add(m, "delete", "M deletes B's row", [], remove(b), expect(intent.delete, others))
+                update.allows(own) && update.allows(others) ? .allowed : .blocked,
+                updating(m, set: owner, to: SQL.literal(b.uid)))
+            add(m, "delete", "M deletes B's row", [], remove(b), expect(intent.delete, others), deleting(b))
         }
         for name in intent.protected {
             guard let c = info.column(name) else { continue }
@@ -143,11 +169,17 @@ struct TableMatrix {
         }
         // A role's holder acts on A's row with the role; its forger as any other user.
         for r in roleActors {
-            let s = r.standing(owner: a.uid), u = r.actor, n = u.name
-            add(u, "select", "\(n) reads A's row", [], select + whereOwner(a), expect(read, s, read: true))
-            add(u, "insert", "\(n) inserts a row owned by A", clear(a), insert(a), expect(intent.insert, s))
-            add(u, "update", "\(n) updates A's row", [], touch(a), expect(update, s))
-            add(u, "delete", "\(n) deletes A's row", [], remove(a), expect(intent.delete, s))
+            let s = r.standing(owner: a.uid), u = r.actor, who = u.name
+            add(
+                u, "select", "\(who) reads A's row", [], select + whereOwner(a), expect(read, s, read: true), reading(a)
+            )
+            add(
+                u, "insert", "\(who) inserts a row owned by A", clear(a), insert(a), expect(intent.insert, s),
+                inserting(a, n: n))
+            add(
+                u, "update", "\(who) updates A's row", [], touch(a), expect(update, s),
+                updating(a, set: touchColumn, to: touchColumn))
+            add(u, "delete", "\(who) deletes A's row", [], remove(a), expect(intent.delete, s), deleting(a))
         }
         return HarnessUnit(suite: suite, users: users, setup: seedScript(), checks: checks, location: intent.location)
     }

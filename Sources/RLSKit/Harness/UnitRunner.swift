@@ -53,7 +53,9 @@ struct UnitRunner {
             ]
         }
         let each = Date().timeIntervalSince(start) / Double(max(1, unit.checks.count))
-        return zip(unit.checks, results).map { judge($0, $1, duration: each) }
+        var outcomes = zip(unit.checks, results).map { judge($0, $1, duration: each) }
+        try blame(&outcomes, unit.checks)
+        return outcomes
     }
 
     static let ended =

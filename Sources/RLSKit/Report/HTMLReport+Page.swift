@@ -33,7 +33,9 @@ extension HTMLReport {
         box.replaceChildren();var h=text('h2',d.suite+': '+d.name);h.id='detail-title';h.tabIndex=-1;box.append(h);
         var dl=document.createElement('dl');[['result',d.verdict],['actor',d.actor],['expected',d.expected],['got',d.got],
         ['message',d.message],['declared at',d.at]].forEach(function(p){if(p[1]){dl.append(text('dt',p[0]),text('dd',p[1]))}});
-        box.append(dl);if(d.sql){box.append(text('h3','SQL'),text('pre',d.sql))}
+        box.append(dl);if(e[10]){box.append(text('h3','Responsible policies'));var r=document.createElement('ul');
+        e[10].forEach(function(p){r.append(text('li',p))});box.append(r)}
+        if(d.sql){box.append(text('h3','SQL'),text('pre',d.sql))}
         box.append(text('h3','Policies on this command'));if(d.policies.length){var ul=document.createElement('ul');
         d.policies.forEach(function(p){ul.append(text('li',p))});box.append(ul)}else{box.append(text('p','none'))}
         var c=text('button','close');c.onclick=function(){box.hidden=true};box.append(c);box.hidden=false;box.dataset.i=i;h.focus()}

@@ -46,7 +46,7 @@ extension HTMLReport {
     }
 
     /// The details block: per check [suite, name, actor, verdict, expected, got, message, sql,
-    /// file:line, policy group], with the policy lines stored once per table and command.
+    /// file:line, policy group, responsible policies], with the policy lines stored once per table and command.
     struct Details {
         var entries: [JSON] = []
         var groups: [JSON] = []
@@ -78,7 +78,7 @@ extension HTMLReport {
             .array([
                 .string(o.suite), .string(o.name), .optional(o.actor), .string(Verdict(o).words), .optional(o.expected),
                 .optional(o.got), .optional(o.message), .optional(o.sql), .optional(o.location?.description),
-                .int(details.groupIndex[key]!),
+                .int(details.groupIndex[key]!), o.policies.map { .array($0.map(JSON.string)) } ?? .null,
             ]))
     }
 

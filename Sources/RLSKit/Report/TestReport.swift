@@ -26,6 +26,9 @@ public struct TestOutcome: Sendable, Equatable {
     public var expected: String? = nil
     public var got: String? = nil
     public var intendedAllowed: Bool? = nil
+    /// Failed matrix checks: the policies responsible, one line per deciding command and row
+    /// ("allowed by policy \"x\" (permissive, USING true)").
+    public var policies: [String]? = nil
 
     public init(
         suite: String, name: String, status: Status, message: String? = nil, location: SourceLocation? = nil,

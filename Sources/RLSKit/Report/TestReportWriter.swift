@@ -147,6 +147,7 @@ public enum TestReportWriter {
             for (k, v) in [("message", o.message), ("file", o.location?.file), ("sql", o.sql), ("actor", o.actor)] {
                 if let v { pairs.append((k, .string(v))) }
             }
+            if let p = o.policies { pairs.append(("policies", .array(p.map(JSON.string)))) }
             if let line = o.location?.line { pairs.append(("line", .int(line))) }
             if let column = o.location?.column { pairs.append(("column", .int(column))) }
             return .sortedObject(pairs)

@@ -144,6 +144,11 @@ final class HarnessBreakageTests: XCTestCase {
                     ["select", "insert", "update", "delete", "rls"].contains { msg.contains("· \($0) ·") },
                     "\(b.what): \(msg)")
                 XCTAssertNotNil(o.sql)
+                // Every failed matrix check says which policies decided it (privilege denials aside).
+                if o.status == .failed, o.intendedAllowed != nil, o.got?.hasPrefix("denied by privilege") == false {
+                    XCTAssertNotNil(o.policies, "\(b.what): \(msg)")
+                    XCTAssertFalse(msg.contains("evaluating the policies failed"), "\(b.what): \(msg)")
+                }
             }
         }
     }

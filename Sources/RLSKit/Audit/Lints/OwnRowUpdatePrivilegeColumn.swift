@@ -1,0 +1,136 @@
+extension Lint {
+    /// Column names that usually hold a role, a flag the app trusts, a plan or money: whole
+    /// names or the last word of one (`is_admin`, `user_role`, `account_balance`, `email_verified`).
+    static let privilegeColumnWords = [
+        "admin", "superuser", "staff", "moderator", "verified", "approved", "premium", "paid", "banned", "correct",
+        "winner", "role", "roles", "plan", "tier", "balance", "credit", "credits", "points", "score", "status",
+        "permission", "permissions", "karma", "coins", "quota",
+    ]
+
+    static let ownRowUpdatePrivilegeColumn = Lint(
+        id: "1009", name: "own_row_update_privilege_column",
+        title: "Users may change their own role, flag, plan or balance",
+        level: .warn, categories: [.security],
+        description: """
+            A permissive UPDATE or ALL policy for authenticated reads the caller's identity in USING \
+            (users update their own rows, or their group's), and authenticated may write a column of \
+            that table named like a role, a flag, a plan or money (whole name or last word: \
+            \(privilegeColumnWords.joined(separator: ", "))). Nothing stops a user from setting \
+            their own `is_admin`, `role`, `plan` or `balance`: the most common privilege escalation \
+            on Supabase. Not reported when a column UPDATE grant leaves the column out, when an \
+            enabled BEFORE UPDATE row trigger on the table (of that column, or of all) can refuse the \
+            change, or when the policy's WITH CHECK (its USING, without one) or a restrictive \
+            UPDATE policy's names the column (taken as pinning it, e.g. `role = (select role from \
+            … where id = auth.uid())`; rlskit does not prove the comparison). Generated columns are \
+            skipped.
+            """,
+        remediation:
+            "Grant UPDATE only on the columns users may change (revoke update on the table from authenticated; grant update (name, avatar_url) on it), or pin the column in WITH CHECK, or refuse the change in a BEFORE UPDATE trigger.",
+        logic: .sql(
+            """
+            with checks as (
+              select p.polrelid, p.polname, p.polpermissive,
+                     coalesce(pg_catalog.pg_get_expr(p.polwithcheck, p.polrelid),
+                              pg_catalog.pg_get_expr(p.polqual, p.polrelid), '') as check_text,
+                     coalesce(pg_catalog.pg_get_expr(p.polqual, p.polrelid), '') as using_text
+              from pg_catalog.pg_policy p
+              join pg_catalog.pg_roles ar on ar.rolname = 'authenticated'
+              where p.polcmd in ('w', '*') and (0 = any(p.polroles) or ar.oid = any(p.polroles))
+            )
+            select n.nspname as schema, c.relname as name, 'policy' as kind, k.polname::text as member,
+                   format('%s.%s: policy %s lets authenticated update their own rows, and authenticated may write %s, which no column grant, BEFORE UPDATE trigger or WITH CHECK protects',
+                          \(SQLParts.ident("n.nspname")), \(SQLParts.ident("c.relname")), \(SQLParts.ident("k.polname")), cols.names) as detail,
+                   jsonb_build_object('columns', cols.names)::text as metadata
+            from checks k
+            join pg_catalog.pg_class c on c.oid = k.polrelid
+            join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+            join pg_catalog.pg_roles ar on ar.rolname = 'authenticated'
+            cross join lateral (
+              select string_agg(\(SQLParts.ident("a.attname")), ', ' order by a.attnum) as names
+              from pg_catalog.pg_attribute a
+              where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped and a.attgenerated = ''
+                and lower(a.attname) ~ '(^|_)(\(privilegeColumnWords.joined(separator: "|")))$'
+                and has_column_privilege(ar.oid, c.oid, a.attnum, 'UPDATE')
+                -- Named in this policy's check or a restrictive one's: taken as pinned (not `role(`).
+                and not exists (
+                  select 1 from checks r
+                  where r.polrelid = c.oid and (r.polname = k.polname or not r.polpermissive)
+                    and r.check_text ~ ('\\m' || a.attname || '\\M(?!\\s*\\()'))
+                and not exists (
+                  select 1 from pg_catalog.pg_trigger t
+                  where t.tgrelid = c.oid and not t.tgisinternal and t.tgenabled <> 'D'
+                    and t.tgtype & 19 = 19  -- row, before, update
+                    and (pg_catalog.cardinality(t.tgattr::int2[]) = 0 or a.attnum = any(t.tgattr::int2[])))
+            ) cols
+            where k.polpermissive and c.relkind in ('r', 'p') and c.relrowsecurity and n.nspname = any($1::text[])
+              and k.using_text ~ 'auth\\.(uid|jwt)\\(\\)|request\\.jwt\\.claim'
+              and cols.names is not null and \(SQLParts.notExtensionMember("c"))
+            """),
+        triggering: [
+            .init(
+                """
+                create table public.profiles (id uuid primary key, full_name text, is_admin boolean not null default false);
+                alter table public.profiles enable row level security;
+                grant select, update on public.profiles to authenticated;
+                create policy "own profile" on public.profiles for update to authenticated
+                  using ((select auth.uid()) = id);
+                """, reports: "policy \"own profile\" on public.profiles"),
+            .init(
+                """
+                create table public.picks (id int primary key, user_id uuid, game int, correct boolean);
+                alter table public.picks enable row level security;
+                grant select, insert, update on public.picks to authenticated;
+                create policy "own picks" on public.picks for all to authenticated
+                  using ((select auth.uid()) = user_id) with check ((select auth.uid()) = user_id);
+                """, reports: "policy \"own picks\" on public.picks"),
+            // A trigger of another column protects only that one.
+            .init(
+                """
+                create table public.accounts (id uuid primary key, name text, plan text not null default 'free');
+                alter table public.accounts enable row level security;
+                grant select, update on public.accounts to authenticated;
+                create function public.touch() returns trigger language plpgsql as $$ begin return new; end $$;
+                create trigger touch before update of name on public.accounts for each row execute function public.touch();
+                create policy "own account" on public.accounts for update to authenticated
+                  using (id = (select auth.uid())) with check (id = (select auth.uid()));
+                """, reports: "policy \"own account\" on public.accounts"),
+        ],
+        nonTriggering: [
+            """
+            create table public.profiles (id uuid primary key, full_name text, is_admin boolean not null default false);
+            alter table public.profiles enable row level security;
+            revoke update on public.profiles from authenticated;
+            grant select, update (full_name) on public.profiles to authenticated;
+            create policy "own profile" on public.profiles for update to authenticated
+              using ((select auth.uid()) = id);
+            """,
+            """
+            create table public.profiles (id uuid primary key, full_name text, is_admin boolean not null default false);
+            alter table public.profiles enable row level security;
+            grant select, update on public.profiles to authenticated;
+            create function public.keep_admin() returns trigger language plpgsql as $$
+            begin
+              if new.is_admin is distinct from old.is_admin then raise exception 'is_admin is set by the service'; end if;
+              return new;
+            end $$;
+            create trigger keep_admin before update on public.profiles for each row execute function public.keep_admin();
+            create policy "own profile" on public.profiles for update to authenticated
+              using ((select auth.uid()) = id);
+            """,
+            """
+            create table public.members (id uuid primary key, name text, role text not null default 'member');
+            alter table public.members enable row level security;
+            grant select, update on public.members to authenticated;
+            create policy "own membership" on public.members for update to authenticated
+              using ((select auth.uid()) = id)
+              with check (role = (select m.role from public.members m where m.id = (select auth.uid())));
+            """,
+            """
+            create table public.accounts (id uuid primary key, name text, plan text not null default 'free');
+            alter table public.accounts enable row level security;
+            grant select on public.accounts to authenticated;
+            grant select, update on public.accounts to service_role;
+            create policy "billing" on public.accounts for update to service_role using (id = (select auth.uid()));
+            """,
+        ])
+}
