@@ -42,12 +42,17 @@ struct CatalogMatrix {
                 statements: ["select relrowsecurity from pg_class where oid = \(SQL.literal(t))::regclass"],
                 expectations: [.isTrue], location: intent.location)
         ]
-        func add(_ actor: HarnessActor, _ op: String, _ name: String, _ sql: String, _ yes: Bool) {
+        func add(_ actor: HarnessActor, _ op: String, _ name: String, _ sql: String, _ yes: Bool, _ row: CheckRow) {
             let e: Expectation = op == "select" ? (yes ? .visible : .hidden) : (yes ? .allowed : .blocked)
+            var r = row
+            r.role = actor.role
             checks.append(
                 PolicyCheck(
                     suite: suite, actor: actor.label, operation: op, name: name,
-                    statements: [actor.impersonation(), sql], expectations: [e], location: intent.location))
+                    statements: [actor.impersonation(), sql], expectations: [e], location: intent.location, row: r))
+        }
+        func on(_ command: String, set: [(String, String)] = []) -> CheckRow {
+            CheckRow(table: t, name: info.name, command: command, role: "", existing: row, assignments: set)
         }
         let user = MatrixActor(actor: .user("A")), anon = MatrixActor(actor: .anon)
         var n = 4000
@@ -55,13 +60,19 @@ struct CatalogMatrix {
             let u = x.actor, s = x.standing()
             n += 1
             add(
-                u, "select", "\(u.name) reads the row", "select count(*) from \(t) where \(row)", intent.read!.allows(s)
-            )
-            add(u, "insert", "\(u.name) inserts a row", seeder.insert(owner: u.uid, n: n), intent.insert!.allows(s))
+                u, "select", "\(u.name) reads the row", "select count(*) from \(t) where \(row)",
+                intent.read!.allows(s),
+                on("SELECT"))
+            let r = seeder.row(owner: u.uid, n: n)
+            add(
+                u, "insert", "\(u.name) inserts a row", seeder.insert(owner: u.uid, n: n), intent.insert!.allows(s),
+                CheckRow(table: t, name: info.name, command: "INSERT", role: "", insert: (r.columns, r.values)))
             add(
                 u, "update", "\(u.name) updates the row", "update \(t) set \(touch) = \(touch) where \(row)",
-                intent.update!.allows(s))
-            add(u, "delete", "\(u.name) deletes the row", "delete from \(t) where \(row)", intent.delete!.allows(s))
+                intent.update!.allows(s), on("UPDATE", set: [(touch, touch)]))
+            add(
+                u, "delete", "\(u.name) deletes the row", "delete from \(t) where \(row)", intent.delete!.allows(s),
+                on("DELETE"))
         }
         return HarnessUnit(
             suite: suite, users: [user.actor] + roleActors.map(\.actor), setup: seedScript(), checks: checks,

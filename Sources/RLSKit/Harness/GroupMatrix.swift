@@ -58,13 +58,24 @@ struct GroupMatrix {
                 statements: ["select relrowsecurity from pg_class where oid = \(SQL.literal(t))::regclass"],
                 expectations: [.isTrue], location: intent.location)
         ]
-        func add(_ actor: HarnessActor, _ op: String, _ name: String, _ setup: [String], _ sql: String, _ yes: Bool) {
+        func add(
+            _ actor: HarnessActor, _ op: String, _ name: String, _ setup: [String], _ sql: String, _ yes: Bool,
+            _ row: CheckRow? = nil
+        ) {
             let e: Expectation = op == "select" ? (yes ? .visible : .hidden) : (yes ? .allowed : .blocked)
+            var r = row
+            r?.role = actor.role
             checks.append(
                 PolicyCheck(
                     suite: suite, actor: actor.label, operation: op, name: name,
-                    statements: setup + [actor.impersonation(), sql], expectations: [e], location: intent.location))
+                    statements: setup + [actor.impersonation(), sql], expectations: [e], location: intent.location,
+                    row: r))
         }
+        func on(_ command: String, _ group: String, set: [(String, String)] = []) -> CheckRow {
+            CheckRow(
+                table: t, name: info.name, command: command, role: "", existing: whereGroup(group), assignments: set)
+        }
+        var lastInsert: CheckRow?
         let (g1, g2) = (world.g1, world.g2)
         let owner1 = ownerColumn.map { _ in r1Owner.uid }, owner2 = ownerColumn.map { _ in r2Owner.uid }
         let read = intent.read!, insert = intent.insert!, update = intent.update!, delete = intent.delete!
@@ -72,29 +83,30 @@ struct GroupMatrix {
         let clear1 = groupUnique && !isGroupTable ? ["delete from \(t) where \(whereGroup(g1))"] : []
         func newRow(_ group: String, by u: HarnessActor) -> String {
             n += 1
-            if isGroupTable {
-                let key = GroupWorld.key(info.column(intent.group), n)
-                return seeder(key).insert(owner: u.kind == .user ? u.uid : r1Owner.uid, n: n)
-            }
-            return seeder(group).insert(owner: u.kind == .user ? u.uid : r1Owner.uid, n: n)
+            let s = seeder(isGroupTable ? GroupWorld.key(info.column(intent.group), n) : group)
+            let owner = u.kind == .user ? u.uid : r1Owner.uid, r = s.row(owner: owner, n: n)
+            lastInsert = CheckRow(table: t, name: info.name, command: "INSERT", role: "", insert: (r.columns, r.values))
+            return s.insert(owner: owner, n: n)
         }
         let select = "select count(*) from \(t) where "
         let touch = "update \(t) set \(touchColumn) = \(touchColumn) where "
         let everyone = actors + [MatrixActor(actor: .anon)]
         for x in everyone {
             let u = x.actor, name = u.name, on1 = x.standing(group: g1, owner: owner1)
-            add(u, "select", "\(name) reads G1's row", [], select + whereGroup(g1), read.allows(on1))
+            add(u, "select", "\(name) reads G1's row", [], select + whereGroup(g1), read.allows(on1), on("SELECT", g1))
             let creates =
                 isGroupTable
                 ? x.standing(owner: ownerColumn.map { _ in u.uid })
                 : x.standing(group: g1, owner: ownerColumn.map { _ in u.uid })
             add(
                 u, "insert", isGroupTable ? "\(name) creates a group" : "\(name) inserts a row into G1", clear1,
-                newRow(g1, by: u), insert.allows(creates))
-            add(u, "update", "\(name) updates G1's row", [], touch + whereGroup(g1), update.allows(on1))
+                newRow(g1, by: u), insert.allows(creates), lastInsert)
+            add(
+                u, "update", "\(name) updates G1's row", [], touch + whereGroup(g1), update.allows(on1),
+                on("UPDATE", g1, set: [(touchColumn, touchColumn)]))
             add(
                 u, "delete", "\(name) deletes G1's row", [], "delete from \(t) where \(whereGroup(g1))",
-                delete.allows(on1))
+                delete.allows(on1), on("DELETE", g1))
         }
         for name in intent.protected {
             guard let c = info.column(name) else { continue }
@@ -115,7 +127,12 @@ struct GroupMatrix {
                             "select set_config('rlskit.protected', '', true)", x.actor.impersonation(),
                             ProtectedColumns.insert(c, seeder: s, owner: x.actor.uid, n: n),
                         ],
-                        expectations: [.notStored], location: intent.location))
+                        expectations: [.notStored], location: intent.location,
+                        row: {
+                            var r = ProtectedColumns.insertRow(c, seeder: s, owner: x.actor.uid, n: n)
+                            r.role = x.actor.role
+                            return r
+                        }()))
             }
             if let x = world.g1Actors.first(where: { update.allows($0.standing(group: g1, owner: owner1)) }) {
                 checks.append(
@@ -126,7 +143,12 @@ struct GroupMatrix {
                             ProtectedColumns.save(c, table: t, where: whereGroup(g1)), x.actor.impersonation(),
                             ProtectedColumns.update(c, table: t, where: whereGroup(g1)),
                         ],
-                        expectations: [.notStored], location: intent.location))
+                        expectations: [.notStored], location: intent.location,
+                        row: {
+                            var r = ProtectedColumns.updateRow(c, table: info, where: whereGroup(g1))
+                            r.role = x.actor.role
+                            return r
+                        }()))
             }
         }
         guard !isGroupTable else {
@@ -137,23 +159,24 @@ struct GroupMatrix {
         let top = world.top, plain = world.plain, other = world.g2Owner
         add(
             top.actor, "select", "\(top.actor.name) reads G2's row", [], select + whereGroup(g2),
-            read.allows(top.standing(group: g2, owner: owner2)))
+            read.allows(top.standing(group: g2, owner: owner2)), on("SELECT", g2))
         add(
             top.actor, "update", "\(top.actor.name) moves G1's row into G2", [],
             "update \(t) set \(g) = \(g2) where \(whereGroup(g1))",
             update.allows(top.standing(group: g1, owner: owner1))
-                && update.allows(top.standing(group: g2, owner: owner1)))
+                && update.allows(top.standing(group: g2, owner: owner1)), on("UPDATE", g1, set: [(g, g2)]))
         add(
             other.actor, "update", "\(other.actor.name) moves G2's row into G1", clear1,
             "update \(t) set \(g) = \(g1) where \(whereGroup(g2))",
             update.allows(other.standing(group: g2, owner: owner2))
-                && update.allows(other.standing(group: g1, owner: owner2)))
+                && update.allows(other.standing(group: g1, owner: owner2)), on("UPDATE", g2, set: [(g, g1)]))
         if let oc = ownerColumn, top.actor.uid != plain.actor.uid {
             add(
                 plain.actor, "update", "\(plain.actor.name) hands G1's row over to \(top.actor.name)", [],
                 "update \(t) set \(SQL.ident(oc)) = \(SQL.literal(top.actor.uid)) where \(whereGroup(g1))",
                 update.allows(plain.standing(group: g1, owner: plain.actor.uid))
-                    && update.allows(plain.standing(group: g1, owner: top.actor.uid)))
+                    && update.allows(plain.standing(group: g1, owner: top.actor.uid)),
+                on("UPDATE", g1, set: [(SQL.ident(oc), SQL.literal(top.actor.uid))]))
         }
         return HarnessUnit(
             suite: suite, users: world.users + roleActors.map(\.actor), setup: seedScript(), checks: checks,

@@ -57,6 +57,18 @@ struct GroupWorld {
         return SQL.literal(r) + "::" + type
     }
 
+    /// The columns and values of a membership row.
+    func membershipRow(_ group: String, _ u: HarnessActor, role: String, n: Int) -> (
+        columns: [String], values: [String]
+    ) {
+        var fixed = [members.groupColumn: group, members.userColumn: SQL.literal(u.uid) + "::uuid"]
+        if hasRoles { fixed[members.roleColumn] = roleLiteral(role) }
+        return Seeder(
+            table: membersInfo, intent: TableIntent(schema: "", name: "", location: members.location), fixed: fixed
+        )
+        .row(owner: u.uid, n: n)
+    }
+
     /// A membership row as an INSERT (columns the app needs filled per type).
     func membershipInsert(_ group: String, _ u: HarnessActor, role: String, n: Int, ifMissing: Bool = false) -> String {
         var fixed = [

@@ -18,19 +18,29 @@ struct MembersMatrix {
                 statements: ["select relrowsecurity from pg_class where oid = \(SQL.literal(m))::regclass"],
                 expectations: [.isTrue], location: intent.location)
         ]
-        func add(_ actor: HarnessActor, _ op: String, _ name: String, _ sql: String, _ yes: Bool) {
+        func add(_ actor: HarnessActor, _ op: String, _ name: String, _ sql: String, _ yes: Bool, _ row: CheckRow) {
             let e: Expectation = op == "select" ? (yes ? .visible : .hidden) : (yes ? .allowed : .blocked)
+            var r = row
+            r.role = actor.role
             checks.append(
                 PolicyCheck(
                     suite: suite, actor: actor.label, operation: op, name: name,
-                    statements: [actor.impersonation(), sql], expectations: [e], location: intent.location))
+                    statements: [actor.impersonation(), sql], expectations: [e], location: intent.location, row: r))
         }
+        func on(_ command: String, _ group: String, _ u: HarnessActor, set: [(String, String)] = []) -> CheckRow {
+            CheckRow(
+                table: m, name: world.membersInfo.name, command: command, role: "",
+                existing: world.whereMember(group, u), assignments: set)
+        }
+        var lastJoin: CheckRow?
         let g1 = world.g1, g2 = world.g2, top = world.top, plain = world.plain, other = world.g2Owner
         let outsider = world.outsider
         let lowest = intent.roles.last ?? "", highest = intent.roles.first ?? ""
         var n = 3000
         func join(_ group: String, _ u: HarnessActor, as role: String) -> String {
             n += 1
+            let r = world.membershipRow(group, u, role: role, n: n)
+            lastJoin = CheckRow(table: m, name: world.membersInfo.name, command: "INSERT", role: "", insert: r)
             return world.membershipInsert(group, u, role: role, n: n)
         }
         let anon = MatrixActor(actor: .anon)
@@ -41,65 +51,72 @@ struct MembersMatrix {
             let target = x.actor.uid == top.actor.uid ? plain.actor : top.actor
             add(
                 x.actor, "select", "\(x.actor.name) reads G1's membership of \(target.name)",
-                "select count(*) from \(m) where \(world.whereMember(g1, target))", read.allows(x.standing(group: g1)))
+                "select count(*) from \(m) where \(world.whereMember(g1, target))", read.allows(x.standing(group: g1)),
+                on("SELECT", g1, target))
         }
         // Joining: the outsider and G2's owner add themselves; members add the outsider.
         add(
             outsider.actor, "insert", "outsider joins G1 uninvited", join(g1, outsider.actor, as: lowest),
-            addWho.allows(outsider.standing(group: g1)))
+            addWho.allows(outsider.standing(group: g1)), lastJoin!)
         if world.hasRoles && highest != lowest {
             add(
                 outsider.actor, "insert", "outsider joins G1 uninvited as \(highest)",
-                join(g1, outsider.actor, as: highest), addWho.allows(outsider.standing(group: g1)))
+                join(g1, outsider.actor, as: highest), addWho.allows(outsider.standing(group: g1)), lastJoin!)
         }
         add(
             other.actor, "insert", "\(other.actor.name) joins G1 uninvited", join(g1, other.actor, as: lowest),
-            addWho.allows(other.standing(group: g1)))
+            addWho.allows(other.standing(group: g1)), lastJoin!)
         for x in world.g1Actors + roleActors + [anon] {
             add(
                 x.actor, "insert", "\(x.actor.name) adds outsider to G1", join(g1, outsider.actor, as: lowest),
-                addWho.allows(x.standing(group: g1)))
+                addWho.allows(x.standing(group: g1)), lastJoin!)
         }
         // Removing others, and leaving.
         let deleteFrom = "delete from \(m) where "
         if top.actor.uid != plain.actor.uid {
             add(
                 top.actor, "delete", "\(top.actor.name) removes \(plain.actor.name)",
-                deleteFrom + world.whereMember(g1, plain.actor), remove.allows(top.standing(group: g1)))
+                deleteFrom + world.whereMember(g1, plain.actor), remove.allows(top.standing(group: g1)),
+                on("DELETE", g1, plain.actor))
             add(
                 plain.actor, "delete", "\(plain.actor.name) removes \(top.actor.name)",
-                deleteFrom + world.whereMember(g1, top.actor), remove.allows(plain.standing(group: g1)))
+                deleteFrom + world.whereMember(g1, top.actor), remove.allows(plain.standing(group: g1)),
+                on("DELETE", g1, top.actor))
         }
         for x in [other] + roleActors + [anon] {
             add(
                 x.actor, "delete", "\(x.actor.name) removes \(plain.actor.name) from G1",
-                deleteFrom + world.whereMember(g1, plain.actor), remove.allows(x.standing(group: g1)))
+                deleteFrom + world.whereMember(g1, plain.actor), remove.allows(x.standing(group: g1)),
+                on("DELETE", g1, plain.actor))
         }
         let leaver = top.actor.uid == plain.actor.uid ? top : plain
         add(
             leaver.actor, "delete", "\(leaver.actor.name) leaves G1", deleteFrom + world.whereMember(g1, leaver.actor),
-            leave.allows(leaver.standing(group: g1)))
+            leave.allows(leaver.standing(group: g1)), on("DELETE", g1, leaver.actor))
         // Moving one's membership into another group is joining it uninvited.
         add(
             plain.actor, "update", "\(plain.actor.name) moves own membership into G2",
             "update \(m) set \(SQL.ident(intent.groupColumn)) = \(g2) where \(world.whereMember(g1, plain.actor))",
-            addWho.allows(plain.standing(group: g2)) && leave.allows(plain.standing(group: g1)))
+            addWho.allows(plain.standing(group: g2)) && leave.allows(plain.standing(group: g1)),
+            on("UPDATE", g1, plain.actor, set: [(SQL.ident(intent.groupColumn), g2)]))
         if world.hasRoles && highest != lowest {
             let col = SQL.ident(intent.roleColumn), change = intent.changeRole!
             let next = intent.roles[intent.roles.count >= 3 ? 1 : 0]
             add(
                 plain.actor, "update", "\(plain.actor.name) promotes self to \(highest)",
                 "update \(m) set \(col) = \(world.roleLiteral(highest)) where \(world.whereMember(g1, plain.actor))",
-                false)
+                false, on("UPDATE", g1, plain.actor, set: [(col, world.roleLiteral(highest))]))
             add(
                 top.actor, "update", "\(top.actor.name) changes \(plain.actor.name)'s role to \(next)",
                 "update \(m) set \(col) = \(world.roleLiteral(next)) where \(world.whereMember(g1, plain.actor))",
-                change.allows(top.standing(group: g1)))
+                change.allows(top.standing(group: g1)),
+                on("UPDATE", g1, plain.actor, set: [(col, world.roleLiteral(next))]))
             for x in [other] + roleActors + [anon] {
                 add(
                     x.actor, "update", "\(x.actor.name) changes \(plain.actor.name)'s role in G1",
                     "update \(m) set \(col) = \(world.roleLiteral(next)) where \(world.whereMember(g1, plain.actor))",
-                    change.allows(x.standing(group: g1)))
+                    change.allows(x.standing(group: g1)),
+                    on("UPDATE", g1, plain.actor, set: [(col, world.roleLiteral(next))]))
             }
         }
         return HarnessUnit(

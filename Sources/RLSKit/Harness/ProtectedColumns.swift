@@ -43,6 +43,22 @@ struct ProtectedColumns {
             "with u as (update \(table) set \(col) = \(v) where \(w) returning \(col)) select count(*) from u where \(col) is not distinct from \(v)"
     }
 
+    /// The row an insert with the column set writes, for naming the policies that let it through.
+    static func insertRow(_ c: TableInfo.ColumnInfo, seeder: Seeder, owner: String, n: Int) -> CheckRow {
+        var s = seeder
+        s.fixed[c.name] = changed(c)
+        let r = s.row(owner: owner, n: n)
+        return CheckRow(
+            table: seeder.table.sqlName, name: seeder.table.name, command: "INSERT", role: "",
+            insert: (r.columns, r.values))
+    }
+
+    static func updateRow(_ c: TableInfo.ColumnInfo, table: TableInfo, where w: String) -> CheckRow {
+        CheckRow(
+            table: table.sqlName, name: table.name, command: "UPDATE", role: "", existing: w,
+            assignments: [(SQL.ident(c.name), changed(c))])
+    }
+
     /// An insert of `row` with the column set to a value no default gives; judged the same way.
     static func insert(_ c: TableInfo.ColumnInfo, seeder: Seeder, owner: String, n: Int) -> String {
         var s = seeder

@@ -158,13 +158,15 @@ struct TableMatrix {
                 add(
                     a, "insert", "A inserts own row with \(q) set",
                     clear(a) + ["select set_config('rlskit.protected', '', true)"],
-                    ProtectedColumns.insert(c, seeder: seeder, owner: a.uid, n: n), .notStored)
+                    ProtectedColumns.insert(c, seeder: seeder, owner: a.uid, n: n), .notStored,
+                    ProtectedColumns.insertRow(c, seeder: seeder, owner: a.uid, n: n))
             }
             if update.allows(own) {
                 add(
                     a, "update", "A changes \(q) on own row",
                     [ProtectedColumns.save(c, table: t, where: whereOwner(a))],
-                    ProtectedColumns.update(c, table: t, where: whereOwner(a)), .notStored)
+                    ProtectedColumns.update(c, table: t, where: whereOwner(a)), .notStored,
+                    ProtectedColumns.updateRow(c, table: info, where: whereOwner(a)))
             }
         }
         // A role's holder acts on A's row with the role; its forger as any other user.

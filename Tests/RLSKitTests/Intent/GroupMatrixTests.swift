@@ -88,6 +88,10 @@ final class GroupMatrixTests: XCTestCase {
                     continue
                 }
                 XCTAssertTrue(o.message?.contains("as \(o.actor!)") == true, o.message ?? "")
+                // The policies that decided it are named (a denial by privilege names none).
+                if !(o.got ?? "").contains("denied by privilege") {
+                    XCTAssertFalse(o.policies?.isEmpty ?? true, "\(name): no policy named: \(o.message ?? "")")
+                }
                 XCTAssertTrue(o.message?.hasPrefix(o.suite + " · ") == true, o.message ?? "")
             }
         }

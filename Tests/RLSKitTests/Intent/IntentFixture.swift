@@ -49,6 +49,10 @@ enum IntentFixture {
                 }
                 XCTAssertTrue(o.message?.hasPrefix(o.suite + " · ") == true, o.message ?? "", file: file, line: line)
                 XCTAssertTrue(o.message?.contains("as \(o.actor!)") == true, o.message ?? "", file: file, line: line)
+                // The policies that decided it are named (a denial by privilege names none).
+                if !(o.got ?? "").contains("denied by privilege") {
+                    XCTAssertFalse(o.policies?.isEmpty ?? true, "\(name): no policy named: \(o.message ?? "")")
+                }
             }
         }
     }
