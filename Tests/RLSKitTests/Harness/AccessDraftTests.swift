@@ -142,4 +142,24 @@ final class AccessDraftTests: XCTestCase {
             XCTAssertTrue(suites.contains { $0.contains(s) }, "no checks for \(s): \(suites.sorted())")
         }
     }
+
+    /// The README's example is what init writes for such a table.
+    func testREADMEExampleIsTheDraft() throws {
+        let db = try StandIn.makeDatabase(prefix: "draft")
+        defer { TestServer.drop(db.name) }
+        _ = try db.conn.runScript(
+            """
+            create table public.posts (id bigint primary key, author_id uuid references auth.users (id), body text);
+            alter table public.posts enable row level security;
+            create policy "posts are public" on public.posts for select to anon, authenticated using (true);
+            """)
+        let d = try AccessDraft.run(on: db.connectionString)
+        let readme = try String(contentsOfFile: Provisioned.repositoryRoot + "/README.md", encoding: .utf8)
+        let section = try XCTUnwrap(readme.range(of: "**A first access file: `rlskit init`**"))
+        let start = try XCTUnwrap(readme.range(of: "```\n", range: section.upperBound..<readme.endIndex))
+        let end = try XCTUnwrap(readme.range(of: "\n```", range: start.upperBound..<readme.endIndex))
+        XCTAssertEqual(
+            String(readme[start.upperBound..<end.lowerBound]),
+            block(d.text, "table public.posts").joined(separator: "\n"))
+    }
 }
