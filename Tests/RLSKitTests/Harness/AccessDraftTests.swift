@@ -162,4 +162,62 @@ final class AccessDraftTests: XCTestCase {
             String(readme[start.upperBound..<end.lowerBound]),
             block(d.text, "table public.posts").joined(separator: "\n"))
     }
+
+    /// Several owner candidates are a question; a text role column asks for its values; a table
+    /// pointing at auth.users and another table is no membership unless unique together or so
+    /// named; names that need quotes are written so that the file reads them back.
+    func testCandidatesThatNeedAnAnswerAndQuotedNames() throws {
+        let db = try StandIn.makeDatabase(prefix: "draft")
+        defer { TestServer.drop(db.name) }
+        _ = try db.conn.runScript(
+            """
+            create table public.channels (id bigint primary key, name text);
+            create table public.messages (
+              id bigint primary key, sender uuid references auth.users (id), channel_id bigint references public.channels (id));
+            create table public.tasks (
+              id bigint primary key, created_by uuid references auth.users (id), assignee uuid references auth.users (id));
+            create table public.orgs (id bigint primary key);
+            create table public.org_users (
+              org_id bigint references public.orgs (id), user_id uuid references auth.users (id), member_role text,
+              unique (org_id, user_id));
+            create table public."My Notes" (id bigint primary key, "Owner Id" uuid references auth.users (id));
+            alter table public.channels enable row level security;
+            alter table public.messages enable row level security;
+            alter table public.tasks enable row level security;
+            alter table public.orgs enable row level security;
+            alter table public.org_users enable row level security;
+            alter table public."My Notes" enable row level security;
+            """)
+        let d = try AccessDraft.run(on: db.connectionString)
+        XCTAssertEqual(settings(block(d.text, "table public.messages")), ["owner sender", "read ?", "write ?"])
+        XCTAssertEqual(settings(block(d.text, "table public.channels")), ["read ?", "write ?"])
+        XCTAssertEqual(settings(block(d.text, "table public.tasks")), ["owner ?", "read ?", "write ?"])
+        XCTAssertTrue(
+            block(d.text, "table public.tasks")[1].hasSuffix(
+                "# the column holding the owner's user id: created_by | assignee (or delete the line)"),
+            d.text)
+        XCTAssertEqual(settings(block(d.text, "table public.orgs")), ["group id", "read ?", "write ?"])
+        XCTAssertEqual(
+            settings(block(d.text, "members public.org_users")),
+            [
+                "group org_id", "user user_id", "role member_role", "roles ?", "read ?", "add ?", "remove ?", "leave ?",
+                "change-role ?",
+            ])
+        XCTAssertEqual(
+            settings(block(d.text, "table public.\"My Notes\"")), ["owner \"Owner Id\"", "read ?", "write ?"])
+        XCTAssertTrue(block(d.text, "table public.orgs").contains("  # no policies today"), d.text)
+        XCTAssertEqual(d.questions, 2 * 5 + 1 + 6)
+
+        let answered = d.text.replacingOccurrences(of: "owner ?", with: "owner assignee")
+            .replacingOccurrences(of: "roles ?", with: "roles admin member")
+            .replacingOccurrences(of: "read ?", with: "read nobody").replacingOccurrences(
+                of: "write ?", with: "write nobody"
+            )
+            .replacingOccurrences(of: "leave ?", with: "leave nobody")
+            .replacingOccurrences(of: " ?", with: " members with role admin")
+        let file = try AccessFile.parse(answered, path: "a.rls")
+        XCTAssertEqual(file.tables.first { $0.name == "My Notes" }?.owner, "Owner Id")
+        XCTAssertEqual(file.tables.first { $0.name == "tasks" }?.owner, "assignee")
+        XCTAssertEqual(file.memberships.map(\.roles), [["admin", "member"]])
+    }
 }
