@@ -42,7 +42,7 @@ enum InitCommand {
         let draft = try AccessDraft.run(options: .init(exposedSchemas: exposed), on: target.connection)
         guard draft.tables + draft.memberships + draft.buckets > 0 else {
             throw ConfigurationError(
-                "no RLS table in the exposed schemas (\(draft.schemas.joined(separator: ", "))) and no bucket: nothing to draft; apply the migrations or name the schemas with --exposed-schemas"
+                "no RLS table in the exposed schemas (\(draft.schemas.map { SQL.display($0) }.joined(separator: ", "))) and no bucket: nothing to draft; apply the migrations or name the schemas with --exposed-schemas"
             )
         }
         if !toStdout && args.value("output") == nil {

@@ -93,13 +93,20 @@ final class InitCommandTests: ScratchTestCase {
         XCTAssertTrue(r.stdout.contains("\ntable public.plans\n"), r.stdout)
         XCTAssertTrue(r.stderr.contains("wrote the access file to standard output"), r.stderr)
         XCTAssertFalse(r.output.contains(db.connectionString.raw))
-        // A schema list naming no RLS table: nothing to draft, and nothing written.
+        // Schemas that do not exist, or hold no RLS table: nothing to draft, and nothing written.
         let dir = try folder([:])
-        let none = try CLI.run(["init", "--exposed-schemas", "auth_nope"], environment: env, directory: dir)
+        let missing = try CLI.run(["init", "--exposed-schemas", "nosuch"], environment: env, directory: dir)
+        XCTAssertEqual(missing.code, 2, missing.output)
+        XCTAssertEqual(
+            missing.stderr,
+            "rlskit: exposed schema nosuch does not exist in this database: name existing schemas in --exposed-schemas\n"
+        )
+        _ = try conn.query("create schema api")
+        let none = try CLI.run(["init", "--exposed-schemas", "api"], environment: env, directory: dir)
         XCTAssertEqual(none.code, 2, none.output)
         XCTAssertTrue(
-            none.stderr.hasPrefix("rlskit: no RLS table in the exposed schemas (auth_nope) and no bucket"), none.stderr)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/supabase/tests/access.rls"))
+            none.stderr.hasPrefix("rlskit: no RLS table in the exposed schemas (api) and no bucket"), none.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/supabase"))
     }
 
     func testHelpAndUserErrors() throws {

@@ -25,6 +25,13 @@ import Postgres
     public static func run(options: Options = Options(), on database: ConnectionString) throws -> Draft {
         let conn = try PostgresConnection(database)
         let schemas = try options.exposedSchemas ?? ExposedSchemas.detect(conn).names
+        // As snapshot and audit do: schemas that do not exist would give a draft of nothing.
+        if try Catalog.existingSchemas(conn, schemas).isEmpty {
+            let names = schemas.map { SQL.display($0) }.joined(separator: ", ")
+            throw ConfigurationError(
+                "exposed schema\(schemas.count == 1 ? " \(names) does" : "s \(names) do") not exist in this database: name existing schemas in --exposed-schemas"
+            )
+        }
         let (tables, storage, buckets) = try read(conn, schemas: schemas)
         var draft = render(schemas: schemas, tables: tables, storagePolicies: storage, buckets: buckets)
         draft.schemas = schemas
