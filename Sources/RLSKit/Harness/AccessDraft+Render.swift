@@ -76,6 +76,10 @@ extension AccessDraft {
                 "on storage.objects naming \(literal)")
             draft.buckets += 1
         }
+        let claims = claimReaders(tables: tables, storagePolicies: storagePolicies, buckets: buckets)
+        if !claims.isEmpty {
+            w.lines.insert(contentsOf: claimHint(claims), at: header.split(separator: "\n").count + 2)
+        }
         draft.text = w.lines.joined(separator: "\n") + "\n"
         draft.questions = w.questions
         return draft
@@ -174,5 +178,31 @@ extension AccessDraft {
         if let u = p.using { s += " using (\(u))" }
         if let c = p.check { s += " with check (\(c))" }
         return s
+    }
+
+    /// Blocks whose policies read JWT claims in their own text: a role may give rights there.
+    static func claimReaders(tables: [Table], storagePolicies: [Policy], buckets: [Bucket]) -> [String] {
+        func reads(_ p: Policy) -> Bool {
+            [p.using, p.check].contains { e in
+                e.map { $0.contains("auth.jwt()") || $0.contains("request.jwt.claim") } ?? false
+            }
+        }
+        let named = tables.filter { $0.policies.contains(where: reads) }.map(\.qualifiedName)
+        let storage = storagePolicies.filter(reads)
+        return named
+            + buckets.filter { b in
+                storage.contains {
+                    ($0.using ?? "").contains(SQL.literal(b.id)) || ($0.check ?? "").contains(SQL.literal(b.id))
+                }
+            }.map { "bucket \($0.id)" }
+    }
+
+    /// How to declare such a role, as a comment: whether one is meant is the user's answer.
+    static func claimHint(_ blocks: [String]) -> [String] {
+        [
+            "", "# Policies of \(blocks.joined(separator: ", ")) read JWT claims. A role the platform gives through",
+            "# a claim users cannot write is declared once, then named in a who (e.g. 'update owner or admin'):",
+            "#   role admin", "#     claim app_metadata.role = admin",
+        ]
     }
 }

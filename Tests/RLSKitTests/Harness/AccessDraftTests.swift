@@ -67,6 +67,13 @@ final class AccessDraftTests: XCTestCase {
         XCTAssertEqual(d.memberships, 1)
         XCTAssertEqual(d.buckets, 1)
         XCTAssertEqual(d.questions, 5 * 2 + 5 + 2)
+        // No intent is answered for the user, and no policy here reads a claim.
+        let intents = ["read", "write", "insert", "update", "delete", "add", "remove", "leave", "change-role"]
+        for line in d.text.split(separator: "\n") {
+            let words = AccessFile.stripComment(String(line)).split(separator: " ")
+            if let k = words.first, intents.contains(String(k)) { XCTAssertEqual(words.dropFirst(), ["?"], "\(line)") }
+        }
+        XCTAssertFalse(d.text.contains("read JWT claims"))
     }
 
     func testUnansweredDraftDoesNotParse() throws {
@@ -181,6 +188,9 @@ final class AccessDraftTests: XCTestCase {
               org_id bigint references public.orgs (id), user_id uuid references auth.users (id), member_role text,
               unique (org_id, user_id));
             create table public."My Notes" (id bigint primary key, "Owner Id" uuid references auth.users (id));
+            create table public."a#b""c" ("x y" uuid primary key references auth.users (id));
+            alter table public."a#b""c" enable row level security;
+            create policy "admins #1" on public."a#b""c" for all to authenticated using ((auth.jwt() -> 'app_metadata' ->> 'role') = 'admin');
             alter table public.channels enable row level security;
             alter table public.messages enable row level security;
             alter table public.tasks enable row level security;
@@ -206,7 +216,10 @@ final class AccessDraftTests: XCTestCase {
         XCTAssertEqual(
             settings(block(d.text, "table public.\"My Notes\"")), ["owner \"Owner Id\"", "read ?", "write ?"])
         XCTAssertTrue(block(d.text, "table public.orgs").contains("  # no policies today"), d.text)
-        XCTAssertEqual(d.questions, 2 * 5 + 1 + 6)
+        XCTAssertEqual(settings(block(d.text, "table public.\"a#b\"\"c\"")), ["owner \"x y\"", "read ?", "write ?"])
+        XCTAssertTrue(d.text.contains("\n# Policies of public.\"a#b\"\"c\" read JWT claims."), d.text)
+        XCTAssertTrue(d.text.contains("\n  #   policy \"admins #1\" for all to authenticated using "), d.text)
+        XCTAssertEqual(d.questions, 2 * 6 + 1 + 6)
 
         let answered = d.text.replacingOccurrences(of: "owner ?", with: "owner assignee")
             .replacingOccurrences(of: "roles ?", with: "roles admin member")
@@ -218,6 +231,7 @@ final class AccessDraftTests: XCTestCase {
         let file = try AccessFile.parse(answered, path: "a.rls")
         XCTAssertEqual(file.tables.first { $0.name == "My Notes" }?.owner, "Owner Id")
         XCTAssertEqual(file.tables.first { $0.name == "tasks" }?.owner, "assignee")
+        XCTAssertEqual(file.tables.first { $0.name == "a#b\"c" }?.owner, "x y")
         XCTAssertEqual(file.memberships.map(\.roles), [["admin", "member"]])
     }
 }
