@@ -18,6 +18,9 @@ extension AccessDraft {
         var referencesAuthUsers: Bool {
             references.map { $0.schema == "auth" && $0.table == "users" && $0.column == "id" } ?? false
         }
+        /// A uuid that is a user's id: it references auth.users(id), or a key that does (profiles.id).
+        var userVia: String?
+        var holdsUserID: Bool { userVia != nil && baseType == "uuid" }
     }
 
     struct Policy: Sendable {
@@ -124,6 +127,28 @@ extension AccessDraft {
             hasBuckets
             ? try conn.query(bucketSQL).rows.map { Bucket(id: try $0.decode("id"), isPublic: try $0.decode("public")) }
             : []
-        return (order.map { tables[$0]! }, storage, buckets)
+        return (markUserColumns(order.map { tables[$0]! }), storage, buckets)
+    }
+
+    /// Sets `userVia` on columns referencing auth.users(id) directly or through one table's key.
+    static func markUserColumns(_ tables: [Table]) -> [Table] {
+        var keys: [String: String] = [:]  // "schema.table(column)" of a user-id key → how it is written
+        for t in tables {
+            for c in t.columns where c.referencesAuthUsers {
+                keys[t.qualifiedName + "(" + SQL.ident(c.name) + ")"] = "\(t.qualifiedName)(\(SQL.ident(c.name)))"
+            }
+        }
+        return tables.map { t in
+            var t = t
+            for i in t.columns.indices {
+                guard let r = t.columns[i].references else { continue }
+                if t.columns[i].referencesAuthUsers {
+                    t.columns[i].userVia = "references auth.users(id)"
+                } else if let key = keys[SQL.qualified(r.schema, r.table) + "(" + SQL.ident(r.column) + ")"] {
+                    t.columns[i].userVia = "references \(key), a user's id"
+                }
+            }
+            return t
+        }
     }
 }

@@ -88,7 +88,7 @@ extension AccessDraft {
     static func tableBlock(_ t: Table, members: [Membership], _ w: inout Writer) {
         w.lines.append("table \(t.qualifiedName)")
         // `id` first: a profiles table keyed by the user's id.
-        let owners = t.columns.filter { $0.referencesAuthUsers && $0.baseType == "uuid" }
+        let owners = t.columns.filter(\.holdsUserID)
             .sorted { ($0.name == "id" ? 0 : 1) < ($1.name == "id" ? 0 : 1) }
         // The group table itself (its key is what memberships point at), then columns pointing at one.
         var groups: [(column: String, note: String, roles: [String])] = []
@@ -108,7 +108,7 @@ extension AccessDraft {
             }
         }
         if owners.count == 1 {
-            w.add("owner \(SQL.ident(owners[0].name))", "references auth.users(id)")
+            w.add("owner \(SQL.ident(owners[0].name))", owners[0].userVia ?? "")
         } else if owners.count > 1 {
             w.ask(
                 "owner",
@@ -149,7 +149,7 @@ extension AccessDraft {
         let groupTable = SQL.qualified(g.schema, g.table)
         w.lines.append("members \(m.table.qualifiedName)")
         w.add("group \(SQL.ident(m.group.name))", "references \(groupTable)(\(SQL.ident(g.column)))")
-        w.add("user \(SQL.ident(m.user.name))", "references auth.users(id)")
+        w.add("user \(SQL.ident(m.user.name))", m.user.userVia ?? "")
         var who = "members | nobody"
         if let r = m.role {
             w.add("role \(SQL.ident(r.name))", r.type)

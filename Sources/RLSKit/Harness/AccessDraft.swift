@@ -48,11 +48,11 @@ import Postgres
     }
 
     static func membership(_ t: Table) -> Membership? {
-        guard let user = t.columns.first(where: { $0.referencesAuthUsers && $0.baseType == "uuid" }) else {
+        guard let user = t.columns.first(where: \.holdsUserID) else {
             return nil
         }
         let groups = t.columns.filter { c in
-            c.name != user.name && !c.referencesAuthUsers
+            c.name != user.name && !c.holdsUserID && !c.referencesAuthUsers
                 && c.references.map { $0.schema != t.schema || $0.table != t.name } ?? false
         }
         let named = t.name.contains("member")

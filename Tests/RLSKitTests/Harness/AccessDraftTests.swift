@@ -189,6 +189,14 @@ final class AccessDraftTests: XCTestCase {
               unique (org_id, user_id));
             create table public."My Notes" (id bigint primary key, "Owner Id" uuid references auth.users (id));
             create table public."a#b""c" ("x y" uuid primary key references auth.users (id));
+            create table public.people (id uuid primary key references auth.users (id));
+            create table public.comments (id bigint primary key, person_id uuid references public.people (id), task_id bigint references public.tasks (id));
+            create table public.crews (id bigint primary key);
+            create table public.crew_members (crew_id bigint references public.crews (id), person_id uuid references public.people (id));
+            alter table public.people enable row level security;
+            alter table public.comments enable row level security;
+            alter table public.crews enable row level security;
+            alter table public.crew_members enable row level security;
             alter table public."a#b""c" enable row level security;
             create policy "admins #1" on public."a#b""c" for all to authenticated using ((auth.jwt() -> 'app_metadata' ->> 'role') = 'admin');
             alter table public.channels enable row level security;
@@ -219,7 +227,15 @@ final class AccessDraftTests: XCTestCase {
         XCTAssertEqual(settings(block(d.text, "table public.\"a#b\"\"c\"")), ["owner \"x y\"", "read ?", "write ?"])
         XCTAssertTrue(d.text.contains("\n# Policies of public.\"a#b\"\"c\" read JWT claims."), d.text)
         XCTAssertTrue(d.text.contains("\n  #   policy \"admins #1\" for all to authenticated using "), d.text)
-        XCTAssertEqual(d.questions, 2 * 6 + 1 + 6)
+        // A key that is a user's id (people.id) makes the columns pointing at it user ids too.
+        XCTAssertEqual(settings(block(d.text, "table public.comments")), ["owner person_id", "read ?", "write ?"])
+        XCTAssertTrue(
+            block(d.text, "table public.comments")[1].hasSuffix("# references public.people(id), a user's id"), d.text)
+        XCTAssertEqual(
+            settings(block(d.text, "members public.crew_members")),
+            ["group crew_id", "user person_id", "read ?", "add ?", "remove ?", "leave ?"])
+        XCTAssertEqual(settings(block(d.text, "table public.crews")), ["group id", "read ?", "write ?"])
+        XCTAssertEqual(d.questions, 2 * 9 + 1 + 6 + 4)
 
         let answered = d.text.replacingOccurrences(of: "owner ?", with: "owner assignee")
             .replacingOccurrences(of: "roles ?", with: "roles admin member")
@@ -227,11 +243,11 @@ final class AccessDraftTests: XCTestCase {
                 of: "write ?", with: "write nobody"
             )
             .replacingOccurrences(of: "leave ?", with: "leave nobody")
-            .replacingOccurrences(of: " ?", with: " members with role admin")
+            .replacingOccurrences(of: " ?", with: " members")
         let file = try AccessFile.parse(answered, path: "a.rls")
         XCTAssertEqual(file.tables.first { $0.name == "My Notes" }?.owner, "Owner Id")
         XCTAssertEqual(file.tables.first { $0.name == "tasks" }?.owner, "assignee")
         XCTAssertEqual(file.tables.first { $0.name == "a#b\"c" }?.owner, "x y")
-        XCTAssertEqual(file.memberships.map(\.roles), [["admin", "member"]])
+        XCTAssertEqual(file.memberships.map(\.roles), [[], ["admin", "member"]])
     }
 }
