@@ -31,10 +31,14 @@ enum InitCommand {
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
         let path = args.value("output") ?? defaultPath
         let toStdout = path == "-"
-        if !toStdout && FileManager.default.fileExists(atPath: path) && !args.flag("force") {
+        var isDir: ObjCBool = false
+        if !toStdout && FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && !isDir.boolValue
+            && !args.flag("force")
+        {
             throw ConfigurationError("\(path) already exists: pass --force to replace it, or --output another file")
         }
-        if let given = args.value("output"), !toStdout { _ = try OutputTarget(given) }  // fail before the work
+        // Fail before the work; the default's folder is made when the draft is written.
+        if !toStdout && (args.value("output") != nil || isDir.boolValue) { _ = try OutputTarget(path) }
         let exposed = try SnapshotCommand.exposedSchemas(args)
         let target = try DatabaseTarget.resolve(args) { printNote(term.dim($0)) }
         defer { target.stop() }

@@ -124,6 +124,11 @@ final class InitCommandTests: ScratchTestCase {
         XCTAssertTrue(
             badOutput.stderr.hasPrefix("rlskit: cannot write no/such/dir/a.rls: directory no/such/dir does not exist"),
             badOutput.stderr)
+        try FileManager.default.createDirectory(
+            atPath: dir + "/supabase/tests/access.rls", withIntermediateDirectories: true)
+        let isDir = try CLI.run(["init", "--force"], directory: dir)
+        XCTAssertEqual(isDir.code, 2, isDir.output)
+        XCTAssertEqual(isDir.stderr, "rlskit: cannot write supabase/tests/access.rls: it is a directory\n")
         let unreachable = try CLI.run(
             ["init", "--output", "-"],
             environment: ["DATABASE_URL": "postgresql://nobody@127.0.0.1:1/none?connect_timeout=2"],
