@@ -62,6 +62,13 @@ final class InitCommandTests: ScratchTestCase {
                 "supabase/tests/access.rls:\(first + 1): table public.notes: 'read' is not answered yet: replace '?' with who may read"
             ), refused.stderr)
 
+        let checked = try CLI.run(["check"], directory: dir)
+        XCTAssertEqual(checked.code, 2, checked.output)
+        XCTAssertTrue(
+            checked.stderr.contains(
+                "supabase/tests/access.rls:\(first + 1): table public.notes: 'read' is not answered yet"),
+            checked.stderr)
+
         try answer(draft).write(toFile: path, atomically: true, encoding: .utf8)
         let tested = try CLI.run(["test"], directory: dir)
         XCTAssertEqual(tested.code, 0, tested.output)
