@@ -357,7 +357,7 @@ final class BadInputTests: XCTestCase {
         ]
         let commands: [[String]] = [
             ["audit"], ["apply"], ["test", dir], ["check"], ["pgtap", dir + "/t.sql"], ["snapshot"],
-            ["storage", "drain"],
+            ["storage", "drain"], ["init", "--output", "-"],
         ]
         // Every command meets every kind of string, without running each pair (the leak would
         // be in the shared connection layer).

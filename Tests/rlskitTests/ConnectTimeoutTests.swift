@@ -78,7 +78,7 @@ final class ConnectTimeoutTests: XCTestCase {
             ["audit", "--database-url", url], ["test", "--database-url", url, dir + "/a.rls"],
             ["apply", "--database-url", url],
             ["check", "--database-url", url], ["pgtap", "--database-url", url, dir + "/t.sql"],
-            ["snapshot", "--database-url", url],
+            ["snapshot", "--database-url", url], ["init", "--database-url", url, "--output", "-"],
             ["diff", "--database-url", url, "--against", url], ["storage", "drain", "--database-url", url],
         ]
     }

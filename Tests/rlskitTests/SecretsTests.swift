@@ -47,6 +47,8 @@ final class SecretsTests: XCTestCase {
             ["audit", "--database-url", url, "--format", "sarif", "--output", dir + "/a.sarif"],
             ["audit", "--database-url", badURL],
             ["snapshot", "--database-url", url, "--output", dir + "/p.lock"],
+            ["init", "--database-url", url, "--output", dir + "/a.rls"],
+            ["init", "--database-url", badURL, "--output", "-"],
             ["diff", dir + "/p.lock", "--database-url", url],
             ["check", "--database-url", url, "--junit", dir + "/c.xml", "--json", dir + "/c.json"],
         ]

@@ -41,6 +41,7 @@ extension AccessFile {
             let line = Line(words: words, text: text, at: at)
             let indented = raw.first == " " || raw.first == "\t"
             guard indented else { return try blockLine(line) }
+            if let e = unanswered(line) { throw e }
             switch block {
             case .none:
                 throw InputError(at, "indented '\(line.key)' outside a block: put it under a 'table' or 'bucket' line")
