@@ -36,6 +36,8 @@ struct GroupWorld {
     var plain: MatrixActor { g1Actors[g1Actors.count - 1] }
     var users: [HarnessActor] { (g1Actors + [g2Owner, outsider]).map(\.actor) }
     var hasRoles: Bool { !members.roleColumn.isEmpty }
+    /// The user column alone is unique: a user belongs to one group at most.
+    var onePerUser: Bool { membersInfo.uniqueKeys.contains([members.userColumn]) }
 
     /// A fresh key of the group column's type: unique per run, never taken from a sequence.
     static func key(_ c: TableInfo.ColumnInfo?, _ n: Int) -> String {
@@ -80,8 +82,9 @@ struct GroupWorld {
         let r = seeder.row(owner: u.uid, n: n)
         let head = "insert into \(m) (\(r.columns.joined(separator: ", ")))"
         guard ifMissing else { return head + " values (\(r.values.joined(separator: ", ")))" }
-        return head
-            + " select \(r.values.joined(separator: ", ")) where not exists (select 1 from \(m) where \(whereMember(group, u)))"
+        let exists =
+            onePerUser ? "\(SQL.ident(members.userColumn)) = \(SQL.literal(u.uid))" : whereMember(group, u)
+        return head + " select \(r.values.joined(separator: ", ")) where not exists (select 1 from \(m) where \(exists))"
     }
 
     /// Why the groups cannot be seeded, or nil.
@@ -130,6 +133,11 @@ struct GroupWorld {
         let all = g1Actors.map { ($0, g1) } + [(g2Owner, g2)]
         for (i, (a, g)) in all.enumerated() {
             let role = a.groups[g] ?? ""
+            if onePerUser {
+                // One group per user (profiles.org_id): a row a sign-up trigger made is moved into the group.
+                sql +=
+                    "update \(m) set \(SQL.ident(members.groupColumn)) = \(g) where \(SQL.ident(members.userColumn)) = \(SQL.literal(a.actor.uid));\n"
+            }
             sql += membershipInsert(g, a.actor, role: role, n: 900 + i, ifMissing: true) + ";\n"
             if hasRoles {
                 let col = SQL.ident(members.roleColumn)

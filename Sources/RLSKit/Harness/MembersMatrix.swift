@@ -37,8 +37,19 @@ struct MembersMatrix {
         let outsider = world.outsider
         let lowest = intent.roles.last ?? "", highest = intent.roles.first ?? ""
         var n = 3000
+        // One group per user (profiles.org_id): joining is moving one's row into the group.
+        let joinOp = world.onePerUser ? "update" : "insert"
         func join(_ group: String, _ u: HarnessActor, as role: String) -> String {
             n += 1
+            if world.onePerUser {
+                var set = [(SQL.ident(intent.groupColumn), group)]
+                if world.hasRoles { set.append((SQL.ident(intent.roleColumn), world.roleLiteral(role))) }
+                lastJoin = CheckRow(
+                    table: m, name: world.membersInfo.name, command: "UPDATE", role: "",
+                    existing: "\(SQL.ident(intent.userColumn)) = \(SQL.literal(u.uid))", assignments: set)
+                return "update \(m) set " + set.map { "\($0.0) = \($0.1)" }.joined(separator: ", ")
+                    + " where \(SQL.ident(intent.userColumn)) = \(SQL.literal(u.uid))"
+            }
             let r = world.membershipRow(group, u, role: role, n: n)
             lastJoin = CheckRow(table: m, name: world.membersInfo.name, command: "INSERT", role: "", insert: r)
             return world.membershipInsert(group, u, role: role, n: n)
@@ -56,19 +67,19 @@ struct MembersMatrix {
         }
         // Joining: the outsider and G2's owner add themselves; members add the outsider.
         add(
-            outsider.actor, "insert", "outsider joins G1 uninvited", join(g1, outsider.actor, as: lowest),
+            outsider.actor, joinOp, "outsider joins G1 uninvited", join(g1, outsider.actor, as: lowest),
             addWho.allows(outsider.standing(group: g1)), lastJoin!)
         if world.hasRoles && highest != lowest {
             add(
-                outsider.actor, "insert", "outsider joins G1 uninvited as \(highest)",
+                outsider.actor, joinOp, "outsider joins G1 uninvited as \(highest)",
                 join(g1, outsider.actor, as: highest), addWho.allows(outsider.standing(group: g1)), lastJoin!)
         }
         add(
-            other.actor, "insert", "\(other.actor.name) joins G1 uninvited", join(g1, other.actor, as: lowest),
+            other.actor, joinOp, "\(other.actor.name) joins G1 uninvited", join(g1, other.actor, as: lowest),
             addWho.allows(other.standing(group: g1)), lastJoin!)
         for x in world.g1Actors + roleActors + [anon] {
             add(
-                x.actor, "insert", "\(x.actor.name) adds outsider to G1", join(g1, outsider.actor, as: lowest),
+                x.actor, joinOp, "\(x.actor.name) adds outsider to G1", join(g1, outsider.actor, as: lowest),
                 addWho.allows(x.standing(group: g1)), lastJoin!)
         }
         // Removing others, and leaving.
