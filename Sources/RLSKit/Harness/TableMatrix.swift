@@ -38,7 +38,8 @@ struct TableMatrix {
     }
 
     func seedScript() -> String {
-        var sql = serviceRole ? "select set_config('role', 'service_role', true);\n" : ""
+        var sql = seeder.parents.script(owners: users.map(\.uid))
+        sql += serviceRole ? "select set_config('role', 'service_role', true);\n" : ""
         for (i, u) in users.enumerated() {
             let r = seeder.row(owner: u.uid, n: i + 1)
             sql +=
