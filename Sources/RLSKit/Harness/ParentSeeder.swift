@@ -22,6 +22,8 @@ struct ParentPlan: Sendable {
         /// A unique key made only of owner or parent values: such a row may exist already
         /// (a profile a sign-up trigger made), and is then reused.
         var reuseKey: [String]?
+        /// A column rlskit cannot fill: the row is only looked up by `reuseKey`, never inserted.
+        var lookup: String?
     }
 
     /// Parents in insert order (a parent before its children).
@@ -127,14 +129,18 @@ struct ParentPlan: Sendable {
             return nil
         }
         guard let src = sources(t, pins: pins, seeded: seeded, path: path) else { return nil }
-        for c in t.columns where Self.needsValue(c) && src[c.name] == nil && Seeder.value(for: c, n: 0) == nil {
+        let fixed = Set(src.filter { $0.value.isFixed }.keys)
+        let reuse = t.uniqueKeys.first { !$0.isEmpty && $0.allSatisfy(fixed.contains) }
+        let unfilled = t.columns.first {
+            Self.needsValue($0) && src[$0.name] == nil && Seeder.value(for: $0, n: 0) == nil
+        }
+        // A row found by the owner's key (a profile made at sign-up) needs no values: look it up only.
+        if let c = unfilled, reuse == nil {
             problem =
                 "\(child.table)(\(child.columns)) needs a row in \(t.qualifiedName), whose column \(c.name) of type \(c.type) rlskit cannot fill: declare 'seed \(child.columns.split(separator: ",")[0]) = <expression>' in the access file"
             return nil
         }
-        let fixed = Set(src.filter { $0.value.isFixed }.keys)
-        let reuse = t.uniqueKeys.first { !$0.isEmpty && $0.allSatisfy(fixed.contains) }
-        nodes.append(Node(table: t, sources: src, reuseKey: reuse))
+        nodes.append(Node(table: t, sources: src, reuseKey: reuse, lookup: unfilled.map { $0.name }))
         return nodes.count - 1
     }
 }
@@ -175,6 +181,22 @@ extension ParentPlan {
 
     private func insert(_ node: Node, id: Int, owner: String, n: Int) -> String {
         let t = node.table
+        func keep(_ k: String, _ v: String) -> String {
+            "set_config(\(SQL.literal(Self.setting(id, k, t, owner: owner))), \(v), true)"
+        }
+        let match = node.reuseKey.map { key in
+            key.map { "\(SQL.ident($0)) = " + value(node.sources[$0]!, t.column($0)!, owner: owner, n: n) }
+                .joined(separator: " and ")
+        }
+        func existing(_ k: String) -> String {
+            "(select \(SQL.ident(k))::text from \(t.sqlName) where \(match!) limit 1)"
+        }
+        if match != nil, let col = node.lookup {
+            let missing = SQL.literal(
+                "rlskit: the user has no row in \(t.qualifiedName), and its column \(col) cannot be filled")
+            return "select "
+                + node.keys.map { keep($0, "coalesce(\(existing($0)), \(missing))") }.joined(separator: ", ")
+        }
         var cols: [String] = [], vals: [String] = []
         for c in t.columns where c.writable {
             if let s = node.sources[c.name] {
@@ -186,27 +208,21 @@ extension ParentPlan {
             }
             cols.append(SQL.ident(c.name))
         }
-        let returning = node.keys.map { SQL.ident($0) }.joined(separator: ", ")
         var body: String
-        var existing: ((String) -> String)?
-        if let key = node.reuseKey {
-            let match = key.map { k in
-                "\(SQL.ident(k)) = " + value(node.sources[k]!, t.column(k)!, owner: owner, n: n)
-            }.joined(separator: " and ")
+        if let match {
             body =
                 "insert into \(t.sqlName) (\(cols.joined(separator: ", "))) select \(vals.joined(separator: ", "))"
                 + " where not exists (select 1 from \(t.sqlName) where \(match))"
-            existing = { "(select \(SQL.ident($0))::text from \(t.sqlName) where \(match) limit 1)" }
         } else if cols.isEmpty {
             body = "insert into \(t.sqlName) default values"
         } else {
             body = "insert into \(t.sqlName) (\(cols.joined(separator: ", "))) values (\(vals.joined(separator: ", ")))"
         }
-        body += " returning \(returning)"
-        let sets = node.keys.map { k -> String in
+        body += " returning " + node.keys.map { SQL.ident($0) }.joined(separator: ", ")
+        // Rows the insert made are in r only; a row that was there already, in the table.
+        let sets = node.keys.map { k in
             let fresh = "(select \(SQL.ident(k))::text from r)"
-            let v = existing.map { "coalesce(\(fresh), \($0(k)))" } ?? fresh
-            return "set_config(\(SQL.literal(Self.setting(id, k, t, owner: owner))), \(v), true)"
+            return keep(k, match == nil ? fresh : "coalesce(\(fresh), \(existing(k)))")
         }
         return "with r as (\(body)) select " + sets.joined(separator: ", ")
     }

@@ -213,4 +213,24 @@ final class ParentSeedingTests: XCTestCase {
         let report = try run(sql, Self.block("subscriptions", "owner_id", "  seed plan_id = 7\n"))
         assertPassed(report, "public.subscriptions")
     }
+
+    /// A parent rlskit could not insert (a column of type point) is found when sign-up made it.
+    func testRowMadeAtSignUpIsFoundWhenItCannotBeInserted() throws {
+        let sql = """
+            create table public.accounts (user_id uuid primary key references auth.users (id), area point not null);
+            create function public.make_account() returns trigger language plpgsql security definer set search_path = ''
+              as $$ begin insert into public.accounts values (new.id, point(0, 0)); return new; end $$;
+            create trigger make_account after insert on auth.users for each row execute function public.make_account();
+            create table public.invoices (id bigint generated always as identity primary key,
+              owner_id uuid not null references auth.users (id),
+              account_id uuid not null references public.accounts (user_id), total int not null);
+            """ + Self.ownRow("invoices", "owner_id", insertCheck: "account_id = (select auth.uid())")
+        let report = try run(sql, Self.block("invoices", "owner_id"))
+        assertPassed(report, "public.invoices")
+        let without = try run(sql + "\ndrop trigger make_account on auth.users;", Self.block("invoices", "owner_id"))
+        let m = without.outcomes.first { $0.suite == "public.invoices" }?.message ?? ""
+        XCTAssertTrue(
+            m.hasPrefix("not covered: seeding rows for the test users failed")
+                && m.contains("the user has no row in public.accounts, and its column area cannot be filled"), m)
+    }
 }
