@@ -54,7 +54,7 @@ final class ParentSeedingTests: XCTestCase {
           customer_id uuid not null references public.customers (id), placed_on date not null, note text);
         create table public.order_lines (id bigint generated always as identity primary key,
           order_id bigint not null references public.orders (id), owner_id uuid not null references auth.users (id),
-          sku text not null, qty int not null check (qty > 0));
+          sku text not null, qty int not null check (qty > 0), state text not null check (state in ('draft', 'sent')));
         grant select on public.orders, public.customers to authenticated;
         """
         + ownRow(
@@ -63,7 +63,8 @@ final class ParentSeedingTests: XCTestCase {
                 "exists (select 1 from public.orders o join public.customers c on c.id = o.customer_id where o.id = order_id and c.user_id = (select auth.uid()))"
         )
 
-    /// order_line → order → customer (the user's): parents as the connecting role (service_role may not insert).
+    /// order_line → order → customer (the user's): parents as the connecting role (service_role
+    /// may not insert); the line's own state takes a value its check accepts.
     func testChainOfThreeIsSeededAndRolledBack() throws {
         let report = try run(Self.chainSQL, Self.block("order_lines", "owner_id")) { conn in
             let left: Int = try conn.query(
@@ -232,5 +233,14 @@ final class ParentSeedingTests: XCTestCase {
         XCTAssertTrue(
             m.hasPrefix("not covered: seeding rows for the test users failed")
                 && m.contains("the user has no row in public.accounts, and its column area cannot be filled"), m)
+    }
+
+    func testCheckExpressionsReadTheCandidateInsteadOfTheColumn() {
+        XCTAssertEqual(
+            Seeder.substitute("status", in: "((status)::text = ANY ((ARRAY['a'::character varying])::text[]))"),
+            "((s.v)::text = ANY ((ARRAY['a'::character varying])::text[]))")
+        XCTAssertEqual(Seeder.substitute("order", in: "(\"order\" > 0)"), "(s.v > 0)")
+        XCTAssertEqual(Seeder.substitute("Qty", in: "(\"Qty\" > qty)"), "(s.v > qty)")
+        XCTAssertEqual(Seeder.substitute("len", in: "(len(x) > t.len)"), "(len(x) > t.len)")
     }
 }
