@@ -243,4 +243,24 @@ final class ParentSeedingTests: XCTestCase {
         XCTAssertEqual(Seeder.substitute("Qty", in: "(\"Qty\" > qty)"), "(s.v > qty)")
         XCTAssertEqual(Seeder.substitute("len", in: "(len(x) > t.len)"), "(len(x) > t.len)")
     }
+
+    /// A nullable self-reference (and a nullable way back) is left NULL; a NOT NULL one is a cycle.
+    func testSelfReferences() throws {
+        let sql = """
+            create table public.folders (id int primary key, parent_id int references public.folders (id),
+              name text not null);
+            create table public.files (id int primary key, owner_id uuid not null references auth.users (id),
+              folder_id int not null references public.folders (id), head_id int references public.files (id));
+            alter table public.folders add column pinned_file int references public.files (id);
+            create table public.nodes (id int primary key, owner_id uuid not null references auth.users (id),
+              up_id int not null references public.nodes (id));
+            """ + Self.ownRow("files", "owner_id") + Self.ownRow("nodes", "owner_id")
+        let report = try run(sql, Self.block("files", "owner_id") + Self.block("nodes", "owner_id"))
+        assertPassed(report, "public.files")
+        let m = report.outcomes.first { $0.suite == "public.nodes" }?.message ?? ""
+        XCTAssertTrue(
+            m.hasPrefix(
+                "not covered: public.nodes(up_id) needs a row in public.nodes, but public.nodes(up_id) → public.nodes is a cycle of NOT NULL foreign keys"
+            ), m)
+    }
 }
