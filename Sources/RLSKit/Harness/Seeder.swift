@@ -103,19 +103,20 @@ struct Seeder: Sendable {
     }
 
     /// `value(for:n:)`, or where check constraints on the column reject it, the first of the
-    /// type's other values (enum labels) and the checks' own literals (numbers also ±1) that
-    /// every check accepts, as PostgreSQL evaluates them; none → the plain value (the insert then
-    /// fails naming the constraint).
+    /// type's other values (enum labels, false) and the checks' own literals (strings for string
+    /// types, numbers ±1 for numeric ones) that every check accepts, as PostgreSQL evaluates
+    /// them; none → the plain value (the insert then fails naming the constraint).
     static func derived(_ c: TableInfo.ColumnInfo, checks: [String], n: Int) -> String? {
         guard let plain = value(for: c, n: n) else { return nil }
         guard !checks.isEmpty else { return plain }
         var candidates = [plain]
         if c.category == "E" { candidates += c.enumLabels.map { SQL.literal($0) + "::" + c.type } }
+        if c.category == "B" { candidates.append("false") }
         for check in checks {
             let s = Array(check.unicodeScalars)
             for tok in SQLLexer.tokens(s) {
                 let text = String(String.UnicodeScalarView(s[tok.start..<tok.end]))
-                if tok.kind == .string, c.category == "S" || c.category == "E", text.first == "'", text.count >= 2 {
+                if tok.kind == .string, c.category == "S", text.first == "'", text.count >= 2 {
                     let inner = text.dropFirst().dropLast().replacingOccurrences(of: "''", with: "'")
                     candidates.append(SQL.literal(inner) + "::" + c.type)
                 } else if tok.kind == .number, c.category == "N", let x = Decimal(string: text) {

@@ -104,7 +104,8 @@ final class ParentSeedingTests: XCTestCase {
         create type public.channel_kind as enum ('archived', 'public', 'private');
         create table public.channels (id bigint generated always as identity primary key,
           owner_id uuid not null references auth.users (id),
-          kind public.channel_kind not null check (kind <> 'archived'),
+          kind public.channel_kind not null check (kind <> 'archived') check (kind::text <> 'gone'),
+          muted boolean not null check (not muted),
           status text not null check (status in ('open', 'closed')),
           priority int not null check (priority between 5 and 9),
           topic text not null check (topic ~ '^#[a-z]+$'));
