@@ -29,6 +29,7 @@ struct TableInfo: Sendable {
     public var name: String
     public var exists: Bool
     public var rlsEnabled: Bool
+    /// service_role may insert and read back (the seed script looks up existing rows).
     public var serviceRoleCanInsert: Bool
     public var columns: [ColumnInfo]
     /// Column lists of unique indexes (expressions left out).
@@ -85,7 +86,8 @@ enum Catalog {
         tablesCTE + """
             select q.o::int as o, n.nspname::text as schema, c.relname::text as name, c.relrowsecurity as rls,
                    exists (select 1 from pg_roles where rolname = 'service_role')
-                     and has_table_privilege('service_role', c.oid, 'INSERT') as service_insert
+                     and has_table_privilege('service_role', c.oid, 'INSERT')
+                     and has_table_privilege('service_role', c.oid, 'SELECT') as service_insert
               from q join pg_class c on c.oid = q.oid join pg_namespace n on n.oid = c.relnamespace
              where c.relkind in ('r', 'p')
             """

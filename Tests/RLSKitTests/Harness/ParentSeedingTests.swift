@@ -56,6 +56,7 @@ final class ParentSeedingTests: XCTestCase {
           order_id bigint not null references public.orders (id), owner_id uuid not null references auth.users (id),
           sku text not null, qty int not null check (qty > 0), state text not null check (state in ('draft', 'sent')));
         grant select on public.orders, public.customers to authenticated;
+        grant insert on public.customers to service_role;
         """
         + ownRow(
             "order_lines", "owner_id",
@@ -64,7 +65,7 @@ final class ParentSeedingTests: XCTestCase {
         )
 
     /// order_line → order → customer (the user's): parents as the connecting role (service_role
-    /// may not insert); the line's own state takes a value its check accepts.
+    /// may not insert, or not read back); the line's own state takes a value its check accepts.
     func testChainOfThreeIsSeededAndRolledBack() throws {
         let report = try run(Self.chainSQL, Self.block("order_lines", "owner_id")) { conn in
             let left: Int = try conn.query(
