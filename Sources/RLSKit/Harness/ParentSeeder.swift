@@ -164,11 +164,14 @@ extension ParentPlan {
         }
     }
 
-    /// Inserts every parent for each user, as service_role where it may insert, else as the connecting role.
+    /// Inserts every parent for each user, as service_role where it may insert, else as the
+    /// connecting role, with the user's id as the JWT's `sub`.
     func script(owners: [String]) -> String {
         guard !nodes.isEmpty else { return "" }
         var sql = "", role = "none"
         for (i, owner) in owners.enumerated() {
+            // auth.uid() is the owner while its parents are made (defaults and triggers read it).
+            sql += "select set_config('request.jwt.claims', \(SQL.literal("{\"sub\":\"\(owner)\"}")), true);\n"
             for (id, node) in nodes.enumerated() {
                 let want = node.table.serviceRoleCanInsert ? "service_role" : "none"
                 if want != role { sql += "select set_config('role', \(SQL.literal(want)), true);\n"; role = want }
@@ -176,7 +179,7 @@ extension ParentPlan {
             }
         }
         if role != "none" { sql += "select set_config('role', 'none', true);\n" }
-        return sql
+        return sql + "select set_config('request.jwt.claims', '', true);\n"
     }
 
     private func insert(_ node: Node, id: Int, owner: String, n: Int) -> String {

@@ -265,4 +265,19 @@ final class ParentSeedingTests: XCTestCase {
                 "not covered: public.nodes(up_id) needs a row in public.nodes, but public.nodes(up_id) → public.nodes is a cycle of NOT NULL foreign keys"
             ), m)
     }
+
+    /// A trigger that takes the channel's owner from auth.uid() sees the message's author.
+    func testParentMadeWithTheOwnersUserId() throws {
+        let sql =
+            Self.channelSQL + """
+
+                alter table public.channels drop constraint channels_topic_check;
+                grant select on public.channels to authenticated;
+                create function public.own_channel() returns trigger language plpgsql as $$
+                  begin new.owner_id := auth.uid(); return new; end $$;
+                create trigger own_channel before insert on public.channels for each row execute function public.own_channel();
+                """ + Self.ownRow("messages", "author_id", insertCheck: Self.ownChannel)
+        let report = try run(sql, Self.block("messages", "author_id"))
+        assertPassed(report, "public.messages")
+    }
 }
