@@ -18,6 +18,8 @@ struct TableInfo: Sendable {
         public var identity: String
         public var generated: String
         public var enumLabel: String?
+        /// Every label of an enum type, in order (candidates for a check constraint).
+        public var enumLabels: [String] = []
         /// "schema.table(column)" this column references, if a single-column foreign key.
         public var references: String?
         public var writable: Bool { identity != "a" && generated.isEmpty }
@@ -27,34 +29,71 @@ struct TableInfo: Sendable {
     public var name: String
     public var exists: Bool
     public var rlsEnabled: Bool
+    /// service_role may insert and read back (the seed script looks up existing rows).
     public var serviceRoleCanInsert: Bool
     public var columns: [ColumnInfo]
     /// Column lists of unique indexes (expressions left out).
     public var uniqueKeys: [[String]]
     /// Policy expressions (USING and WITH CHECK), for finding policies that read JWT claims.
     public var policyTexts: [String]
+    public var foreignKeys: [ForeignKey] = []
+    /// Check constraints on a single column: column → expressions (as pg_get_expr prints them).
+    public var checks: [String: [String]] = [:]
+    /// Tables this one reaches through NOT NULL foreign keys, by `qualifiedName` (parents to seed).
+    public var parents: [String: TableInfo] = [:]
+    /// Declared tables of the same access file, by `qualifiedName`: their owner and seed lines
+    /// also hold when they are seeded as parents (set by the planner).
+    public var declared: [String: TableIntent] = [:]
     /// `schema.name`, quoted where needed.
     public var qualifiedName: String { SQL.qualified(schema, name) }
     public var sqlName: String { SQL.qualified(schema, name) }
 
     public func column(_ name: String) -> ColumnInfo? { columns.first { $0.name == name } }
+
+    /// A foreign key, single- or multi-column: `columns[i]` references `refColumns[i]` of `refTable`.
+    public struct ForeignKey: Sendable {
+        public var name: String
+        public var columns: [String]
+        public var refSchema: String
+        public var refTable: String
+        public var refColumns: [String]
+        public var refName: String { SQL.qualified(refSchema, refTable) }
+        public var toAuthUsers: Bool { refSchema == "auth" && refTable == "users" }
+    }
 }
 
 enum Catalog {
     // Every query takes all tables at once ($1 = qualified names) and tags rows with their position.
-    static let tablesCTE =
-        "with q as (select to_regclass(n) as oid, o from unnest($1::text[]) with ordinality u(n, o)) "
+    // Tables reached from them through foreign keys with a NOT NULL column (auth.users left out)
+    // follow as o > count($1): parents the seeder may have to fill.
+    static let tablesCTE = """
+        with recursive q0 as (select to_regclass(n) as oid, o from unnest($1::text[]) with ordinality u(n, o)),
+        reach(oid) as (
+          select oid from q0 where oid is not null
+          union
+          select f.confrelid from reach r join pg_constraint f on f.conrelid = r.oid and f.contype = 'f'
+           where f.confrelid is distinct from to_regclass('auth.users')
+             and exists (select 1 from pg_attribute a where a.attrelid = f.conrelid and a.attnum = any (f.conkey) and a.attnotnull)),
+        q as (
+          select oid, o from q0
+          union all
+          select oid, (select count(*) from q0) + row_number() over (order by oid) from reach
+           where oid not in (select oid from q0 where oid is not null))
+
+        """
 
     static let headSQL =
         tablesCTE + """
-            select q.o::int as o, c.relrowsecurity as rls,
+            select q.o::int as o, n.nspname::text as schema, c.relname::text as name, c.relrowsecurity as rls,
                    exists (select 1 from pg_roles where rolname = 'service_role')
                      and has_table_privilege('service_role', c.oid, 'INSERT')
+                     and has_table_privilege('service_role', c.oid, 'SELECT')
                      -- serial and identity columns draw from sequences service_role must be able to use
                      and not exists (select 1 from pg_depend d join pg_class s on s.oid = d.objid and s.relkind = 'S'
                                       where d.refobjid = c.oid and d.deptype in ('a', 'i')
                                         and case when s.relkind = 'S' then not has_sequence_privilege('service_role', s.oid, 'USAGE') end) as service_insert
-              from q join pg_class c on c.oid = q.oid where c.relkind in ('r', 'p')
+              from q join pg_class c on c.oid = q.oid join pg_namespace n on n.oid = c.relnamespace
+             where c.relkind in ('r', 'p')
             """
 
     static let columnsSQL =
@@ -65,6 +104,7 @@ enum Catalog {
                    a.attnotnull as not_null, a.atthasdef as has_default,
                    a.attidentity::text as identity, a.attgenerated::text as generated,
                    (select e.enumlabel::text from pg_enum e where e.enumtypid = t.oid order by e.enumsortorder limit 1) as enum_label,
+                   array(select e.enumlabel::text from pg_enum e where e.enumtypid = t.oid order by e.enumsortorder) as enum_labels,
                    (select fn.nspname || '.' || fc.relname || '(' || fa.attname || ')'
                       from pg_constraint f
                       join pg_class fc on fc.oid = f.confrelid
@@ -92,6 +132,21 @@ enum Catalog {
               from q join pg_policy p on p.polrelid = q.oid
             """
 
+    static let constraintSQL =
+        tablesCTE + """
+            select q.o::int as o, f.contype::text as kind, f.conname::text as name,
+                   array(select a.attname::text from unnest(f.conkey) with ordinality k(n, i)
+                         join pg_attribute a on a.attrelid = f.conrelid and a.attnum = k.n order by k.i) as cols,
+                   array(select a.attname::text from unnest(f.confkey) with ordinality k(n, i)
+                         join pg_attribute a on a.attrelid = f.confrelid and a.attnum = k.n order by k.i) as ref_cols,
+                   fn.nspname::text as ref_schema, fc.relname::text as ref_table,
+                   case when f.contype = 'c' then pg_get_expr(f.conbin, f.conrelid) end as expr
+              from q join pg_constraint f on f.conrelid = q.oid
+              left join pg_class fc on fc.oid = f.confrelid left join pg_namespace fn on fn.oid = fc.relnamespace
+             where f.contype = 'f' or (f.contype = 'c' and cardinality(f.conkey) = 1)
+             order by q.o, f.conname
+            """
+
     public static func table(_ conn: PostgresConnection, schema: String, name: String) throws -> TableInfo {
         try tables(conn, [(schema, name)])[0]
     }
@@ -102,7 +157,8 @@ enum Catalog {
     {
         let regs = names.map { SQL.qualified($0.schema, $0.name) }
         let results = try conn.pipeline(
-            [headSQL, columnsSQL, uniqueSQL, policySQL].map { PostgresStatement($0, [regs]) }, isolation: .none)
+            [headSQL, columnsSQL, uniqueSQL, policySQL, constraintSQL].map { PostgresStatement($0, [regs]) },
+            isolation: .none)
         func rows(_ i: Int) throws -> [Int: [PostgresRow]] {
             switch results[i] {
             case .success(let r): return try Dictionary(grouping: r.rows) { try $0.decode("o", as: Int.self) - 1 }
@@ -111,14 +167,12 @@ enum Catalog {
             }
         }
         let heads = try rows(0), columns = try rows(1), uniques = try rows(2), policies = try rows(3)
-        var out: [TableInfo] = []
-        for (k, (schema, name)) in names.enumerated() {
+        let constraints = try rows(4)
+        func info(_ k: Int, _ schema: String, _ name: String) throws -> TableInfo {
             guard let head = heads[k]?.first else {
-                out.append(
-                    TableInfo(
-                        schema: schema, name: name, exists: false, rlsEnabled: false, serviceRoleCanInsert: false,
-                        columns: [], uniqueKeys: [], policyTexts: []))
-                continue
+                return TableInfo(
+                    schema: schema, name: name, exists: false, rlsEnabled: false, serviceRoleCanInsert: false,
+                    columns: [], uniqueKeys: [], policyTexts: [])
             }
             let cols = try (columns[k] ?? []).map { r in
                 TableInfo.ColumnInfo(
@@ -127,17 +181,36 @@ enum Catalog {
                     notNull: try r.decode("not_null"),
                     hasDefault: try r.decode("has_default"), identity: try r.decode("identity"),
                     generated: try r.decode("generated"), enumLabel: try r.decode("enum_label"),
-                    references: try r.decode("refs"))
+                    enumLabels: try r.decode("enum_labels"), references: try r.decode("refs"))
             }
             let keys = try (uniques[k] ?? []).compactMap { r -> [String]? in
                 try r.decode("plain", as: Bool.self) ? try r.decode("cols", as: [String].self) : nil
             }
-            out.append(
-                TableInfo(
-                    schema: schema, name: name, exists: true, rlsEnabled: try head.decode("rls"),
-                    serviceRoleCanInsert: try head.decode("service_insert"), columns: cols, uniqueKeys: keys,
-                    policyTexts: try (policies[k] ?? []).map { try $0.decode("expr") }))
+            var t = TableInfo(
+                schema: schema, name: name, exists: true, rlsEnabled: try head.decode("rls"),
+                serviceRoleCanInsert: try head.decode("service_insert"), columns: cols, uniqueKeys: keys,
+                policyTexts: try (policies[k] ?? []).map { try $0.decode("expr") })
+            for r in constraints[k] ?? [] {
+                let cols: [String] = try r.decode("cols")
+                if try r.decode("kind", as: String.self) == "c" {
+                    t.checks[cols[0], default: []].append(try r.decode("expr"))
+                } else {
+                    t.foreignKeys.append(
+                        TableInfo.ForeignKey(
+                            name: try r.decode("name"), columns: cols, refSchema: try r.decode("ref_schema"),
+                            refTable: try r.decode("ref_table"), refColumns: try r.decode("ref_cols")))
+                }
+            }
+            return t
         }
+        var out = try names.enumerated().map { try info($0.offset, $0.element.schema, $0.element.name) }
+        // Declared tables are parents too (a message's channel may be declared itself).
+        var parents = Dictionary(out.filter(\.exists).map { ($0.qualifiedName, $0) }) { a, _ in a }
+        for (k, rs) in heads where k >= names.count {
+            let p = try info(k, try rs[0].decode("schema"), try rs[0].decode("name"))
+            parents[p.qualifiedName] = p
+        }
+        for i in out.indices where out[i].exists { out[i].parents = parents }
         // A helper such as is_admin() that reads the JWT counts as reading claims: add the bodies.
         let called = Set(out.flatMap { $0.policyTexts.flatMap { ClaimAttack.functionNames(in: $0) } })
         if !called.isEmpty {

@@ -17,12 +17,17 @@ struct CatalogMatrix {
             .map { SQL.ident($0.name) }
     }
 
+    static let nobody = "00000000-0000-0000-0000-000000000000"
+    var users: [HarnessActor] { [user.actor, HarnessActor.anon] + roleActors.map(\.actor) }
+    let user = MatrixActor(actor: .user("A"))
+
     func seedScript() -> String {
-        let r = seeder.row(owner: "00000000-0000-0000-0000-000000000000", n: 1)
+        let r = seeder.row(owner: Self.nobody, n: 1)
         let columns =
             r.columns.isEmpty
             ? " default values" : " (\(r.columns.joined(separator: ", "))) values (\(r.values.joined(separator: ", ")))"
-        var sql = serviceRole ? "select set_config('role', 'service_role', true);\n" : ""
+        var sql = seeder.parents.script(owners: [Self.nobody] + users.map(\.uid))
+        sql += serviceRole ? "select set_config('role', 'service_role', true);\n" : ""
         sql +=
             "with r as (insert into \(t)\(columns) returning ctid) select set_config('rlskit.catalog_row', ctid::text, true) from r;\n"
         if serviceRole { sql += "select set_config('role', 'none', true);\n" }
@@ -54,7 +59,7 @@ struct CatalogMatrix {
         func on(_ command: String, set: [(String, String)] = []) -> CheckRow {
             CheckRow(table: t, name: info.name, command: command, role: "", existing: row, assignments: set)
         }
-        let user = MatrixActor(actor: .user("A")), anon = MatrixActor(actor: .anon)
+        let anon = MatrixActor(actor: users[1])
         var n = 4000
         for x in [user, anon] + roleActors {
             let u = x.actor, s = x.standing()

@@ -35,6 +35,8 @@ struct GroupMatrix {
 
     func seedScript() -> String {
         var sql = world.seedScript(serviceRole: serviceRole)
+        // Parents of the table's other foreign keys, for every user that writes a row.
+        sql += seeder(world.g1).parents.script(owners: (actors.map(\.actor) + [r1Owner, r2Owner]).map(\.uid))
         guard !isGroupTable else { return sql }
         if serviceRole { sql += "select set_config('role', 'service_role', true);\n" }
         for (n, (group, owner)) in [(world.g1, r1Owner), (world.g2, r2Owner)].enumerated() {

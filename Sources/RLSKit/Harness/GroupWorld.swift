@@ -84,7 +84,8 @@ struct GroupWorld {
         guard ifMissing else { return head + " values (\(r.values.joined(separator: ", ")))" }
         let exists =
             onePerUser ? "\(SQL.ident(members.userColumn)) = \(SQL.literal(u.uid))" : whereMember(group, u)
-        return head + " select \(r.values.joined(separator: ", ")) where not exists (select 1 from \(m) where \(exists))"
+        return head
+            + " select \(r.values.joined(separator: ", ")) where not exists (select 1 from \(m) where \(exists))"
     }
 
     /// Why the groups cannot be seeded, or nil.

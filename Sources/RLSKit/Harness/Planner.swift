@@ -40,7 +40,9 @@ enum Planner {
                     "schema \(SQL.ident(schema)) does not exist in the database: fix the name in 'expose' or apply the migrations first"
                 )
             }
-            let infos = try Catalog.tables(conn, file.tables.map { ($0.schema, $0.name) })
+            var infos = try Catalog.tables(conn, file.tables.map { ($0.schema, $0.name) })
+            let declared = Dictionary(file.tables.map { ($0.qualifiedName, $0) }) { a, _ in a }
+            for i in infos.indices { infos[i].declared = declared }
             let worlds = try groupWorlds(file, conn: conn)
             let roles = MatrixActor.roleActors(file.roles)
             for (intent, info) in zip(file.tables, infos) {

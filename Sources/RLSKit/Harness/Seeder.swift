@@ -7,7 +7,16 @@ struct Seeder: Sendable {
     public let table: TableInfo
     public let intent: TableIntent
     /// Column → SQL value the matrix decides (a row's group, a member's user and role).
-    public var fixed: [String: String] = [:]
+    public var fixed: [String: String]
+    /// Parent rows the table's foreign keys need.
+    public let parents: ParentPlan
+
+    init(table: TableInfo, intent: TableIntent, fixed: [String: String] = [:]) {
+        self.table = table
+        self.intent = intent
+        self.fixed = fixed
+        parents = ParentPlan(table: table, intent: intent, fixed: fixed)
+    }
 
     /// Why rows cannot be made without help, or nil.
     public var problem: String? {
@@ -24,7 +33,11 @@ struct Seeder: Sendable {
         for s in intent.seeds where table.column(s.column) == nil {
             return "seed column '\(s.column)' does not exist in \(table.qualifiedName)"
         }
-        for c in table.columns where needsValue(c) && !declared(c) && c.name != intent.owner && fixed[c.name] == nil {
+        if let p = parents.problem { return p }
+        for c in table.columns
+        where needsValue(c) && !declared(c) && c.name != intent.owner && parents.root[c.name] == nil
+            && fixed[c.name] == nil
+        {
             if let ref = c.references, !ref.hasPrefix("auth.users(") {
                 return
                     "column \(c.name) references \(ref), which rlskit cannot fill: declare 'seed \(c.name) = <expression>' in the access file"
@@ -52,10 +65,12 @@ struct Seeder: Sendable {
             } else if let s = intent.seeds.first(where: { $0.column == c.name }) {
                 value = s.expression.replacingOccurrences(of: "{owner}", with: owner).replacingOccurrences(
                     of: "{n}", with: String(n))
+            } else if let p = parents.root[c.name] {
+                value = parents.value(p, c, owner: owner, n: n)
             } else if needsValue(c) {
                 value =
                     c.references?.hasPrefix("auth.users(") == true
-                    ? SQL.literal(owner) + "::" + c.type : Seeder.value(for: c, n: n)
+                    ? SQL.literal(owner) + "::" + c.type : Seeder.derived(c, checks: table.checks[c.name] ?? [], n: n)
             } else {
                 value = nil
             }
@@ -102,5 +117,51 @@ struct Seeder: Sendable {
             default: return nil
             }
         }
+    }
+
+    /// `value(for:n:)`, or where check constraints on the column reject it, the first of the
+    /// type's other values (enum labels, false) and the checks' own literals (strings for string
+    /// types, numbers ±1 for numeric ones) that every check accepts, as PostgreSQL evaluates
+    /// them; none → the plain value (the insert then fails naming the constraint).
+    static func derived(_ c: TableInfo.ColumnInfo, checks: [String], n: Int) -> String? {
+        guard let plain = value(for: c, n: n) else { return nil }
+        guard !checks.isEmpty else { return plain }
+        var candidates = [plain]
+        if c.category == "E" { candidates += c.enumLabels.map { SQL.literal($0) + "::" + c.type } }
+        if c.category == "B" { candidates.append("false") }
+        for check in checks {
+            let s = Array(check.unicodeScalars)
+            for tok in SQLLexer.tokens(s) {
+                let text = String(String.UnicodeScalarView(s[tok.start..<tok.end]))
+                if tok.kind == .string, c.category == "S", text.first == "'", text.count >= 2 {
+                    let inner = text.dropFirst().dropLast().replacingOccurrences(of: "''", with: "'")
+                    candidates.append(SQL.literal(inner) + "::" + c.type)
+                } else if tok.kind == .number, c.category == "N", let x = Decimal(string: text) {
+                    candidates += [x, x + 1, x - 1].map { "(\($0))::" + c.type }
+                }
+            }
+        }
+        let tests = checks.map { "(" + substitute(c.name, in: $0) + ")" }.joined(separator: " and ")
+        let rows = candidates.map { "(\($0))" }.joined(separator: ", ")
+        return "coalesce((select s.v from (values \(rows)) s(v) where \(tests) limit 1), \(plain))"
+    }
+
+    /// The check's expression with the column replaced by `s.v` (names after `.` or `::`, and
+    /// function names, left alone).
+    static func substitute(_ column: String, in expr: String) -> String {
+        let s = Array(expr.unicodeScalars)
+        let toks = SQLLexer.tokens(s).filter { !$0.isTrivia }
+        func text(_ t: SQLToken) -> String { String(String.UnicodeScalarView(s[t.start..<t.end])) }
+        var out = "", at = 0
+        for (i, t) in toks.enumerated() {
+            let name = t.kind == .word ? text(t).lowercased() : t.kind == .quotedName ? text(t) : nil
+            guard let name, name == column || name == SQL.ident(column) else { continue }
+            if t.kind == .word && SQL.ident(column) != column { continue }
+            if i > 0, toks[i - 1].kind == .punctuation, [".", "::"].contains(text(toks[i - 1])) { continue }
+            if i + 1 < toks.count, text(toks[i + 1]) == "(" || text(toks[i + 1]) == "." { continue }
+            out += String(String.UnicodeScalarView(s[at..<t.start])) + "s.v"
+            at = t.end
+        }
+        return out + String(String.UnicodeScalarView(s[at...]))
     }
 }

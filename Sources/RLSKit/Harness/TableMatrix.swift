@@ -38,7 +38,9 @@ struct TableMatrix {
     /// A single-column unique owner (profiles.id): a second row for the same owner cannot exist,
     /// so inserting one first removes the seeded row.
     var ownerUnique: Bool { info.uniqueKeys.contains([intent.owner]) }
-    var users: [HarnessActor] { [a, b] + (attacker.map { [$0] } ?? []) + roleActors.map(\.actor) }
+    var users: [HarnessActor] { seededUsers + roleActors.map(\.actor) }
+    /// The users whose own rows are seeded.
+    var seededUsers: [HarnessActor] { [a, b] + (attacker.map { [$0] } ?? []) }
 
     func whereOwner(_ u: HarnessActor) -> String { "\(owner) = \(SQL.literal(u.uid))" }
 
@@ -50,8 +52,9 @@ struct TableMatrix {
     }
 
     func seedScript() -> String {
-        var sql = serviceRole ? "select set_config('role', 'service_role', true);\n" : ""
-        for (i, u) in ([a, b] + (attacker.map { [$0] } ?? [])).enumerated() {
+        var sql = seeder.parents.script(owners: seededUsers.map(\.uid))
+        sql += serviceRole ? "select set_config('role', 'service_role', true);\n" : ""
+        for (i, u) in seededUsers.enumerated() {
             let r = seeder.row(owner: u.uid, n: i + 1)
             sql +=
                 "insert into \(t) (\(r.columns.joined(separator: ", "))) select \(r.values.joined(separator: ", "))"
