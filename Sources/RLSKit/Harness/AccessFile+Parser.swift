@@ -72,6 +72,22 @@ extension AccessFile {
                     }
                 }
                 block = .none
+            case "members" where words.count >= 2 && words[1] == "claim":
+                guard words.count == 3, let path = Self.claimPath(words[2]) else {
+                    throw InputError(
+                        at,
+                        "write 'members claim app_metadata.KEY' (the claim the service sets to the user's group), e.g. 'members claim app_metadata.org_id'"
+                    )
+                }
+                var m = MembersIntent(schema: "", name: "", location: at)
+                m.claimPath = path
+                if let prev = file.memberships.first(where: { $0.qualifiedName == m.qualifiedName }) {
+                    throw InputError(
+                        at, "\(m.qualifiedName) is declared twice (first at line \(prev.location.line)): keep one block"
+                    )
+                }
+                file.memberships.append(m)
+                block = .members(file.memberships.count - 1)
             case "table", "members":
                 let (schema, name) = try tableName(line)
                 let q = SQL.qualified(schema, name)
@@ -138,6 +154,13 @@ extension AccessFile {
                 )
             }
             return (parts.count == 2 ? parts[0] : "public", parts.last!)
+        }
+
+        /// `app_metadata.KEY`: the only place a claim the user cannot write lives in every token.
+        static func claimPath(_ w: String) -> [String]? {
+            let path = w.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            guard path.count == 2, path[0] == "app_metadata", isRoleName(path[1]) else { return nil }
+            return path
         }
 
         static func isRoleName(_ s: String) -> Bool {
@@ -216,6 +239,25 @@ extension AccessFile {
 
         func membersSetting(_ line: Line, _ m: inout MembersIntent) throws(InputError) {
             let what = "members \(m.qualifiedName)"
+            if m.byClaim {
+                switch line.key {
+                case "role":
+                    guard line.words.count == 2, let path = Self.claimPath(line.words[1]) else {
+                        throw InputError(
+                            line.at,
+                            "'role' takes the claim holding the member's role, e.g. 'role app_metadata.org_role'")
+                    }
+                    try line.once("role", &m.settings, what)
+                    m.roleClaimPath = path
+                    return
+                case "roles": break
+                default:
+                    throw InputError(
+                        line.at,
+                        "unknown setting '\(line.key)' for membership by claim: use role (the claim holding the role) and roles"
+                    )
+                }
+            }
             switch line.key {
             case "group":
                 let c = try column(line, example: "team_id")
@@ -392,6 +434,18 @@ extension AccessFile {
 
         func check(_ m: MembersIntent) throws(InputError) {
             let what = "members \(m.qualifiedName)"
+            if m.byClaim {
+                if !m.roleClaimPath.isEmpty && m.roles.isEmpty {
+                    throw InputError(
+                        m.settings["role"] ?? m.location,
+                        "\(what) has a role claim but no 'roles' line: list its values, the group owner's first, e.g. 'roles admin member'"
+                    )
+                }
+                if m.roleClaimPath.isEmpty, let at = m.settings["roles"] {
+                    throw InputError(at, "\(what) lists roles but has no 'role' line: name the claim holding them")
+                }
+                return
+            }
             if m.groupColumn.isEmpty {
                 throw InputError(
                     m.location, "\(what) has no 'group' line: name the column holding the group, e.g. 'group team_id'")

@@ -77,12 +77,21 @@ struct MembersIntent: Sendable, Equatable {
     public var location: SourceLocation
     public var settings: [String: SourceLocation] = [:]
 
-    public var qualifiedName: String { SQL.qualified(schema, name) }
+    /// Membership given by a claim the service sets (app_metadata.org_id) instead of a table;
+    /// `roleClaimPath` holds the member's role the same way.
+    public var claimPath: [String] = []
+    public var roleClaimPath: [String] = []
+    public var byClaim: Bool { !claimPath.isEmpty }
+
+    public var qualifiedName: String {
+        byClaim ? "claim " + claimPath.joined(separator: ".") : SQL.qualified(schema, name)
+    }
 
     public static func == (a: MembersIntent, b: MembersIntent) -> Bool {
         a.qualifiedName == b.qualifiedName && a.groupColumn == b.groupColumn && a.userColumn == b.userColumn
             && a.roleColumn == b.roleColumn && a.roles == b.roles && a.read == b.read && a.add == b.add
             && a.remove == b.remove && a.leave == b.leave && a.changeRole == b.changeRole && a.location == b.location
+            && a.roleClaimPath == b.roleClaimPath
     }
 }
 

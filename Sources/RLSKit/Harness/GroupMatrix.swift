@@ -18,7 +18,7 @@ struct GroupMatrix {
     /// Who owns G1's and G2's rows when the table has an owner column.
     var r1Owner: HarnessActor { world.plain.actor }
     var r2Owner: HarnessActor { world.g2Owner.actor }
-    var actors: [MatrixActor] { world.g1Actors + [world.g2Owner, world.outsider] + roleActors }
+    var actors: [MatrixActor] { world.g1Actors + [world.g2Owner, world.outsider] + world.forgers + roleActors }
     var groupUnique: Bool { info.uniqueKeys.contains([intent.group]) }
 
     func seeder(_ group: String) -> Seeder { Seeder(table: info, intent: intent, fixed: [intent.group: group]) }

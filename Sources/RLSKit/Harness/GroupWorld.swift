@@ -13,40 +13,77 @@ struct GroupWorld {
     let g1Actors: [MatrixActor]
     let g2Owner: MatrixActor
     let outsider: MatrixActor
+    /// With membership by claim: a user who wrote G1 and the owner's role into user_metadata.
+    let forgers: [MatrixActor]
 
-    init(members: MembersIntent, membersInfo: TableInfo, groupTable: TableInfo?, groupKey: String) {
+    /// `keyColumn` gives the group key's type: the membership's group column, or with
+    /// membership by claim, a table's group column.
+    init(
+        members: MembersIntent, membersInfo: TableInfo, groupTable: TableInfo?, groupKey: String,
+        keyColumn: TableInfo.ColumnInfo? = nil
+    ) {
         self.members = members
         self.membersInfo = membersInfo
         self.groupTable = groupTable
         self.groupKey = groupKey
-        let column = membersInfo.column(members.groupColumn)
-        g1 = Self.key(column, 1)
-        g2 = Self.key(column, 2)
+        let column = keyColumn ?? membersInfo.column(members.groupColumn)
+        let k1 = Self.keyValue(column, 1), k2 = Self.keyValue(column, 2)
+        g1 = k1.sql
+        g2 = k2.sql
         let roles = members.roles.isEmpty ? [""] : members.roles
         let g1 = g1, g2 = g2
-        g1Actors = roles.map { r in
-            MatrixActor(actor: .user(r.isEmpty ? "G1 member" : "G1 \(r)"), groups: [g1: r])
+        func claims(_ key: String, _ role: String) -> String {
+            var pairs = [(members.claimPath.last ?? "", JSON.string(key))]
+            if let r = members.roleClaimPath.last { pairs.append((r, JSON.string(role))) }
+            return JSON.sortedObject(pairs).rendered(pretty: false)
         }
-        g2Owner = MatrixActor(actor: .user(roles[0].isEmpty ? "G2 member" : "G2 \(roles[0])"), groups: [g2: roles[0]])
+        func member(_ name: String, _ key: (raw: String, sql: String), _ role: String) -> MatrixActor {
+            var u = HarnessActor.user(name)
+            if members.byClaim { u.appMetadata = claims(key.raw, role) }
+            return MatrixActor(actor: u, groups: [key.sql: role])
+        }
+        g1Actors = roles.map { r in member(r.isEmpty ? "G1 member" : "G1 \(r)", k1, r) }
+        g2Owner = member(roles[0].isEmpty ? "G2 member" : "G2 \(roles[0])", k2, roles[0])
         outsider = MatrixActor(actor: .user("outsider"))
+        if members.byClaim {
+            var f = HarnessActor.user("forged G1 member", metadata: claims(k1.raw, roles[0]))
+            f.forged = true
+            var all = [MatrixActor(actor: f)]
+            if let roleKey = members.roleClaimPath.last, roles.count > 1 {
+                // A plain member who wrote the owner's role into user_metadata stays a plain member.
+                var p = HarnessActor.user(
+                    "G1 \(roles[roles.count - 1]) forging \(roles[0])",
+                    metadata: JSON.sortedObject([(roleKey, JSON.string(roles[0]))]).rendered(pretty: false))
+                p.appMetadata = claims(k1.raw, roles[roles.count - 1])
+                p.forged = true
+                all.append(MatrixActor(actor: p, groups: [g1: roles[roles.count - 1]]))
+            }
+            forgers = all
+        } else {
+            forgers = []
+        }
     }
 
     var top: MatrixActor { g1Actors[0] }
     /// The plain member: the last declared role.
     var plain: MatrixActor { g1Actors[g1Actors.count - 1] }
-    var users: [HarnessActor] { (g1Actors + [g2Owner, outsider]).map(\.actor) }
+    var users: [HarnessActor] { (g1Actors + [g2Owner, outsider] + forgers).map(\.actor) }
     var hasRoles: Bool { !members.roleColumn.isEmpty }
     /// The user column alone is unique: a user belongs to one group at most.
-    var onePerUser: Bool { membersInfo.uniqueKeys.contains([members.userColumn]) }
+    var onePerUser: Bool { !members.byClaim && membersInfo.uniqueKeys.contains([members.userColumn]) }
 
     /// A fresh key of the group column's type: unique per run, never taken from a sequence.
-    static func key(_ c: TableInfo.ColumnInfo?, _ n: Int) -> String {
+    static func key(_ c: TableInfo.ColumnInfo?, _ n: Int) -> String { keyValue(c, n).sql }
+
+    static func keyValue(_ c: TableInfo.ColumnInfo?, _ n: Int) -> (raw: String, sql: String) {
         let type = c?.type ?? "uuid"
+        let raw: String
         switch c?.category {
-        case "N": return "\(Int.random(in: 1_000_000_000...2_000_000_000) + n)::\(type)"
-        case "S": return SQL.literal("rlskit-g\(n)-\(UUID().uuidString.prefix(8).lowercased())") + "::\(type)"
-        default: return SQL.literal(UUID().uuidString.lowercased()) + "::\(type)"
+        case "N": raw = String(Int.random(in: 1_000_000_000...2_000_000_000) + n)
+        case "S": raw = "rlskit-g\(n)-\(UUID().uuidString.prefix(8).lowercased())"
+        default: raw = UUID().uuidString.lowercased()
         }
+        return (raw, (c?.category == "N" ? raw : SQL.literal(raw)) + "::\(type)")
     }
 
     var m: String { membersInfo.sqlName }
@@ -90,6 +127,12 @@ struct GroupWorld {
 
     /// Why the groups cannot be seeded, or nil.
     var problem: String? {
+        if members.byClaim {
+            if let g = groupTable, let p = groupSeeder(g1, owner: top.actor).problem {
+                return "cannot seed groups in \(g.qualifiedName): \(p)"
+            }
+            return nil
+        }
         for c in [members.groupColumn, members.userColumn] + (hasRoles ? [members.roleColumn] : [])
         where membersInfo.column(c) == nil {
             return "members \(membersInfo.qualifiedName) has no column '\(c)'"
@@ -130,6 +173,7 @@ struct GroupWorld {
             }
             sql += "select set_config('request.jwt.claims', '', true);\n"
         }
+        if members.byClaim { return sql }
         sql += asService
         let all = g1Actors.map { ($0, g1) } + [(g2Owner, g2)]
         for (i, (a, g)) in all.enumerated() {

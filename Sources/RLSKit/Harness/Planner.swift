@@ -82,7 +82,7 @@ enum Planner {
                         .unit())
                 }
             }
-            for w in worlds {
+            for w in worlds where !w.world.members.byClaim {
                 plan.units.append(MembersMatrix(world: w.world, roleActors: roles, serviceRole: w.serviceRole).unit())
             }
             if !file.buckets.isEmpty {
@@ -227,9 +227,11 @@ extension Planner {
     /// One group world per members block: its table, the group table it points at, the groups.
     static func groupWorlds(_ file: AccessFile, conn: PostgresConnection) throws -> [PlannedWorld] {
         guard !file.memberships.isEmpty else { return [] }
-        let infos = try Catalog.tables(conn, file.memberships.map { ($0.schema, $0.name) })
+        let tables = file.memberships.filter { !$0.byClaim }
+        let infos = try Catalog.tables(conn, tables.map { ($0.schema, $0.name) })
         var out: [PlannedWorld] = []
-        for (m, info) in zip(file.memberships, infos) {
+        for m in file.memberships where m.byClaim { out.append(try claimWorld(m, file, conn: conn)) }
+        for (m, info) in zip(tables, infos) {
             guard info.exists else {
                 throw InputError(
                     m.location,
@@ -261,6 +263,36 @@ extension Planner {
                     groupTable: groupTable?.qualifiedName))
         }
         return out
+    }
+
+    /// Membership by claim: the key's type and the group table come from the first table
+    /// whose group column follows this block (the only block, or one referencing a table).
+    static func claimWorld(_ m: MembersIntent, _ file: AccessFile, conn: PostgresConnection) throws -> PlannedWorld {
+        var keyColumn: TableInfo.ColumnInfo?, groupTable: TableInfo?, key = ""
+        let grouped = file.tables.filter { !$0.group.isEmpty }
+        let infos = try Catalog.tables(conn, grouped.map { ($0.schema, $0.name) })
+        // A foreign key names the group table; else a table keyed by its group column is it.
+        for (t, info) in zip(grouped, infos) {
+            if let ref = info.column(t.group)?.references, let (schema, name, column) = splitReference(ref) {
+                keyColumn = info.column(t.group)
+                groupTable = try Catalog.table(conn, schema: schema, name: name)
+                key = column
+                break
+            }
+        }
+        if groupTable == nil, let (t, info) = zip(grouped, infos).first(where: { $1.uniqueKeys.contains([$0.group]) }) {
+            keyColumn = info.column(t.group)
+            groupTable = info
+            key = t.group
+        }
+        if keyColumn == nil, let t = grouped.first, let info = infos.first { keyColumn = info.column(t.group) }
+        let empty = TableInfo(
+            schema: "", name: "", exists: false, rlsEnabled: false, serviceRoleCanInsert: false, columns: [],
+            uniqueKeys: [], policyTexts: [])
+        let world = GroupWorld(
+            members: m, membersInfo: empty, groupTable: groupTable, groupKey: key, keyColumn: keyColumn)
+        return PlannedWorld(
+            world: world, serviceRole: groupTable?.serviceRoleCanInsert ?? true, groupTable: groupTable?.qualifiedName)
     }
 
     /// "schema.table(column)" as the catalog query prints it.
