@@ -188,7 +188,20 @@ extension AccessFile {
                 try line.once("owner", &table.settings, what)
                 table.owner = col
             case "group":
-                let col = try column(line, example: "team_id")
+                var l = line
+                if line.words.count == 4 && line.words[2] == "through" {
+                    guard let parts = nameParts(line.words[3]), parts.count <= 2 else {
+                        throw InputError(at, "'\(line.words[3])' is not a table name: write schema.name")
+                    }
+                    table.through = SQL.qualified(parts.count == 2 ? parts[0] : "public", parts.last!)
+                    l = Line(words: Array(line.words.prefix(2)), text: line.text, at: at)
+                } else if line.words.count > 2 {
+                    throw InputError(
+                        at,
+                        "write 'group column' or 'group column through schema.table' (the row's group is that of the row the column points at)"
+                    )
+                }
+                let col = try column(l, example: "team_id")
                 try line.once("group", &table.settings, what)
                 table.group = col
             case "read":
@@ -407,6 +420,23 @@ extension AccessFile {
                 throw InputError(
                     t.location,
                     "\(what) does not say who may write: add 'write owner|nobody|…' (or insert/update/delete lines)")
+            }
+            if !t.through.isEmpty {
+                let at = t.settings["group"] ?? t.location
+                var seen: Set<String> = [t.qualifiedName], next = t.through
+                while true {
+                    guard let parent = file.tables.first(where: { $0.qualifiedName == next }), !parent.group.isEmpty
+                    else {
+                        throw InputError(
+                            at,
+                            "\(what): 'through \(next)' needs a 'table \(next)' block with a 'group' line in this file")
+                    }
+                    guard seen.insert(parent.qualifiedName).inserted else {
+                        throw InputError(at, "\(what): 'group … through' goes round in a circle through \(next)")
+                    }
+                    if parent.through.isEmpty { break }
+                    next = parent.through
+                }
             }
             if !t.group.isEmpty && file.memberships.isEmpty {
                 throw InputError(

@@ -36,6 +36,8 @@ struct TableIntent: Sendable, Equatable {
     public var owner: String = ""
     /// The column holding the row's group (through a `members` block); empty when rows have none.
     public var group: String = ""
+    /// `group project_id through public.projects`: the row's group is that of the row it points at.
+    public var through: String = ""
     public var read: Who?
     public var insert: Who?
     public var update: Who?

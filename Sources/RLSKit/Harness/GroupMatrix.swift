@@ -20,6 +20,21 @@ struct GroupMatrix {
     var r2Owner: HarnessActor { world.g2Owner.actor }
     var actors: [MatrixActor] { world.g1Actors + [world.g2Owner, world.outsider] + world.forgers + roleActors }
     var groupUnique: Bool { info.uniqueKeys.contains([intent.group]) }
+    /// Tables between this one and the group (`group project_id through public.projects`), the
+    /// nearest to the group first; their G1 and G2 rows are seeded before this table's.
+    var through: [ThroughLevel] = []
+    /// What the group column holds for G1's and G2's rows: the group keys, or the keys of the
+    /// rows of the table it goes through.
+    var k1: String { through.last?.k1 ?? world.g1 }
+    var k2: String { through.last?.k2 ?? world.g2 }
+
+    struct ThroughLevel {
+        var info: TableInfo
+        var intent: TableIntent
+        /// The column of `info` this level's child points at, and its G1 and G2 values.
+        var key: String
+        var k1: String, k2: String
+    }
 
     func seeder(_ group: String) -> Seeder { Seeder(table: info, intent: intent, fixed: [intent.group: group]) }
 
@@ -36,10 +51,11 @@ struct GroupMatrix {
     func seedScript() -> String {
         var sql = world.seedScript(serviceRole: serviceRole)
         // Parents of the table's other foreign keys, for every user that writes a row.
-        sql += seeder(world.g1).parents.script(owners: (actors.map(\.actor) + [r1Owner, r2Owner]).map(\.uid))
+        sql += seeder(k1).parents.script(owners: (actors.map(\.actor) + [r1Owner, r2Owner]).map(\.uid))
         guard !isGroupTable else { return sql }
+        sql += throughScript()
         if serviceRole { sql += "select set_config('role', 'service_role', true);\n" }
-        for (n, (group, owner)) in [(world.g1, r1Owner), (world.g2, r2Owner)].enumerated() {
+        for (n, (group, owner)) in [(k1, r1Owner), (k2, r2Owner)].enumerated() {
             let r = seeder(group).row(owner: owner.uid, n: n + 1)
             sql +=
                 "insert into \(t) (\(r.columns.joined(separator: ", "))) select \(r.values.joined(separator: ", "))"
@@ -49,9 +65,33 @@ struct GroupMatrix {
         return sql
     }
 
+    /// G1's and G2's rows of each table between this one and the group, top down.
+    func throughScript() -> String {
+        var sql = "", above = (world.g1, world.g2)
+        for (i, level) in through.enumerated() {
+            let owners = (actors.map(\.actor) + [r1Owner, r2Owner]).map(\.uid)
+            for (n, (parent, key, owner)) in [(above.0, level.k1, r1Owner), (above.1, level.k2, r2Owner)].enumerated() {
+                let s = Seeder(
+                    table: level.info, intent: level.intent, fixed: [level.intent.group: parent, level.key: key])
+                if n == 0 { sql += s.parents.script(owners: owners) }
+                let r = s.row(owner: owner.uid, n: 7000 + i * 10 + n)
+                sql +=
+                    "insert into \(level.info.sqlName) (\(r.columns.joined(separator: ", ")))\(s.overriding) select \(r.values.joined(separator: ", "))"
+                    + " where not exists (select 1 from \(level.info.sqlName) where \(SQL.ident(level.key)) = \(key));\n"
+            }
+            above = (level.k1, level.k2)
+        }
+        return sql
+    }
+
     func unit() -> HarnessUnit {
         let suite = info.qualifiedName
-        if let p = world.problem ?? seeder(world.g1).problem {
+        let levelProblem = through.lazy.compactMap { l in
+            Seeder(table: l.info, intent: l.intent, fixed: [l.intent.group: "", l.key: ""]).problem.map {
+                "cannot seed \(l.info.qualifiedName) rows for G1 and G2: \($0)"
+            }
+        }.first
+        if let p = world.problem ?? levelProblem ?? seeder(k1).problem {
             return HarnessUnit(suite: suite, notCovered: p, location: intent.location)
         }
         var checks: [PolicyCheck] = [
@@ -82,7 +122,7 @@ struct GroupMatrix {
         let owner1 = ownerColumn.map { _ in r1Owner.uid }, owner2 = ownerColumn.map { _ in r2Owner.uid }
         let read = intent.read!, insert = intent.insert!, update = intent.update!, delete = intent.delete!
         var n = 2000
-        let clear1 = groupUnique && !isGroupTable ? ["delete from \(t) where \(whereGroup(g1))"] : []
+        let clear1 = groupUnique && !isGroupTable ? ["delete from \(t) where \(whereGroup(k1))"] : []
         func newRow(_ group: String, by u: HarnessActor) -> String {
             n += 1
             let s = seeder(isGroupTable ? GroupWorld.key(info.column(intent.group), n) : group)
@@ -95,20 +135,20 @@ struct GroupMatrix {
         let everyone = actors + [MatrixActor(actor: .anon)]
         for x in everyone {
             let u = x.actor, name = u.name, on1 = x.standing(group: g1, owner: owner1)
-            add(u, "select", "\(name) reads G1's row", [], select + whereGroup(g1), read.allows(on1), on("SELECT", g1))
+            add(u, "select", "\(name) reads G1's row", [], select + whereGroup(k1), read.allows(on1), on("SELECT", k1))
             let creates =
                 isGroupTable
                 ? x.standing(owner: ownerColumn.map { _ in u.uid })
                 : x.standing(group: g1, owner: ownerColumn.map { _ in u.uid })
             add(
                 u, "insert", isGroupTable ? "\(name) creates a group" : "\(name) inserts a row into G1", clear1,
-                newRow(g1, by: u), insert.allows(creates), lastInsert)
+                newRow(k1, by: u), insert.allows(creates), lastInsert)
             add(
-                u, "update", "\(name) updates G1's row", [], touch + whereGroup(g1), update.allows(on1),
-                on("UPDATE", g1, set: [(touchColumn, touchColumn)]))
+                u, "update", "\(name) updates G1's row", [], touch + whereGroup(k1), update.allows(on1),
+                on("UPDATE", k1, set: [(touchColumn, touchColumn)]))
             add(
-                u, "delete", "\(name) deletes G1's row", [], "delete from \(t) where \(whereGroup(g1))",
-                delete.allows(on1), on("DELETE", g1))
+                u, "delete", "\(name) deletes G1's row", [], "delete from \(t) where \(whereGroup(k1))",
+                delete.allows(on1), on("DELETE", k1))
         }
         for name in intent.protected {
             guard let c = info.column(name) else { continue }
@@ -119,8 +159,8 @@ struct GroupMatrix {
                 })
             {
                 n += 1
-                var s = seeder(g1)
-                s.fixed[intent.group] = g1
+                var s = seeder(k1)
+                s.fixed[intent.group] = k1
                 checks.append(
                     PolicyCheck(
                         suite: suite, actor: x.actor.label, operation: "insert",
@@ -142,12 +182,12 @@ struct GroupMatrix {
                         suite: suite, actor: x.actor.label, operation: "update",
                         name: "\(x.actor.name) changes \(q) on G1's row",
                         statements: [
-                            ProtectedColumns.save(c, table: t, where: whereGroup(g1)), x.actor.impersonation(),
-                            ProtectedColumns.update(c, table: t, where: whereGroup(g1)),
+                            ProtectedColumns.save(c, table: t, where: whereGroup(k1)), x.actor.impersonation(),
+                            ProtectedColumns.update(c, table: t, where: whereGroup(k1)),
                         ],
                         expectations: [.notStored], location: intent.location,
                         row: {
-                            var r = ProtectedColumns.updateRow(c, table: info, where: whereGroup(g1))
+                            var r = ProtectedColumns.updateRow(c, table: info, where: whereGroup(k1))
                             r.role = x.actor.role
                             return r
                         }()))
@@ -160,25 +200,25 @@ struct GroupMatrix {
         }
         let top = world.top, plain = world.plain, other = world.g2Owner
         add(
-            top.actor, "select", "\(top.actor.name) reads G2's row", [], select + whereGroup(g2),
-            read.allows(top.standing(group: g2, owner: owner2)), on("SELECT", g2))
+            top.actor, "select", "\(top.actor.name) reads G2's row", [], select + whereGroup(k2),
+            read.allows(top.standing(group: g2, owner: owner2)), on("SELECT", k2))
         add(
             top.actor, "update", "\(top.actor.name) moves G1's row into G2", [],
-            "update \(t) set \(g) = \(g2) where \(whereGroup(g1))",
+            "update \(t) set \(g) = \(k2) where \(whereGroup(k1))",
             update.allows(top.standing(group: g1, owner: owner1))
-                && update.allows(top.standing(group: g2, owner: owner1)), on("UPDATE", g1, set: [(g, g2)]))
+                && update.allows(top.standing(group: g2, owner: owner1)), on("UPDATE", k1, set: [(g, k2)]))
         add(
             other.actor, "update", "\(other.actor.name) moves G2's row into G1", clear1,
-            "update \(t) set \(g) = \(g1) where \(whereGroup(g2))",
+            "update \(t) set \(g) = \(k1) where \(whereGroup(k2))",
             update.allows(other.standing(group: g2, owner: owner2))
-                && update.allows(other.standing(group: g1, owner: owner2)), on("UPDATE", g2, set: [(g, g1)]))
+                && update.allows(other.standing(group: g1, owner: owner2)), on("UPDATE", k2, set: [(g, k1)]))
         if let oc = ownerColumn, top.actor.uid != plain.actor.uid {
             add(
                 plain.actor, "update", "\(plain.actor.name) hands G1's row over to \(top.actor.name)", [],
-                "update \(t) set \(SQL.ident(oc)) = \(SQL.literal(top.actor.uid)) where \(whereGroup(g1))",
+                "update \(t) set \(SQL.ident(oc)) = \(SQL.literal(top.actor.uid)) where \(whereGroup(k1))",
                 update.allows(plain.standing(group: g1, owner: plain.actor.uid))
                     && update.allows(plain.standing(group: g1, owner: top.actor.uid)),
-                on("UPDATE", g1, set: [(SQL.ident(oc), SQL.literal(top.actor.uid))]))
+                on("UPDATE", k1, set: [(SQL.ident(oc), SQL.literal(top.actor.uid))]))
         }
         return HarnessUnit(
             suite: suite, users: world.users + roleActors.map(\.actor), setup: seedScript(), checks: checks,

@@ -62,12 +62,13 @@ enum Planner {
                 try checkSeeds(intent, info, conn: conn)
                 try checkProtected(intent, info)
                 if !intent.group.isEmpty {
-                    let world = try worldFor(intent, info, worlds)
-                    plan.units.append(
-                        GroupMatrix(
-                            info: info, intent: intent, world: world.world, roleActors: roles,
-                            serviceRole: info.serviceRoleCanInsert && world.serviceRole
-                        ).unit())
+                    let (top, levels) = try throughChain(intent, info, file: file, infos: infos)
+                    let world = try worldFor(top.0, top.1, worlds)
+                    var matrix = GroupMatrix(
+                        info: info, intent: intent, world: world.world, roleActors: roles,
+                        serviceRole: info.serviceRoleCanInsert && world.serviceRole)
+                    matrix.through = levels
+                    plan.units.append(matrix.unit())
                 } else if !intent.owner.isEmpty {
                     plan.units.append(
                         TableMatrix(
@@ -293,6 +294,35 @@ extension Planner {
             members: m, membersInfo: empty, groupTable: groupTable, groupKey: key, keyColumn: keyColumn)
         return PlannedWorld(
             world: world, serviceRole: groupTable?.serviceRoleCanInsert ?? true, groupTable: groupTable?.qualifiedName)
+    }
+
+    /// For `group c through P`: the table at the top of the chain (whose group column follows a
+    /// members block), and the tables between, nearest to the group first.
+    static func throughChain(_ intent: TableIntent, _ info: TableInfo, file: AccessFile, infos: [TableInfo]) throws
+        -> ((TableIntent, TableInfo), [GroupMatrix.ThroughLevel])
+    {
+        var levels: [GroupMatrix.ThroughLevel] = []
+        var child = (intent, info)
+        while !child.0.through.isEmpty {
+            let at = child.0.settings["group"] ?? child.0.location
+            guard let i = file.tables.firstIndex(where: { $0.qualifiedName == child.0.through }) else { break }
+            let parent = (file.tables[i], infos[i])
+            guard let ref = child.1.column(child.0.group)?.references, let (schema, name, key) = splitReference(ref),
+                SQL.qualified(schema, name) == parent.1.qualifiedName, let keyColumn = parent.1.column(key)
+            else {
+                throw InputError(
+                    at,
+                    "table \(child.0.qualifiedName): column '\(child.0.group)' has no foreign key to \(parent.1.qualifiedName): 'through' follows one"
+                )
+            }
+            let n = levels.count * 2 + 10
+            levels.insert(
+                GroupMatrix.ThroughLevel(
+                    info: parent.1, intent: parent.0, key: key, k1: GroupWorld.key(keyColumn, n),
+                    k2: GroupWorld.key(keyColumn, n + 1)), at: 0)
+            child = parent
+        }
+        return (child, levels)
     }
 
     /// "schema.table(column)" as the catalog query prints it.
