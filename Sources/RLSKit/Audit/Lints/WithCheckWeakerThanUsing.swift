@@ -13,8 +13,10 @@ extension Lint {
             "Repeat the ownership test of USING in WITH CHECK, or drop WITH CHECK so USING applies to the new row.",
         logic: .swift(needs: [.policies]) { catalog in
             catalog.policies.compactMap { p -> FindingDraft? in
+                // Only an ownership test (a column equal to the caller) can be handed over; a
+                // caller named only to exclude them (`user_id <> auth.uid()`) binds no row to anyone.
                 guard ["UPDATE", "ALL"].contains(p.command), let using = p.usingExpr, let check = p.checkExpr,
-                    using.hasIdentity
+                    using.hasIdentity, !using.bindings.isEmpty
                 else { return nil }
                 let missing = using.bindings.subtracting(check.bindings).sorted()
                 guard !check.hasIdentity || !missing.isEmpty else { return nil }
@@ -41,6 +43,15 @@ extension Lint {
                 """, reports: "policy \"edit own notes\" on public.notes"),
         ],
         nonTriggering: [
+            // Owners change other members' roles: the caller is only excluded, never the owner.
+            """
+            create table public.team_members (team_id uuid, user_id uuid, role text);
+            alter table public.team_members enable row level security;
+            create function public.has_role(t uuid, r text) returns boolean language sql stable as $$ select true $$;
+            create policy members_role on public.team_members for update to authenticated
+              using (public.has_role(team_id, 'owner') and user_id <> (select auth.uid()))
+              with check (public.has_role(team_id, 'owner'));
+            """,
             """
             create table public.notes (id int primary key, owner uuid, body text);
             alter table public.notes enable row level security;
