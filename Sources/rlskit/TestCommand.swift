@@ -36,7 +36,8 @@ enum TestCommand {
             } ?? .text
         var options = try harnessOptions(args)
         if options.accessTokenHook == nil {
-            options.accessTokenHook = try SupabaseProject.locate(MigrationSource.projectSource())?.config?.accessTokenHook
+            options.accessTokenHook = try SupabaseProject.locate(MigrationSource.projectSource())?.config?
+                .accessTokenHook
         }
         let grants = try ApplyCommand.grants(args)
         var paths = args.positionals

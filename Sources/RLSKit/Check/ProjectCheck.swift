@@ -137,7 +137,8 @@ public enum ProjectCheck {
         if let regime { summary += "; \(regime)" }
         if let hook = options.harness.accessTokenHook {
             let named = hook.source == "--access-token-hook" ? "\(hook)" : input.project?.config?.customAccessTokenHook
-            summary += "; custom access token hook \(named ?? "\(hook)") runs for the test users of access files and scenarios"
+            summary +=
+                "; custom access token hook \(named ?? "\(hook)") runs for the test users of access files and scenarios"
         } else if let hook = input.project?.config?.customAccessTokenHook {
             summary += "; note: custom access token hook \(hook) is not run, so tests see only the claims they set"
         }

@@ -125,7 +125,8 @@ final class AccessTokenHookTests: XCTestCase {
         XCTAssertTrue(report.passed)
         let m = report.outcomes.filter { $0.name == "M (forged user_metadata)" }
         XCTAssertEqual(m.map(\.status), [.skipped])
-        XCTAssertTrue(m.first?.message?.hasPrefix("not run: the policies read JWT claims but not user_metadata") == true)
+        XCTAssertTrue(
+            m.first?.message?.hasPrefix("not run: the policies read JWT claims but not user_metadata") == true)
         XCTAssertFalse(report.outcomes.contains { $0.actor?.hasPrefix("M ") == true || $0.actor == "M" })
     }
 
@@ -134,7 +135,8 @@ final class AccessTokenHookTests: XCTestCase {
             "[auth.hook.custom_access_token]\nenabled = true\nuri = \"pg-functions://postgres/app/token_hook\"\n",
             path: "supabase/config.toml")
         XCTAssertEqual(
-            config.accessTokenHook, AccessTokenHook(schema: "app", function: "token_hook", source: "supabase/config.toml:3"))
+            config.accessTokenHook,
+            AccessTokenHook(schema: "app", function: "token_hook", source: "supabase/config.toml:3"))
         let http = try SupabaseConfig.parse(
             "[auth.hook.custom_access_token]\nenabled = true\nuri = \"https://example.test/hook\"\n", path: "c.toml")
         XCTAssertNil(http.accessTokenHook)
