@@ -86,7 +86,9 @@ extension AccessDraft {
         }
         for t in tables {
             for p in t.policies {
-                for e in [p.using, p.check] { note(e, "policy \(SQL.ident(p.name, always: true)) on \(t.qualifiedName)") }
+                for e in [p.using, p.check] {
+                    note(e, "policy \(SQL.ident(p.name, always: true)) on \(t.qualifiedName)")
+                }
             }
         }
         for p in storagePolicies {
@@ -99,14 +101,18 @@ extension AccessDraft {
     static func roleSkeletons(_ reads: [(ClaimRead, [String])], _ w: inout Writer) {
         for (read, places) in reads {
             w.lines.append("")
-            w.lines.append("role ?".padding(toLength: 40, withPad: " ", startingAt: 0) + "# the role's name, or delete this block")
+            w.lines.append(
+                "role ?".padding(toLength: 40, withPad: " ", startingAt: 0) + "# the role's name, or delete this block")
             w.ask(
                 "claim",
-                "where the platform puts it: app_metadata.KEY = VALUE | KEY = VALUE (a claim the access-token hook adds)")
+                "where the platform puts it: app_metadata.KEY = VALUE | KEY = VALUE (a claim the access-token hook adds)"
+            )
             w.questions += 1  // the role's name
             w.lines.append("  # read today: \(read.text), in \(places.joined(separator: "; "))")
             if read.path.first == "user_metadata" {
-                w.lines.append("  # user_metadata is written by users themselves (supabase.auth.updateUser): it cannot hold a role")
+                w.lines.append(
+                    "  # user_metadata is written by users themselves (supabase.auth.updateUser): it cannot hold a role"
+                )
             }
         }
     }

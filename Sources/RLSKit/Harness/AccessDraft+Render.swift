@@ -42,7 +42,8 @@ extension AccessDraft {
         """
 
     static func render(
-        schemas: [String], tables: [Table], storagePolicies: [Policy], buckets: [Bucket], helpers: [String: String] = [:]
+        schemas: [String], tables: [Table], storagePolicies: [Policy], buckets: [Bucket],
+        helpers: [String: String] = [:]
     ) -> Draft {
         var w = Writer(lines: header.split(separator: "\n").map(String.init))
         w.lines += ["", "expose " + schemas.map { SQL.ident($0) }.joined(separator: " ")]

@@ -91,7 +91,9 @@ extension AccessFile {
             case "role":
                 if words == ["role", "?"] {
                     throw InputError(
-                        at, "role ?: the role is not named yet: replace '?' with its name (e.g. admin), or delete the block")
+                        at,
+                        "role ?: the role is not named yet: replace '?' with its name (e.g. admin), or delete the block"
+                    )
                 }
                 guard words.count == 2, Self.isRoleName(words[1]) else {
                     throw InputError(

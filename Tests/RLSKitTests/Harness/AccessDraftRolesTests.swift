@@ -58,7 +58,8 @@ final class AccessDraftRolesTests: XCTestCase {
         XCTAssertEqual(AccessFile.stripComment(protect).trimmingCharacters(in: .whitespaces), "protect ?", text)
         XCTAssertTrue(protect.contains("is_admin, plan, credit_balance (or delete the line)"), protect)
         XCTAssertFalse(protect.contains("score"), "a generated column cannot be set: \(protect)")
-        XCTAssertTrue(block(text, "table public.docs").contains { $0.hasPrefix("  protect ?") && $0.contains("status") })
+        XCTAssertTrue(
+            block(text, "table public.docs").contains { $0.hasPrefix("  protect ?") && $0.contains("status") })
         // No owner or group: a protected column would have no own row, so nothing is asked.
         XCTAssertFalse(block(text, "table public.tags").contains { $0.contains("protect") }, text)
     }
@@ -100,7 +101,8 @@ final class AccessDraftRolesTests: XCTestCase {
             )
         }
         XCTAssertThrowsError(
-            try AccessFile.parse("table public.docs\n  owner author_id\n  read anyone\n  write owner\n  protect ?\n", path: "a.rls")
+            try AccessFile.parse(
+                "table public.docs\n  owner author_id\n  read anyone\n  write owner\n  protect ?\n", path: "a.rls")
         ) { e in
             XCTAssertTrue("\(e)".hasPrefix("a.rls:5: table public.docs: 'protect' is not answered yet"), "\(e)")
         }

@@ -89,6 +89,29 @@ final class AccessTokenHookTests: XCTestCase {
         XCTAssertTrue(failed.contains("A updates own row"), "\(failed)")
     }
 
+    /// Scenario users get the hook's claims too; claims the scenario gives are kept over them.
+    func testScenarioUsersGoThroughTheHook() throws {
+        let db = try StandIn.makeDatabase(prefix: "hookscenario")
+        defer { TestServer.drop(db.name) }
+        _ = try db.conn.runScript(Self.schema)
+        let text = """
+            scenario the hook counts posts and the scenario's claims stay
+              user alice
+              user bob {} claims {"job": "editor"}
+              as alice: select (auth.jwt() ->> 'posts') || '/' || coalesce(auth.jwt() ->> 'job', 'none')
+                expect values 0/none
+              as bob: select auth.jwt() ->> 'job'
+                expect values editor
+            """
+        var input = HarnessInput()
+        input.scenarios = [("hook.scenario", try ScenarioFile.parse(text, path: "hook.scenario"))]
+        let report = try Harness.run(input, options: Self.hooked, on: db.connectionString)
+        XCTAssertTrue(report.passed, report.outcomes.compactMap(\.message).joined(separator: "\n"))
+        XCTAssertEqual(report.outcomes.count, 2)
+        let plain = try Harness.run(input, options: HarnessOptions(), on: db.connectionString)
+        XCTAssertFalse(plain.passed, "without the hook there is no 'posts' claim")
+    }
+
     func testAFailingHookIsOneLineNamingTheFunction() throws {
         let raising = """
             create or replace function public.token_hook(event jsonb) returns jsonb language plpgsql as $$
