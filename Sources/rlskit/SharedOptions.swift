@@ -6,6 +6,9 @@ extension OptionSpec {
         .flag("strict", "Fail on RLS tables without declared intent."),
         .flag("allow-untested", "Skip, instead of fail, declared tables and buckets that cannot be tested."),
         .flag("allow-side-effects", "Run even where triggers could make real network calls (http, pg_net)."),
+        .option(
+            "access-token-hook", "SCHEMA.FUNCTION",
+            "Run every test user's claims through this custom access-token hook (default: config.toml's)."),
     ]
 
     /// What the audit takes (`audit`, `check`).

@@ -34,7 +34,11 @@ enum TestCommand {
                 }
                 return v
             } ?? .text
-        let options = try harnessOptions(args)
+        var options = try harnessOptions(args)
+        if options.accessTokenHook == nil {
+            options.accessTokenHook = try SupabaseProject.locate(MigrationSource.projectSource())?.config?
+                .accessTokenHook
+        }
         let grants = try ApplyCommand.grants(args)
         var paths = args.positionals
         if paths.isEmpty {
@@ -97,6 +101,12 @@ enum TestCommand {
         options.strict = args.flag("strict")
         options.allowUntested = args.flag("allow-untested")
         options.allowSideEffects = args.flag("allow-side-effects")
+        if let h = args.value("access-token-hook") {
+            guard let hook = AccessTokenHook(name: h, source: "--access-token-hook") else {
+                throw ConfigurationError("--access-token-hook must be SCHEMA.FUNCTION (got '\(h)')")
+            }
+            options.accessTokenHook = hook
+        }
         return options
     }
 

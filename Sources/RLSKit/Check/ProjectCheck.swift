@@ -135,7 +135,11 @@ public enum ProjectCheck {
             summary += "; from \(config.path): " + config.settingsUsed.joined(separator: ", ")
         }
         if let regime { summary += "; \(regime)" }
-        if let hook = input.project?.config?.customAccessTokenHook {
+        if let hook = options.harness.accessTokenHook {
+            let named = hook.source == "--access-token-hook" ? "\(hook)" : input.project?.config?.customAccessTokenHook
+            summary +=
+                "; custom access token hook \(named ?? "\(hook)") runs for the test users of access files and scenarios"
+        } else if let hook = input.project?.config?.customAccessTokenHook {
             summary += "; note: custom access token hook \(hook) is not run, so tests see only the claims they set"
         }
         if let standIns = PlatformExtensions.summary(try PlatformExtensions.standInsInstalled(conn)) {
@@ -231,6 +235,7 @@ extension ProjectCheck.Options {
         if throwaway, o.migrations.seeds.isEmpty { o.migrations.seeds = project.seeds }
         if throwaway, o.migrations.buckets.isEmpty { o.migrations.buckets = project.config?.buckets ?? [] }
         if o.harness.exposedSchemas == nil { o.harness.exposedSchemas = project.config?.exposedSchemas }
+        if o.harness.accessTokenHook == nil { o.harness.accessTokenHook = project.config?.accessTokenHook }
         if o.audit.exposedSchemas == nil, let schemas = project.config?.exposedSchemas {
             o.audit.exposedSchemas = schemas
             o.audit.exposedSource = project.config!.path

@@ -21,6 +21,12 @@ extension AccessDraft {
         /// A uuid that is a user's id: it references auth.users(id), or a key that does (profiles.id).
         var userVia: String?
         var holdsUserID: Bool { userVia != nil && baseType == "uuid" }
+        /// Neither generated nor an identity column: a user could set it.
+        var writable = true
+        /// Named like a role, a flag or money, as lint 1009 reads names (`is_admin`, `plan`, `balance`).
+        var privileged: Bool {
+            Set(Lint.privilegeColumnWords).contains(String(name.lowercased().split(separator: "_").last ?? ""))
+        }
     }
 
     struct Policy: Sendable {
@@ -52,7 +58,8 @@ extension AccessDraft {
                format_type(a.atttypid, a.atttypmod) as type,
                coalesce((select b.typname::text from pg_type b where b.oid = t.typbasetype and t.typtype = 'd'), t.typname::text) as base,
                array(select e.enumlabel::text from pg_enum e where e.enumtypid = t.oid order by e.enumsortorder) as labels,
-               fk.s as ref_schema, fk.t as ref_table, fk.c as ref_column
+               fk.s as ref_schema, fk.t as ref_table, fk.c as ref_column,
+               (a.attgenerated = '' and a.attidentity = '') as writable
           from pg_class c join pg_namespace n on n.oid = c.relnamespace
           join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
           join pg_type t on t.oid = a.atttypid
@@ -104,7 +111,8 @@ extension AccessDraft {
                 Column(
                     name: try r.decode("col"), type: try r.decode("type"), baseType: try r.decode("base"),
                     labels: try r.decode("labels"),
-                    references: try refTable.map { (try r.decode("ref_schema"), $0, try r.decode("ref_column")) }))
+                    references: try refTable.map { (try r.decode("ref_schema"), $0, try r.decode("ref_column")) },
+                    writable: try r.decode("writable")))
         }
         for r in try conn.query(uniqueSQL, [schemas]).rows {
             let key = SQL.qualified(try r.decode("schema"), try r.decode("name"))
@@ -128,6 +136,26 @@ extension AccessDraft {
             ? try conn.query(bucketSQL).rows.map { Bucket(id: try $0.decode("id"), isPublic: try $0.decode("public")) }
             : []
         return (markUserColumns(order.map { tables[$0]! }), storage, buckets)
+    }
+
+    /// The bodies of the functions the policies call (`is_admin()`), by name: they may read claims too.
+    static func helperBodies(_ conn: PostgresConnection, tables: [Table], storagePolicies: [Policy]) throws
+        -> [String: String]
+    {
+        let exprs = (tables.flatMap(\.policies) + storagePolicies).flatMap { [$0.using, $0.check].compactMap { $0 } }
+        let called = Set(exprs.flatMap { ClaimAttack.functionNames(in: $0) })
+        guard !called.isEmpty else { return [:] }
+        var out: [String: String] = [:]
+        for r in try conn.query(
+            """
+            select proname::text as name, prosrc from pg_proc
+             where proname = any($1) and prolang <> (select oid from pg_language where lanname = 'internal')
+             order by oid
+            """, [Array(called)]
+        ).rows {
+            out[try r.decode("name"), default: ""] += try r.decode("prosrc", as: String.self) + "\n"
+        }
+        return out
     }
 
     /// Sets `userVia` on columns referencing auth.users(id) directly or through one table's key.

@@ -41,7 +41,10 @@ extension AccessDraft {
         # rlskit refuses to run the file while a '?' is left. Then: rlskit test
         """
 
-    static func render(schemas: [String], tables: [Table], storagePolicies: [Policy], buckets: [Bucket]) -> Draft {
+    static func render(
+        schemas: [String], tables: [Table], storagePolicies: [Policy], buckets: [Bucket],
+        helpers: [String: String] = [:]
+    ) -> Draft {
         var w = Writer(lines: header.split(separator: "\n").map(String.init))
         w.lines += ["", "expose " + schemas.map { SQL.ident($0) }.joined(separator: " ")]
         var draft = Draft(text: "")
@@ -77,8 +80,12 @@ extension AccessDraft {
             draft.buckets += 1
         }
         let claims = claimReaders(tables: tables, storagePolicies: storagePolicies, buckets: buckets)
-        if !claims.isEmpty {
-            w.lines.insert(contentsOf: claimHint(claims), at: header.split(separator: "\n").count + 2)
+        let reads = claimSources(tables: tables, storagePolicies: storagePolicies, helpers: helpers)
+        if !claims.isEmpty || !reads.isEmpty {
+            var roles = Writer(lines: claimHint(claims))
+            roleSkeletons(reads, &roles)
+            w.lines.insert(contentsOf: roles.lines, at: header.split(separator: "\n").count + 2)
+            w.questions += roles.questions
         }
         draft.text = w.lines.joined(separator: "\n") + "\n"
         draft.questions = w.questions
@@ -141,6 +148,14 @@ extension AccessDraft {
         choices.append("nobody")
         w.ask("read", "who may read: " + choices.joined(separator: " | "))
         w.ask("write", "who may insert, update and delete (or insert/update/delete lines), the same choices")
+        let keys = Set(owners.map(\.name) + groups.map(\.column))
+        let privileged = t.columns.filter { $0.privileged && $0.writable && !keys.contains($0.name) }
+        if !privileged.isEmpty && (!owners.isEmpty || !groups.isEmpty) {
+            w.ask(
+                "protect",
+                "columns a user may not set on their own row, named like roles, flags or money: "
+                    + privileged.map { SQL.ident($0.name) }.joined(separator: ", ") + " (or delete the line)")
+        }
         w.quote(t.policies, "")
     }
 
@@ -200,7 +215,11 @@ extension AccessDraft {
     /// How to declare such a role, as a comment: whether one is meant is the user's answer.
     static func claimHint(_ blocks: [String]) -> [String] {
         [
-            "", "# Policies of \(blocks.joined(separator: ", ")) read JWT claims. A role the platform gives through",
+            "",
+            (blocks.isEmpty
+                ? "# Functions today's policies call read JWT claims."
+                : "# Policies of \(blocks.joined(separator: ", ")) read JWT claims.")
+                + " A role the platform gives through",
             "# a claim users cannot write is declared once, then named in a who (e.g. 'update owner or admin'):",
             "#   role admin", "#     claim app_metadata.role = admin",
         ]

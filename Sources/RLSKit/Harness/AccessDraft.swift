@@ -33,7 +33,9 @@ import Postgres
             )
         }
         let (tables, storage, buckets) = try read(conn, schemas: schemas)
-        var draft = render(schemas: schemas, tables: tables, storagePolicies: storage, buckets: buckets)
+        let helpers = try helperBodies(conn, tables: tables, storagePolicies: storage)
+        var draft = render(
+            schemas: schemas, tables: tables, storagePolicies: storage, buckets: buckets, helpers: helpers)
         draft.schemas = schemas
         return draft
     }

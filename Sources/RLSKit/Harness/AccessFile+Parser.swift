@@ -105,6 +105,12 @@ extension AccessFile {
                     block = .members(file.memberships.count - 1)
                 }
             case "role":
+                if words == ["role", "?"] {
+                    throw InputError(
+                        at,
+                        "role ?: the role is not named yet: replace '?' with its name (e.g. admin), or delete the block"
+                    )
+                }
                 guard words.count == 2, Self.isRoleName(words[1]) else {
                     throw InputError(
                         at,

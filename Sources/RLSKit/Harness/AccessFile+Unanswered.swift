@@ -6,6 +6,8 @@ extension AccessFile.Parser {
         "group": "the column holding the row's group", "roles": "the role values, the group owner's first",
         "add": "who may add others to a group", "remove": "who may remove others from a group",
         "leave": "whether a member may leave (members or nobody)", "change-role": "who may change others' roles",
+        "protect": "the columns a user may not set on their own row (or delete the line)",
+        "claim": "where the platform puts the claim: app_metadata.KEY = VALUE, or KEY = VALUE",
     ]
 
     /// The error for a setting whose value is still `?`; nil once it is answered. Seed lines

@@ -15,14 +15,15 @@ struct BucketMatrix {
     /// Names at the bucket root (owner-id buckets) are random, as apps make them.
     let salt = UUID().uuidString.prefix(8).lowercased()
 
-    init(intent: BucketIntent, storagePolicyTexts: [String], serviceRole: Bool, facts: BucketFacts = BucketFacts()) {
+    init(
+        intent: BucketIntent, storagePolicyTexts: [String], serviceRole: Bool, facts: BucketFacts = BucketFacts(),
+        hook: Bool = false
+    ) {
         self.intent = intent
         policyTexts = storagePolicyTexts
         self.serviceRole = serviceRole
         files = BucketUploads(intent: intent, facts: facts)
-        attacker =
-            ClaimAttack.readsClaims(storagePolicyTexts)
-            ? .user("M", metadata: ClaimAttack.metadata(for: storagePolicyTexts)) : nil
+        attacker = ClaimAttack.attacker(storagePolicyTexts, hook: hook)
     }
 
     var users: [HarnessActor] { [a, b] + (attacker.map { [$0] } ?? []) }

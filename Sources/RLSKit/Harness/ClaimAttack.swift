@@ -12,6 +12,31 @@ enum ClaimAttack {
         }
     }
 
+    /// User M, where a forged user_metadata can reach what the policies read: they read it
+    /// themselves, or a custom access-token hook (which may copy it into any claim) runs first.
+    static func attacker(_ texts: [String], hook: Bool) -> HarnessActor? {
+        guard readsClaims(texts), hook || readsUserMetadata(texts) else { return nil }
+        return .user("M", metadata: metadata(for: texts))
+    }
+
+    static func readsUserMetadata(_ texts: [String]) -> Bool {
+        texts.contains { t in
+            let l = t.lowercased()
+            return l.contains("user_metadata") || l.contains("raw_user_meta_data")
+        }
+    }
+
+    /// Said instead of M's checks where they could not fail: claims read only where users cannot write.
+    static func unforgeable(suite: String, _ texts: [String], hook: Bool, at: SourceLocation?) -> TestOutcome? {
+        guard readsClaims(texts), attacker(texts, hook: hook) == nil else { return nil }
+        return TestOutcome(
+            suite: suite, name: "M (forged user_metadata)", status: .skipped,
+            message:
+                "not run: the policies read JWT claims but not user_metadata, and no custom access-token hook is set, "
+                + "so nothing a user writes reaches them (declare a 'role' block to check who holds the claim)",
+            location: at)
+    }
+
     /// A user_metadata object with every key the expressions read set to the value they compare it with
     /// (`->> 'role') = 'admin'` gives {"role": "admin"}); keys read without a comparison get true.
     public static func metadata(for texts: [String]) -> String {

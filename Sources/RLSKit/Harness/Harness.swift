@@ -15,6 +15,8 @@ public struct HarnessOptions: Sendable {
     /// The schemas the Data API serves when no access file names them (`config.toml`'s
     /// `[api] schemas`); nil means `public`.
     public var exposedSchemas: [String]?
+    /// The project's custom access-token hook: every signed-in actor's claims go through it.
+    public var accessTokenHook: AccessTokenHook?
     public init() {}
 }
 

@@ -26,6 +26,8 @@ struct HarnessActor: Sendable, Hashable {
     public var appMetadata: String = "{}"
     /// A user who wrote a role's claim into their own user_metadata.
     public var forged = false
+    /// When the token expires; fixed per actor so its claims text is the same in every check.
+    public var expires = Int(Date().timeIntervalSince1970) + 3600
 
     public static let anon = HarnessActor(kind: .anon, name: "anon")
     public static let serviceRole = HarnessActor(kind: .serviceRole, name: "service_role")
@@ -64,20 +66,23 @@ struct HarnessActor: Sendable, Hashable {
 
     /// The JWT claims PostgREST puts in request.jwt.claims; always with `role`.
     public var claims: String {
+        extraClaims == "{}" || kind != .user ? hookInput : HarnessActor.merge(hookInput, extraClaims)
+    }
+
+    /// The claims GoTrue would sign before a custom access-token hook adds its own.
+    var hookInput: String {
         switch kind {
         case .anon, .serviceRole:
             return "{\"role\":\"\(role)\",\"iss\":\"supabase\"}"
         case .admin, .authAdmin:
             return ""
         case .user:
-            let exp = Int(Date().timeIntervalSince1970) + 3600
+            let exp = expires
             let app = HarnessActor.merge(HarnessActor.platformAppMetadata, appMetadata)
-            var base =
+            return
                 "{\"aud\":\"authenticated\",\"role\":\"authenticated\",\"sub\":\"\(uid)\",\"email\":\(HarnessActor.json(email)),"
                 + "\"exp\":\(exp),\"iat\":\(exp - 3600),\"is_anonymous\":false,\"aal\":\"aal1\","
                 + "\"app_metadata\":\(app),\"user_metadata\":\(userMetadata)}"
-            if extraClaims != "{}" { base = HarnessActor.merge(base, extraClaims) }
-            return base
         }
     }
 

@@ -13,6 +13,7 @@ struct HarnessPlan {
 enum Planner {
     static func plan(_ input: HarnessInput, conn: PostgresConnection, options: HarnessOptions) throws -> HarnessPlan {
         var plan = HarnessPlan()
+        let hooked = options.accessTokenHook != nil
         let network = try Catalog.networkFunctions(conn)
         if !network.isEmpty && !options.allowSideEffects {
             throw ConfigurationError(
@@ -73,8 +74,13 @@ enum Planner {
                     plan.units.append(
                         TableMatrix(
                             info: info, intent: intent, serviceRoleCanInsert: info.serviceRoleCanInsert,
-                            roles: file.roles
+                            roles: file.roles, hook: hooked
                         ).unit())
+                    if let note = ClaimAttack.unforgeable(
+                        suite: info.qualifiedName, info.policyTexts, hook: hooked, at: intent.location)
+                    {
+                        plan.extra.append(note)
+                    }
                 } else {
                     plan.units.append(
                         CatalogMatrix(
@@ -102,9 +108,14 @@ enum Planner {
                     plan.units.append(
                         BucketMatrix(
                             intent: b, storagePolicyTexts: storage.policyTexts, serviceRole: hasServiceRole,
-                            facts: facts
+                            facts: facts, hook: hooked
                         )
                         .unit())
+                    if let note = ClaimAttack.unforgeable(
+                        suite: "bucket \(b.id)", storage.policyTexts, hook: hooked, at: b.location)
+                    {
+                        plan.extra.append(note)
+                    }
                 }
             }
         }
@@ -113,8 +124,14 @@ enum Planner {
                 plan.units.append(s.unit(suite: "\((file as NSString).lastPathComponent): \(s.title)"))
             }
         }
+        if plan.units.contains(where: { !$0.users.isEmpty }) { try options.accessTokenHook?.checkExists(conn) }
         for i in plan.units.indices where !plan.units[i].users.isEmpty {
             plan.units[i].signUp = SignUp.script(plan.units[i].users, columns: authColumns, authAdminExists: authAdmin)
+            if let hook = options.accessTokenHook {
+                plan.units[i].hook = hook
+                plan.units[i].hookAsAuthAdmin = authAdmin
+                HookClaims.reroute(&plan.units[i])
+            }
         }
 
         let schemas = input.access.flatMap(\.exposedSchemas)

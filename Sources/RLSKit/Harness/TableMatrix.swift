@@ -11,14 +11,14 @@ struct TableMatrix {
     let roleActors: [MatrixActor]
     let counter = 1000
 
-    init(info: TableInfo, intent: TableIntent, serviceRoleCanInsert: Bool, roles: [RoleIntent] = []) {
+    init(
+        info: TableInfo, intent: TableIntent, serviceRoleCanInsert: Bool, roles: [RoleIntent] = [], hook: Bool = false
+    ) {
         self.info = info
         self.intent = intent
         a = .user("A")
         b = .user("B")
-        attacker =
-            ClaimAttack.readsClaims(info.policyTexts)
-            ? .user("M", metadata: ClaimAttack.metadata(for: info.policyTexts)) : nil
+        attacker = ClaimAttack.attacker(info.policyTexts, hook: hook)
         serviceRole = serviceRoleCanInsert
         roleActors = MatrixActor.roleActors(roles)
     }

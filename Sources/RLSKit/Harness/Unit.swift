@@ -15,6 +15,10 @@ struct HarnessUnit: Sendable {
     /// Matrix checks each start from the seeded state; scenario steps build on each other.
     public var isolation: PipelineIsolation
     public var location: SourceLocation?
+    /// The project's custom access-token hook: run for `users` after seeding; checks read its claims.
+    var hook: AccessTokenHook?
+    /// GoTrue's role exists, so the hook is called as it.
+    var hookAsAuthAdmin = false
 
     public init(
         suite: String, users: [HarnessActor] = [], setup: String = "", checks: [PolicyCheck] = [],

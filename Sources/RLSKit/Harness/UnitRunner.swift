@@ -34,6 +34,15 @@ struct UnitRunner {
                 ]
             }
         }
+        if let hook = unit.hook,
+            let problem = try HookClaims.run(hook, unit, conn: conn, authAdmin: unit.hookAsAuthAdmin)
+        {
+            return [
+                TestOutcome(
+                    suite: unit.suite, name: "custom access-token hook", status: .error, message: problem,
+                    location: unit.location)
+            ]
+        }
         let groups = unit.checks.map { $0.statements.map { PostgresStatement($0) } }
         let results: [[StatementOutcome]]
         do { results = try conn.pipeline(groups: groups, isolation: unit.isolation) } catch let e as PostgresError {

@@ -35,6 +35,8 @@ public struct SupabaseConfig: Sendable, Equatable {
     public var buckets: [Bucket] = []
     /// `[auth.hook.custom_access_token]` when enabled: its `uri` (`pg-functions://postgres/public/hook`).
     public var customAccessTokenHook: String?
+    /// The line of that `uri`.
+    public var customAccessTokenHookLine = 1
     /// The settings the file gave, as `section.key` (for the summary).
     public var settingsRead: [String] = []
 
@@ -102,10 +104,16 @@ public struct SupabaseConfig: Sendable, Equatable {
             let enabled = try bool(hook, "enabled", "auth.hook.custom_access_token") ?? false
             if enabled, let uri = hook["uri"]?.string {
                 c.customAccessTokenHook = uri
+                c.customAccessTokenHookLine = hook.line(of: "uri") ?? 1
                 c.settingsRead.append("auth.hook.custom_access_token.uri")
             }
         }
         return c
+    }
+
+    /// The hook as the tests run it; nil without one, or for an HTTP hook (which cannot run here).
+    public var accessTokenHook: AccessTokenHook? {
+        customAccessTokenHook.flatMap { AccessTokenHook(uri: $0, source: "\(path):\(customAccessTokenHookLine)") }
     }
 
     /// `"50MiB"`, `"5MB"`, `"1GB"`, `"512KiB"`, `1048576`, as the CLI reads sizes (binary units).

@@ -235,9 +235,12 @@ final class AccessDraftTests: XCTestCase {
             settings(block(d.text, "members public.crew_members")),
             ["group crew_id", "user person_id", "read ?", "add ?", "remove ?", "leave ?"])
         XCTAssertEqual(settings(block(d.text, "table public.crews")), ["group id", "read ?", "write ?"])
-        XCTAssertEqual(d.questions, 2 * 9 + 1 + 6 + 4)
+        // The role skeleton for the claim "admins #1" reads: its name and its claim.
+        XCTAssertEqual(d.questions, 2 * 9 + 1 + 6 + 4 + 2)
 
-        let answered = d.text.replacingOccurrences(of: "owner ?", with: "owner assignee")
+        let answered = d.text.replacingOccurrences(of: "\nrole ?", with: "\nrole admin")
+            .replacingOccurrences(of: "claim ?", with: "claim app_metadata.role = admin")
+            .replacingOccurrences(of: "owner ?", with: "owner assignee")
             .replacingOccurrences(of: "roles ?", with: "roles admin member")
             .replacingOccurrences(of: "read ?", with: "read nobody").replacingOccurrences(
                 of: "write ?", with: "write nobody"

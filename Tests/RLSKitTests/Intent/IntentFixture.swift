@@ -6,13 +6,15 @@ import XCTest
 
 /// A schema plus a breakage on a stand-in database, tested with an access file.
 enum IntentFixture {
-    static func run(_ sql: String, access: String, path: String = "intent.rls") throws -> TestReport {
+    static func run(
+        _ sql: String, access: String, path: String = "intent.rls", options: HarnessOptions = HarnessOptions()
+    ) throws -> TestReport {
         let db = try StandIn.makeDatabase(prefix: "intent")
         defer { TestServer.drop(db.name) }
         _ = try db.conn.runScript(sql)
         var input = HarnessInput()
         input.access = [try AccessFile.parse(access, path: path)]
-        return try Harness.run(input, options: HarnessOptions(), on: db.connectionString)
+        return try Harness.run(input, options: options, on: db.connectionString)
     }
 
     struct Bug {
@@ -24,10 +26,10 @@ enum IntentFixture {
 
     /// The correct schema passes with every named check present; each bug fails where it says.
     static func assertCatches(
-        schema: String, access: String, present: [String], bugs: [Bug], file: StaticString = #filePath,
-        line: UInt = #line
+        schema: String, access: String, present: [String], bugs: [Bug], options: HarnessOptions = HarnessOptions(),
+        file: StaticString = #filePath, line: UInt = #line
     ) throws {
-        let report = try run(schema, access: access)
+        let report = try run(schema, access: access, options: options)
         let failures = report.outcomes.filter(\.isFailure)
         XCTAssertTrue(
             report.passed, failures.map { "\($0.suite): \($0.name): \($0.message ?? "")" }.joined(separator: "\n"),
@@ -37,7 +39,7 @@ enum IntentFixture {
             XCTAssertTrue(names.contains(n), "missing check \(n) in \(names.sorted())", file: file, line: line)
         }
         for b in bugs {
-            let report = try run(schema + "\n" + b.sql, access: access)
+            let report = try run(schema + "\n" + b.sql, access: access, options: options)
             let failed = report.outcomes.filter(\.isFailure)
             XCTAssertFalse(report.passed, "\(b.what): not caught", file: file, line: line)
             for name in b.fails {
