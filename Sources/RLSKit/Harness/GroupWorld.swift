@@ -10,6 +10,8 @@ struct GroupWorld {
     let groupKey: String
     /// Group keys as SQL literals of the group column's type.
     let g1: String, g2: String
+    /// The same keys as text, as they appear in a storage path (`<key>/file`).
+    let g1Key: String, g2Key: String
     let g1Actors: [MatrixActor]
     let g2Owner: MatrixActor
     let outsider: MatrixActor
@@ -20,8 +22,10 @@ struct GroupWorld {
         self.groupTable = groupTable
         self.groupKey = groupKey
         let column = membersInfo.column(members.groupColumn)
-        g1 = Self.key(column, 1)
-        g2 = Self.key(column, 2)
+        g1Key = Self.rawKey(column, 1)
+        g2Key = Self.rawKey(column, 2)
+        g1 = Self.literal(column, g1Key)
+        g2 = Self.literal(column, g2Key)
         let roles = members.roles.isEmpty ? [""] : members.roles
         let g1 = g1, g2 = g2
         g1Actors = roles.map { r in
@@ -38,13 +42,19 @@ struct GroupWorld {
     var hasRoles: Bool { !members.roleColumn.isEmpty }
 
     /// A fresh key of the group column's type: unique per run, never taken from a sequence.
-    static func key(_ c: TableInfo.ColumnInfo?, _ n: Int) -> String {
-        let type = c?.type ?? "uuid"
+    static func key(_ c: TableInfo.ColumnInfo?, _ n: Int) -> String { literal(c, rawKey(c, n)) }
+
+    static func rawKey(_ c: TableInfo.ColumnInfo?, _ n: Int) -> String {
         switch c?.category {
-        case "N": return "\(Int.random(in: 1_000_000_000...2_000_000_000) + n)::\(type)"
-        case "S": return SQL.literal("rlskit-g\(n)-\(UUID().uuidString.prefix(8).lowercased())") + "::\(type)"
-        default: return SQL.literal(UUID().uuidString.lowercased()) + "::\(type)"
+        case "N": "\(Int.random(in: 1_000_000_000...2_000_000_000) + n)"
+        case "S": "rlskit-g\(n)-\(UUID().uuidString.prefix(8).lowercased())"
+        default: UUID().uuidString.lowercased()
         }
+    }
+
+    static func literal(_ c: TableInfo.ColumnInfo?, _ raw: String) -> String {
+        let type = c?.type ?? "uuid"
+        return (c?.category == "N" ? raw : SQL.literal(raw)) + "::\(type)"
     }
 
     var m: String { membersInfo.sqlName }
