@@ -25,7 +25,7 @@ extension AccessFile.Parser {
             }
         }
         if b.read == nil {
-            throw InputError(b.location, "\(what) has no 'read' line: add 'read public|\(Who.usage)'")
+            throw InputError(b.location, "\(what) has no 'read' line: add 'read public' or 'read <who>' (\(Who.usage))")
         }
         let ops: [(String, Who?)] = [
             ("upload", b.upload), ("overwrite", b.overwrite), ("move", b.move), ("delete", b.delete),

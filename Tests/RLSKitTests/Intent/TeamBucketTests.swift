@@ -72,6 +72,52 @@ final class TeamBucketTests: XCTestCase {
         XCTAssertEqual(line("G1 member deletes G1's object"), try XCTUnwrap(line("G1 owner moves G1's object")) + 1)
     }
 
+    /// With several members blocks the bucket names the one its folders follow; declared roles'
+    /// holders and forgers act on the team folders too.
+    func testNamedMembersBlockAndRoleActors() throws {
+        let channels = """
+            create table public.channel_members (channel_id bigint not null, user_id uuid not null references auth.users (id));
+            alter table public.channel_members enable row level security;
+
+            """
+        let extra = """
+
+            members public.channel_members
+              group channel_id
+              user user_id
+              read nobody
+              add nobody
+              remove nobody
+              leave nobody
+            role admin
+              claim app_metadata.role = admin
+            """
+        let named = Self.bucketAccess.replacingOccurrences(
+            of: "ownership group", with: "ownership group public.team_members")
+        let report = try matrix(channels, bucket: extra + named)
+        let failures = report.outcomes.filter(\.isFailure)
+        XCTAssertTrue(
+            report.passed, failures.map { "\($0.suite): \($0.name): \($0.message ?? "")" }.joined(separator: "\n"))
+        let names = Set(report.outcomes.filter { $0.suite == "bucket team-files" }.map(\.name))
+        for n in [
+            "admin deletes G1's object", "forged admin uploads into G1's folder", "G1 member uploads into G1's folder",
+        ] {
+            XCTAssertTrue(names.contains(n), "missing check \(n)")
+        }
+        // Following the other block, the team folders' policies refuse what members were promised.
+        let wrong = try matrix(
+            channels,
+            bucket: extra
+                + Self.bucketAccess.replacingOccurrences(
+                    of: "ownership group", with: "ownership group public.channel_members"
+                ).replacingOccurrences(of: "delete members with role owner", with: "delete members"))
+        let failed = wrong.outcomes.filter(\.isFailure).map(\.name)
+        XCTAssertTrue(failed.contains("G1 member uploads into G1's folder"), "\(failed)")
+        XCTAssertThrowsError(try AccessFile.parse(TeamFixture.access + extra + Self.bucketAccess, path: "t.rls")) {
+            XCTAssertTrue("\($0)".contains("several members blocks, say which"), "\($0)")
+        }
+    }
+
     struct Bug {
         let what: String
         let sql: String
