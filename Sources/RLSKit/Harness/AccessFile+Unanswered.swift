@@ -6,6 +6,8 @@ extension AccessFile.Parser {
         "group": "the column holding the row's group", "roles": "the role values, the group owner's first",
         "add": "who may add others to a group", "remove": "who may remove others from a group",
         "leave": "whether a member may leave (members or nobody)", "change-role": "who may change others' roles",
+        "ownership": "folder, owner-id or group", "upload": "who may upload", "overwrite": "who may overwrite",
+        "move": "who may move or rename", "list": "who may list",
     ]
 
     /// The error for a setting whose value is still `?`; nil once it is answered. Seed lines
@@ -20,7 +22,8 @@ extension AccessFile.Parser {
         case .role(let r): what = "role \(file.roles[r].name)"
         case .none: return nil
         }
-        let answer = Self.questions[line.key] ?? "your answer"
+        var answer = Self.questions[line.key] ?? "your answer"
+        if case .bucket = block, line.key == "write" { answer = "who may upload, overwrite, move and delete" }
         return InputError(line.at, "\(what): '\(line.key)' is not answered yet: replace '?' with \(answer)")
     }
 }
