@@ -118,6 +118,32 @@ final class TeamBucketTests: XCTestCase {
         }
     }
 
+    /// The README's team folder example is this fixture's bucket block, and passes on it.
+    func testReadmeExamplePassesOnTheFixture() throws {
+        let readme = try String(contentsOfFile: Provisioned.repositoryRoot + "/README.md", encoding: .utf8)
+        let after = try XCTUnwrap(readme.range(of: "**Team folders** (`ownership group`)")).upperBound
+        let block = readme[after...].components(separatedBy: "```")[1]
+        let report = try matrix(bucket: "\n" + String(block.drop { $0 == "\n" }))
+        XCTAssertTrue(report.passed, "\(report.outcomes.filter(\.isFailure).map { $0.message ?? $0.name })")
+        XCTAssertGreaterThan(report.outcomes.filter { $0.suite == "bucket team-files" }.count, 25)
+    }
+
+    /// With `mime`, G1's owner uploads a file of another type into G1's folder and expects it refused.
+    func testRefusedTypeInTeamFolder() throws {
+        let typed = Self.bucketAccess + "\n  mime image/png"
+        let check = "G1 owner uploads a text/plain file (mime allows image/png)"
+        let kept = try matrix(
+            """
+            drop policy "team-files: members upload" on storage.objects;
+            create policy "team-files: members upload png" on storage.objects for insert to authenticated
+              with check (bucket_id = 'team-files' and public.in_team_folder(name) and metadata->>'mimetype' = 'image/png');
+            """, bucket: typed)
+        XCTAssertTrue(kept.passed, "\(kept.outcomes.filter(\.isFailure).map { $0.message ?? $0.name })")
+        XCTAssertTrue(kept.outcomes.contains { $0.name == check })
+        let open = try matrix(bucket: typed)
+        XCTAssertEqual(open.outcomes.filter(\.isFailure).map(\.name), [check])
+    }
+
     struct Bug {
         let what: String
         let sql: String
