@@ -70,13 +70,7 @@ extension AccessDraft {
                 w.lines.append("# skipped bucket \(SQL.display(b.id, always: true)): an access file cannot name it")
                 continue
             }
-            w.lines.append("bucket \(b.id)" + (b.isPublic ? "  # public: anyone downloads its files by URL" : ""))
-            w.ask("read", "who may list and download: public | anyone | signed-in | owner | nobody")
-            w.ask("write", "who may upload, overwrite, move and delete: own-folder | nobody")
-            let literal = SQL.literal(b.id)
-            w.quote(
-                storagePolicies.filter { ($0.using ?? "").contains(literal) || ($0.check ?? "").contains(literal) },
-                "on storage.objects naming \(literal)")
+            bucketBlock(b, members: members, policies: storagePolicies, &w)
             draft.buckets += 1
         }
         let claims = claimReaders(tables: tables, storagePolicies: storagePolicies, buckets: buckets)

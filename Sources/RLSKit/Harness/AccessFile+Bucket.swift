@@ -1,28 +1,9 @@
-/// Who may do one bucket operation. `public` only for `read`: files served by URL to everyone.
-enum BucketAccess: String, Sendable, CaseIterable {
-    case owner, signedIn = "signed-in", anyone, nobody, `public`
+/// What a bucket's `read` says: public (files served by URL to everyone), or a `who`.
+enum BucketRead: Sendable, Hashable {
+    case `public`
+    case who(Who)
 
-    /// Wider grants allow everything narrower ones do: nobody < owner < signed-in < anyone.
-    var rank: Int {
-        switch self {
-        case .nobody: 0
-        case .owner: 1
-        case .signedIn: 2
-        case .anyone, .public: 3
-        }
-    }
-
-    /// Whether a caller may do it to an object: `owns` when the object is the caller's, `user` when signed in.
-    func allows(owns: Bool, user: Bool) -> Bool {
-        switch self {
-        case .nobody, .public: false
-        case .owner: owns && user
-        case .signedIn: user
-        case .anyone: true
-        }
-    }
-
-    static let operationValues = ["owner", "signed-in", "anyone", "nobody"]
+    var who: Who? { if case .who(let w) = self { w } else { nil } }
 }
 
 /// How an object's owner is found.
@@ -31,19 +12,30 @@ enum BucketOwnership: String, Sendable {
     case folder
     /// storage.objects.owner_id, set by the Storage API to the uploader; names are free (often random, at the root).
     case ownerID = "owner-id"
+    /// The first path segment is a group's key (`<team_id>/report.pdf`), membership through a `members` block.
+    case group
 }
 
 struct BucketIntent: Sendable, Equatable {
+    /// A `who` as written on one line, so that names can be checked once every block is known.
+    struct Written: Sendable, Equatable {
+        var key: String
+        var who: Who
+        var at: SourceLocation
+    }
+
     public var id: String
     public var ownership: BucketOwnership?
+    /// With `ownership group schema.table`: the members block the folders follow.
+    public var groupMembers: String?
     /// Who downloads (and, unless `list` says otherwise, lists); `public` also means a public bucket.
-    public var read: BucketAccess?
-    /// Who lists objects (SELECT on storage.objects); defaults to `owner` in a public bucket, else `read`.
-    public var list: BucketAccess?
-    public var upload: BucketAccess?
-    public var overwrite: BucketAccess?
-    public var move: BucketAccess?
-    public var delete: BucketAccess?
+    public var read: BucketRead?
+    /// Who lists objects (SELECT on storage.objects); defaults to the owner (or the members) in a public bucket, else `read`.
+    public var list: Who?
+    public var upload: Who?
+    public var overwrite: Who?
+    public var move: Who?
+    public var delete: Who?
     /// Types an upload may have (`mime`); others must be refused.
     public var mimeTypes: [String] = []
     /// Largest upload in bytes (`size`); larger ones must be refused.
@@ -51,9 +43,12 @@ struct BucketIntent: Sendable, Equatable {
     public var location: SourceLocation
     /// Where each setting was written, by its canonical name.
     public var settings: [String: SourceLocation] = [:]
+    var written: [Written] = []
 
     var model: BucketOwnership { ownership ?? .folder }
-    var lister: BucketAccess { list ?? (read == .public ? .owner : read ?? .nobody) }
+    var lister: Who {
+        list ?? (read == .public ? (model == .group ? .members : .owner) : read?.who ?? .nobody)
+    }
 }
 
 extension AccessFile.Parser {
@@ -65,37 +60,55 @@ extension AccessFile.Parser {
         let key = Self.bucketAliases[line.key] ?? line.key
         switch key {
         case "ownership":
-            if line.words.count == 2, line.words[1] == "group" {
-                throw InputError(
-                    at, "'ownership group' needs group declarations, not supported yet: use folder or owner-id")
+            var members: String?
+            if line.words.count >= 2, line.words[1] == "group" {
+                guard line.words.count <= 3 else {
+                    throw InputError(at, "write 'ownership group' or 'ownership group schema.members_table'")
+                }
+                if line.words.count == 3 {
+                    let (schema, name) = try tableName(Line(words: ["group", line.words[2]], text: "", at: at))
+                    members = SQL.qualified(schema, name)
+                }
+            } else {
+                _ = try line.value(["folder", "owner-id", "group"])
             }
-            let v = BucketOwnership(rawValue: try line.value(["folder", "owner-id"]))
+            let v = BucketOwnership(rawValue: line.words[1])
             try line.once("ownership", &bucket.settings, what)
-            if v == .ownerID, bucket.settings["own-folder"] != nil { throw ownFolderConflict(at) }
+            if v != .folder, bucket.settings["own-folder"] != nil { throw ownFolderConflict(at, v!) }
             bucket.ownership = v
+            bucket.groupMembers = members
         case "read":
-            let v = BucketAccess(rawValue: try line.value(["public"] + BucketAccess.operationValues))
+            if line.words.count == 2, line.words[1] == "public" {
+                try line.once("read", &bucket.settings, what)
+                bucket.read = .public
+                break
+            }
+            let v = try bucketWho(line, key: key)
             try line.once("read", &bucket.settings, what)
-            bucket.read = v
+            bucket.read = .who(v)
+            bucket.written.append(.init(key: key, who: v, at: at))
         case "list":
-            let v = BucketAccess(rawValue: try line.value(BucketAccess.operationValues))
+            let v = try bucketWho(line, key: key)
             try line.once("list", &bucket.settings, what)
             bucket.list = v
+            bucket.written.append(.init(key: key, who: v, at: at))
         case "write":
-            let raw = try line.value(["own-folder"] + BucketAccess.operationValues)
+            let ownFolder = line.words.count == 2 && line.words[1] == "own-folder"
+            let v = ownFolder ? Who.owner : try bucketWho(line, key: key)
             try line.once("write", &bucket.settings, what)
-            let v = raw == "own-folder" ? BucketAccess.owner : BucketAccess(rawValue: raw)
-            if raw == "own-folder" {
-                if bucket.ownership == .ownerID { throw ownFolderConflict(at) }
+            if ownFolder {
+                if let m = bucket.ownership, m != .folder { throw ownFolderConflict(at, m) }
                 bucket.ownership = .folder
                 bucket.settings["own-folder"] = at
             }
+            bucket.written.append(.init(key: key, who: v, at: at))
             // Per-operation lines override 'write', whichever comes first.
             for op in Self.bucketOperations where bucket.settings[op] == nil { set(op, v, &bucket) }
         case "upload", "overwrite", "move", "delete":
-            let v = BucketAccess(rawValue: try line.value(BucketAccess.operationValues))
+            let v = try bucketWho(line, key: key)
             try line.once(key, &bucket.settings, what)
             set(key, v, &bucket)
+            bucket.written.append(.init(key: key, who: v, at: at))
         case "mime":
             let types = Array(line.words.dropFirst())
             guard !types.isEmpty else {
@@ -120,61 +133,37 @@ extension AccessFile.Parser {
         }
     }
 
-    func ownFolderConflict(_ at: SourceLocation) -> InputError {
-        InputError(
-            at,
-            "'write own-folder' means folder ownership, but this bucket says 'ownership owner-id': write 'write owner'")
+    /// A bucket operation's `who`; `public` and `own-folder` are only for `read` and `write`, alone.
+    func bucketWho(_ line: Line, key: String) throws(InputError) -> Who {
+        let words = Array(line.words.dropFirst())
+        guard !words.isEmpty else {
+            throw InputError(line.at, "'\(line.key)' takes one value (or several joined by 'or'): \(Who.usage)")
+        }
+        for w in ["public", "own-folder"] where words.contains(w) {
+            let alone = (w == "public" && key == "read") || (w == "own-folder" && key == "write")
+            throw InputError(
+                line.at,
+                alone
+                    ? "'\(line.key) \(w)' stands alone: drop the other values"
+                    : "unknown \(line.key) value '\(w)': use \(Who.usage)\(w == "public" ? " ('public' is for read)" : " ('own-folder' is for write)")"
+            )
+        }
+        return try Who.parse(words, key: line.key, at: line.at)
     }
 
-    func set(_ op: String, _ v: BucketAccess?, _ b: inout BucketIntent) {
+    func ownFolderConflict(_ at: SourceLocation, _ m: BucketOwnership) -> InputError {
+        InputError(
+            at,
+            "'write own-folder' means folder ownership, but this bucket says 'ownership \(m.rawValue)': write 'write \(m == .group ? "members" : "owner")'"
+        )
+    }
+
+    func set(_ op: String, _ v: Who?, _ b: inout BucketIntent) {
         switch op {
         case "upload": b.upload = v
         case "overwrite": b.overwrite = v
         case "move": b.move = v
         default: b.delete = v
-        }
-    }
-
-    /// What a bucket block must say, and declarations the Storage API could never honour.
-    func finishBucket(_ b: BucketIntent) throws(InputError) {
-        if b.read == nil {
-            throw InputError(
-                b.location, "bucket \(b.id) has no 'read' line: add 'read public|anyone|signed-in|owner|nobody'")
-        }
-        let ops: [(String, BucketAccess?)] = [
-            ("upload", b.upload), ("overwrite", b.overwrite), ("move", b.move), ("delete", b.delete),
-        ]
-        if ops.allSatisfy({ $0.1 == nil }) {
-            throw InputError(
-                b.location,
-                "bucket \(b.id) has no 'write' line: add 'write own-folder|owner|signed-in|anyone|nobody' (or upload, overwrite, move and delete lines)"
-            )
-        }
-        for (op, v) in ops where v == nil {
-            throw InputError(b.location, "bucket \(b.id) does not say who may \(op): add '\(op) …' or a 'write' line")
-        }
-        if b.list != nil, b.read != .public {
-            throw InputError(
-                b.settings["list"]!,
-                "'list' is for public buckets: in a private bucket 'read' says who lists and downloads (both SELECT); drop 'list'"
-            )
-        }
-        let where_ = { (op: String) in b.settings[op] ?? b.settings["write"] ?? b.location }
-        // Overwrites are INSERT … ON CONFLICT DO UPDATE: the insert policy must pass too.
-        let ov = b.overwrite!, up = b.upload!
-        let neededUpload = b.model == .ownerID && ov == .signedIn ? 1 : ov.rank
-        if up.rank < neededUpload {
-            throw InputError(
-                where_("overwrite"),
-                "bucket \(b.id): overwrite \(ov.rawValue) but upload \(up.rawValue): the Storage API overwrites with an upsert, which the upload (insert) policy must allow too; widen upload or narrow overwrite"
-            )
-        }
-        // Deletes, moves and overwrites return the row (RETURNING): whoever does them must see it.
-        for (op, v) in ops.dropFirst() where v!.rank > b.lister.rank {
-            throw InputError(
-                where_(op),
-                "bucket \(b.id): \(op) \(v!.rawValue) but only \(b.lister.rawValue) may list: the Storage API \(op)s with RETURNING, which needs the SELECT policy too; widen \(b.settings["list"] == nil ? "read" : "list") or narrow \(op)"
-            )
         }
     }
 }

@@ -8,6 +8,8 @@ extension AccessFile.Parser {
         "leave": "whether a member may leave (members or nobody)", "change-role": "who may change others' roles",
         "protect": "the columns a user may not set on their own row (or delete the line)",
         "claim": "where the platform puts the claim: app_metadata.KEY = VALUE, or KEY = VALUE",
+        "ownership": "folder, owner-id or group", "upload": "who may upload", "overwrite": "who may overwrite",
+        "move": "who may move or rename", "list": "who may list",
     ]
 
     /// The error for a setting whose value is still `?`; nil once it is answered. Seed lines
@@ -22,7 +24,8 @@ extension AccessFile.Parser {
         case .role(let r): what = "role \(file.roles[r].name)"
         case .none: return nil
         }
-        let answer = Self.questions[line.key] ?? "your answer"
+        var answer = Self.questions[line.key] ?? "your answer"
+        if case .bucket = block, line.key == "write" { answer = "who may upload, overwrite, move and delete" }
         return InputError(line.at, "\(what): '\(line.key)' is not answered yet: replace '?' with \(answer)")
     }
 }

@@ -16,8 +16,8 @@ import Foundation
 ///     role admin
 ///       claim app_metadata.role = admin
 ///     bucket avatars                # settings: AccessFile+Bucket.swift
-///       read public                 # public | anyone | signed-in | owner | nobody
-///       write own-folder            # own-folder | owner | signed-in | anyone | nobody
+///       read public                 # public, or a who
+///       write own-folder            # own-folder, or a who; 'ownership group' for team folders
 struct AccessFile: Sendable, Equatable {
     public var exposedSchemas: [String] = []
     /// Where each of `exposedSchemas` was named (same order).

@@ -12,21 +12,29 @@ struct BucketMatrix {
     let files: BucketUploads
     let a = HarnessActor.user("A"), b = HarnessActor.user("B")
     let attacker: HarnessActor?
+    /// The declared roles' holders and forgers.
+    let roleActors: [MatrixActor]
+    /// The groups of a group bucket (`ownership group`).
+    let world: GroupWorld?
     /// Names at the bucket root (owner-id buckets) are random, as apps make them.
     let salt = UUID().uuidString.prefix(8).lowercased()
 
     init(
         intent: BucketIntent, storagePolicyTexts: [String], serviceRole: Bool, facts: BucketFacts = BucketFacts(),
-        hook: Bool = false
+        hook: Bool = false, roleActors: [MatrixActor] = [], world: GroupWorld? = nil
     ) {
         self.intent = intent
+        self.roleActors = roleActors
+        self.world = world
         policyTexts = storagePolicyTexts
         self.serviceRole = serviceRole
         files = BucketUploads(intent: intent, facts: facts)
         attacker = ClaimAttack.attacker(storagePolicyTexts, hook: hook)
     }
 
-    var users: [HarnessActor] { [a, b] + (attacker.map { [$0] } ?? []) }
+    var users: [HarnessActor] {
+        (world.map { $0.users } ?? [a, b]) + (attacker.map { [$0] } ?? []) + roleActors.map(\.actor)
+    }
     var bucket: String { SQL.literal(intent.id) }
     var byFolder: Bool { intent.model == .folder }
 
@@ -68,16 +76,24 @@ struct BucketMatrix {
     func delete(_ from: String) -> String { "delete from storage.objects where \(whereName(from)) returning *" }
     func list(_ name: String) -> String { "select count(*) from storage.objects where \(whereName(name))" }
 
+    /// Each user's object (a group bucket: one in each group's folder), written as the Storage API
+    /// writes a finished upload.
     func seedScript() -> String {
-        var sql = serviceRole ? "select set_config('role', 'service_role', true);\n" : ""
-        for u in users { sql += upload(u, seeded(u), stored: true) + ";\n" }
+        var sql = world?.seedScript(serviceRole: serviceRole) ?? ""
+        sql += serviceRole ? "select set_config('role', 'service_role', true);\n" : ""
+        if let w = world {
+            sql += upload(w.plain.actor, seededIn(w.g1Key), stored: true) + ";\n"
+            sql += upload(w.g2Owner.actor, seededIn(w.g2Key), stored: true) + ";\n"
+        } else {
+            for u in [a, b] + (attacker.map { [$0] } ?? []) { sql += upload(u, seeded(u), stored: true) + ";\n" }
+        }
         if serviceRole { sql += "select set_config('role', 'none', true);\n" }
         return sql
     }
 
     func unit() -> HarnessUnit {
-        HarnessUnit(
-            suite: "bucket \(intent.id)", users: users, setup: seedScript(), checks: checks(),
-            location: intent.location)
+        let suite = "bucket \(intent.id)"
+        if let p = world?.problem { return HarnessUnit(suite: suite, notCovered: p, location: intent.location) }
+        return HarnessUnit(suite: suite, users: users, setup: seedScript(), checks: checks(), location: intent.location)
     }
 }

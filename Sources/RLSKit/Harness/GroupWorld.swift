@@ -10,6 +10,8 @@ struct GroupWorld {
     let groupKey: String
     /// Group keys as SQL literals of the group column's type.
     let g1: String, g2: String
+    /// The same keys as text, as they appear in a storage path (`<key>/file`).
+    let g1Key: String, g2Key: String
     let g1Actors: [MatrixActor]
     let g2Owner: MatrixActor
     let outsider: MatrixActor
@@ -27,9 +29,11 @@ struct GroupWorld {
         self.groupTable = groupTable
         self.groupKey = groupKey
         let column = keyColumn ?? membersInfo.column(members.groupColumn)
-        let k1 = Self.keyValue(column, 1), k2 = Self.keyValue(column, 2)
-        g1 = k1.sql
-        g2 = k2.sql
+        g1Key = Self.rawKey(column, 1)
+        g2Key = Self.rawKey(column, 2)
+        g1 = Self.literal(column, g1Key)
+        g2 = Self.literal(column, g2Key)
+        let k1 = (raw: g1Key, sql: g1), k2 = (raw: g2Key, sql: g2)
         let roles = members.roles.isEmpty ? [""] : members.roles
         let g1 = g1, g2 = g2
         func claims(_ key: String, _ role: String) -> String {
@@ -73,17 +77,19 @@ struct GroupWorld {
     var onePerUser: Bool { !members.byClaim && membersInfo.uniqueKeys.contains([members.userColumn]) }
 
     /// A fresh key of the group column's type: unique per run, never taken from a sequence.
-    static func key(_ c: TableInfo.ColumnInfo?, _ n: Int) -> String { keyValue(c, n).sql }
+    static func key(_ c: TableInfo.ColumnInfo?, _ n: Int) -> String { literal(c, rawKey(c, n)) }
 
-    static func keyValue(_ c: TableInfo.ColumnInfo?, _ n: Int) -> (raw: String, sql: String) {
-        let type = c?.type ?? "uuid"
-        let raw: String
+    static func rawKey(_ c: TableInfo.ColumnInfo?, _ n: Int) -> String {
         switch c?.category {
-        case "N": raw = String(Int.random(in: 1_000_000_000...2_000_000_000) + n)
-        case "S": raw = "rlskit-g\(n)-\(UUID().uuidString.prefix(8).lowercased())"
-        default: raw = UUID().uuidString.lowercased()
+        case "N": "\(Int.random(in: 1_000_000_000...2_000_000_000) + n)"
+        case "S": "rlskit-g\(n)-\(UUID().uuidString.prefix(8).lowercased())"
+        default: UUID().uuidString.lowercased()
         }
-        return (raw, (c?.category == "N" ? raw : SQL.literal(raw)) + "::\(type)")
+    }
+
+    static func literal(_ c: TableInfo.ColumnInfo?, _ raw: String) -> String {
+        let type = c?.type ?? "uuid"
+        return (c?.category == "N" ? raw : SQL.literal(raw)) + "::\(type)"
     }
 
     var m: String { membersInfo.sqlName }

@@ -105,10 +105,16 @@ enum Planner {
                             "bucket \(b.id) does not exist in storage.buckets: fix the name or apply the migrations first"
                         )
                     }
+                    // The parser made sure a group bucket names a members block, or that there is one.
+                    let w =
+                        b.model == .group
+                        ? worlds.first { b.groupMembers == nil || $0.world.members.qualifiedName == b.groupMembers }
+                        : nil
                     plan.units.append(
                         BucketMatrix(
-                            intent: b, storagePolicyTexts: storage.policyTexts, serviceRole: hasServiceRole,
-                            facts: facts, hook: hooked
+                            intent: b, storagePolicyTexts: storage.policyTexts,
+                            serviceRole: hasServiceRole && (w?.serviceRole ?? true), facts: facts, hook: hooked,
+                            roleActors: roles, world: w?.world
                         )
                         .unit())
                     if let note = ClaimAttack.unforgeable(

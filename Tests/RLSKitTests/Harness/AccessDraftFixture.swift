@@ -56,7 +56,10 @@ enum AccessDraftFixture {
         "table public.posts": ["read": "anyone", "write": "owner"],
         "table public.profiles": ["read": "signed-in", "write": "owner"],
         "table public.plans": ["read": "anyone", "write": "nobody"],
-        "bucket docs": ["read": "owner", "write": "own-folder"],
+        "bucket docs": [
+            "ownership": "folder", "read": "owner", "upload": "owner", "overwrite": "owner", "move": "owner",
+            "delete": "owner",
+        ],
     ]
 
     /// The draft with each `key ?` replaced by its answer; the teams block gets its own lines

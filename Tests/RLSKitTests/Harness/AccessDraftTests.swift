@@ -43,7 +43,15 @@ final class AccessDraftTests: XCTestCase {
                 "group team_id", "user user_id", "role role", "roles owner member", "read ?", "add ?", "remove ?",
                 "leave ?", "change-role ?",
             ])
-        XCTAssertEqual(settings(block(d.text, "bucket docs")), ["read ?", "write ?"])
+        XCTAssertEqual(
+            settings(block(d.text, "bucket docs")),
+            ["ownership ?", "read ?", "upload ?", "overwrite ?", "move ?", "delete ?"])
+        // A membership table offers team folders and members as answers.
+        XCTAssertTrue(block(d.text, "bucket docs").contains { $0.contains("ownership ?") && $0.contains("| group (") })
+        XCTAssertTrue(
+            block(d.text, "bucket docs").contains {
+                $0.contains("upload ?") && $0.contains("| members | members with role owner, member |")
+            }, d.text)
         XCTAssertFalse(d.text.contains("table public.team_members"), "a membership table is a members block")
         // The choices offered follow the candidates; the enum's roles are offered to group tables.
         XCTAssertTrue(
@@ -66,7 +74,7 @@ final class AccessDraftTests: XCTestCase {
         XCTAssertEqual(d.tables, 5)
         XCTAssertEqual(d.memberships, 1)
         XCTAssertEqual(d.buckets, 1)
-        XCTAssertEqual(d.questions, 5 * 2 + 5 + 2)
+        XCTAssertEqual(d.questions, 5 * 2 + 5 + 6)
         // No intent is answered for the user, and no policy here reads a claim.
         let intents = ["read", "write", "insert", "update", "delete", "add", "remove", "leave", "change-role"]
         for line in d.text.split(separator: "\n") {
@@ -115,7 +123,15 @@ final class AccessDraftTests: XCTestCase {
             ),
             (
                 "bucket docs\n  read owner\n  write ?\n",
-                "a.rls:3: bucket docs: 'write' is not answered yet: replace '?' with who may insert, update and delete"
+                "a.rls:3: bucket docs: 'write' is not answered yet: replace '?' with who may upload, overwrite, move and delete"
+            ),
+            (
+                "bucket docs\n  ownership ?\n  read owner\n  write owner\n",
+                "a.rls:2: bucket docs: 'ownership' is not answered yet: replace '?' with folder, owner-id or group"
+            ),
+            (
+                "bucket docs\n  ownership folder\n  read owner\n  upload owner\n  overwrite ?\n",
+                "a.rls:5: bucket docs: 'overwrite' is not answered yet: replace '?' with who may overwrite"
             ),
         ]
         for (text, message) in cases {

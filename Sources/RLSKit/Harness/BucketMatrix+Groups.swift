@@ -1,0 +1,73 @@
+/// Team folders (`ownership group`): objects live under `<group key>/…`. Every G1 role, G2's
+/// owner, the outsider, anon and the declared roles list, upload, overwrite, move and delete
+/// G1's object; G1's owner uploads into G2's folder and moves G1's object there.
+extension BucketMatrix {
+    func inGroup(_ key: String, _ tag: String) -> String { "\(key)/rlskit-\(tag).\(files.ext)" }
+    func seededIn(_ key: String) -> String { inGroup(key, "seeded") }
+
+    func groupChecks(_ w: GroupWorld) -> [PolicyCheck] {
+        var out: [PolicyCheck] = []
+        let lister = intent.lister, up = intent.upload!, ov = intent.overwrite!, mv = intent.move!
+        let dl = intent.delete!
+        let g1Object = seededIn(w.g1Key), g2Object = seededIn(w.g2Key)
+        let everyone =
+            w.g1Actors + [w.g2Owner, w.outsider] + (attacker.map { [MatrixActor(actor: $0)] } ?? []) + roleActors
+            + [MatrixActor(actor: .anon)]
+        for (i, x) in everyone.enumerated() {
+            let u = x.actor, n = u.name, s = x.standing(group: w.g1)
+            out.append(
+                check(u, "select", "list", "\(n) lists G1's object", listing(g1Object), lister.allows(s), list: true))
+            out.append(
+                check(
+                    u, "insert", "upload", "\(n) uploads into G1's folder", uploading(u, inGroup(w.g1Key, "new-\(i)")),
+                    up.allows(s)))
+            out.append(
+                check(
+                    u, "update", "overwrite", "\(n) overwrites G1's object", uploading(u, g1Object, upsert: true),
+                    ov.allows(s)))
+            out.append(
+                check(
+                    u, "update", "move", "\(n) moves G1's object",
+                    moving(u, g1Object, to: inGroup(w.g1Key, "moved-\(i)")),
+                    mv.allows(s)))
+            out.append(check(u, "delete", "delete", "\(n) deletes G1's object", deleting(g1Object), dl.allows(s)))
+        }
+        let top = w.top.actor, t = top.name, in1 = w.top.standing(group: w.g1), in2 = w.top.standing(group: w.g2)
+        out.append(
+            check(top, "select", "list", "\(t) lists G2's object", listing(g2Object), lister.allows(in2), list: true))
+        out.append(
+            check(
+                top, "insert", "upload", "\(t) uploads into G2's folder", uploading(top, inGroup(w.g2Key, "from-g1")),
+                up.allows(in2)))
+        out.append(
+            check(
+                top, "update", "move", "\(t) moves G1's object into G2's folder",
+                moving(top, g1Object, to: inGroup(w.g2Key, "moved-from-g1")), mv.allows(in1) && mv.allows(in2)))
+        let other = w.g2Owner.actor, o1 = w.g2Owner.standing(group: w.g1), o2 = w.g2Owner.standing(group: w.g2)
+        out.append(
+            check(
+                other, "update", "move", "\(other.name) moves G2's object into G1's folder",
+                moving(other, g2Object, to: inGroup(w.g1Key, "moved-from-g2")), mv.allows(o2) && mv.allows(o1)))
+        out.append(
+            check(
+                top, "insert", "upload", "\(t) uploads outside any group folder",
+                uploading(top, "rlskit-root.\(files.ext)"),
+                up.allows(w.top.standing())))
+        if up.allows(in1) {
+            if let type = files.refusedType {
+                out.append(
+                    check(
+                        top, "insert", "upload",
+                        "\(t) uploads a \(type) file (mime allows \(intent.mimeTypes.joined(separator: ", ")))",
+                        uploading(top, inGroup(w.g1Key, "typed"), mimetype: type), false))
+            }
+            if let size = files.refusedSize {
+                out.append(
+                    check(
+                        top, "insert", "upload", "\(t) uploads a file of \(size) bytes (size allows \(size - 1))",
+                        uploading(top, inGroup(w.g1Key, "large"), size: size), false))
+            }
+        }
+        return out
+    }
+}
