@@ -69,6 +69,9 @@ extension AccessFile {
                     }
                 }
                 block = .none
+            case "header":
+                file.headers.append(try header(line, file.headers))
+                block = .none
             case "table":
                 guard words.count == 2 else {
                     throw InputError(
@@ -103,7 +106,7 @@ extension AccessFile {
             default:
                 throw InputError(
                     at,
-                    "unknown line '\(line.key)': start a block with 'table', 'bucket' or 'expose' (settings are indented)"
+                    "unknown line '\(line.key)': start a block with 'table', 'bucket', 'expose' or 'header' (settings are indented)"
                 )
             }
         }

@@ -4,6 +4,7 @@ import Foundation
 /// own-row matrix come from here only, never from what the database happens to do.
 ///
 ///     expose public                 # schemas whose RLS tables must be declared
+///     header x-tenant-id = {uid}    # sent by every signed-in user with each request
 ///     table public.posts
 ///       owner author_id
 ///       read anyone                 # anyone | signed-in | owner | nobody
@@ -19,6 +20,8 @@ struct AccessFile: Sendable, Equatable {
     public var exposedLocations: [SourceLocation] = []
     public var tables: [TableIntent] = []
     public var buckets: [BucketIntent] = []
+    /// Headers the callers send with every Data API request (`header name = value`).
+    public var headers: [APIHeader] = []
     public var path: String = ""
 }
 

@@ -19,6 +19,8 @@ struct BucketMatrix {
 
     var users: [HarnessActor] { [a, b] + (attacker.map { [$0] } ?? []) }
     var bucket: String { SQL.literal(intent.id) }
+    /// Listing is a read: run it as PostgREST runs GET requests, in a READ ONLY transaction.
+    let readOnly = ", set_config('transaction_read_only', 'on', true)"
     func seeded(_ u: HarnessActor) -> String { "\(u.uid)/rlskit-\(u.name.lowercased()).png" }
 
     func whereName(_ name: String) -> String { "bucket_id = \(bucket) and name = \(SQL.literal(name))" }
@@ -52,7 +54,8 @@ struct BucketMatrix {
             checks.append(
                 PolicyCheck(
                     suite: suite, actor: actor.label, operation: op, name: name,
-                    statements: [actor.impersonation(storage: storageOp), sql], expectations: [e],
+                    statements: [actor.impersonation(storage: storageOp) + (op == "select" ? readOnly : ""), sql],
+                    expectations: [e],
                     location: intent.location))
         }
         let read = intent.read!, write = intent.write!

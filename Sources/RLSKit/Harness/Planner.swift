@@ -61,8 +61,9 @@ enum Planner {
                             + "name the column holding the owner's user id (auth.users.id)")
                 }
                 try checkSeeds(intent, info, conn: conn)
-                plan.units.append(
-                    TableMatrix(info: info, intent: intent, serviceRoleCanInsert: info.serviceRoleCanInsert).unit())
+                var matrix = TableMatrix(info: info, intent: intent, serviceRoleCanInsert: info.serviceRoleCanInsert)
+                matrix.request.headers = file.headers
+                plan.units.append(matrix.unit())
             }
             if !file.buckets.isEmpty {
                 let storage = try Catalog.table(conn, schema: "storage", name: "objects")

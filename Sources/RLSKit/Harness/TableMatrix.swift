@@ -8,6 +8,8 @@ struct TableMatrix {
     let attacker: HarnessActor?
     let serviceRole: Bool
     let counter = 1000
+    /// Method, path, headers and read-only mode of each check, as PostgREST sets them.
+    var request: APIRequest
 
     init(info: TableInfo, intent: TableIntent, serviceRoleCanInsert: Bool) {
         self.info = info
@@ -18,6 +20,7 @@ struct TableMatrix {
             ClaimAttack.readsClaims(info.policyTexts)
             ? .user("M", metadata: ClaimAttack.metadata(for: info.policyTexts)) : nil
         serviceRole = serviceRoleCanInsert
+        request = APIRequest(schema: info.schema, table: info.name)
     }
 
     var seeder: Seeder { Seeder(table: info, intent: intent) }
@@ -57,8 +60,8 @@ struct TableMatrix {
         func add(
             _ actor: HarnessActor, _ op: String, _ name: String, _ setup: [String], _ sql: String, _ e: Expectation
         ) {
-            let imp = impersonations[actor.name] ?? actor.impersonation()
-            impersonations[actor.name] = imp
+            let imp = impersonations[actor.name + op] ?? actor.impersonation() + request.settings(op, as: actor)
+            impersonations[actor.name + op] = imp
             checks.append(
                 PolicyCheck(
                     suite: suite, actor: actor.label, operation: op, name: name,

@@ -99,7 +99,7 @@ struct UnitRunner {
                 "\(check.suite) · \(check.operation) · as \(check.actor): preparing the check failed: \(observed)";
             outcome.sql = s
         }
-        outcome.message = message
+        outcome.message = message + APIChecks.hint(observed)
         return outcome
     }
 }
