@@ -129,6 +129,7 @@ struct TableMatrix {
                 "update \(t) set \(owner) = \(SQL.literal(b.uid)) where \(whereOwner(m))", .blocked)
             add(m, "delete", "M deletes B's row", [], "delete from \(t) where \(whereOwner(b))", .blocked)
         }
+        checks += apiChecks()
         return HarnessUnit(suite: suite, users: users, setup: seedScript(), checks: checks, location: intent.location)
     }
 }

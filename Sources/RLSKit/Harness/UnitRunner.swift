@@ -53,7 +53,7 @@ struct UnitRunner {
             ]
         }
         let each = Date().timeIntervalSince(start) / Double(max(1, unit.checks.count))
-        return zip(unit.checks, results).map { judge($0, $1, duration: each) }
+        return APIChecks.settle(zip(unit.checks, results).map { judge($0, $1, duration: each) }, unit.checks)
     }
 
     static let ended =

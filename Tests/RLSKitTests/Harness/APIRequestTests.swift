@@ -26,14 +26,23 @@ let itemsAccess = """
 
     """
 
+/// Our schema plus `sql`, tested with only the access file `access`; the database is dropped afterwards.
+func runAPI(_ sql: String, access: String) throws -> TestReport {
+    let db = try OurSchema.makeDatabase(extra: sql)
+    defer { TestServer.drop(db.name) }
+    var input = HarnessInput()
+    input.access = [try AccessFile.parse(access, path: "api.rls")]
+    return try Harness.run(input, on: db.connectionString)
+}
+
+func failures(_ r: TestReport) -> String {
+    r.outcomes.filter(\.isFailure).compactMap(\.message).joined(separator: "\n")
+}
+
 /// Checks run as PostgREST runs requests: GET read only, method, path and headers set.
 final class APIRequestTests: XCTestCase {
     func run(_ policies: String, access: String = itemsAccess) throws -> TestReport {
-        let db = try OurSchema.makeDatabase(extra: itemsSQL + "\n" + policies)
-        defer { TestServer.drop(db.name) }
-        var input = HarnessInput()
-        input.access = [try AccessFile.parse(access, path: "api.rls")]
-        return try Harness.run(input, on: db.connectionString)
+        try runAPI(itemsSQL + "\n" + policies, access: access)
     }
 
     static let ownRead =
@@ -83,7 +92,7 @@ final class APIRequestTests: XCTestCase {
     func testMethodPathAndHeadersAreSetAsPostgRESTSetsThem() throws {
         let policies = """
             create policy "items: read" on public.items for select to authenticated using (
-              (select auth.uid()) = user_id and current_setting('request.method', true) in ('GET', 'PATCH', 'DELETE')
+              (select auth.uid()) = user_id and current_setting('request.method', true) in ('GET', 'POST', 'PATCH', 'DELETE')
               and current_setting('request.path', true) = '/items'
               and (current_setting('request.headers', true)::json ->> 'x-tenant') = (select auth.uid())::text);
             create policy "items: update" on public.items for update to authenticated using (
@@ -95,7 +104,9 @@ final class APIRequestTests: XCTestCase {
         // The header the policy reads is not the one the access file sends.
         let wrong = try run(policies, access: "header X-Tenant-Id = {uid}\n" + itemsAccess)
         let failed = wrong.outcomes.filter(\.isFailure).map(\.name)
-        XCTAssertEqual(failed, ["A reads own row", "A updates own row", "A deletes own row"])
+        XCTAssertEqual(
+            failed,
+            ["A reads own row", "A updates own row", "A deletes own row", "A inserts own row and reads it back"])
     }
 
     func testHeaderLineMistakesNameTheLine() {
