@@ -71,6 +71,22 @@ final class APIRequestTests: XCTestCase {
         XCTAssertTrue(clean.passed, clean.outcomes.filter(\.isFailure).compactMap(\.message).joined(separator: "\n"))
     }
 
+    func testABucketListingThatWritesIsAnError() throws {
+        let writing = """
+            create table public.list_log (name text);
+            create function public.log_list(n text) returns boolean language plpgsql volatile security definer
+              set search_path = '' as $$ begin insert into public.list_log values (n); return true; end $$;
+            create policy logged on storage.objects as restrictive for select to authenticated using (public.log_list(name));
+            """
+        let access = "bucket avatars\n  read public\n  write own-folder\n"
+        let r = try runAPI(writing, access: access)
+        let o = try XCTUnwrap(r.outcomes.first { $0.name == "A lists own object" })
+        XCTAssertEqual(o.status, .error, o.message ?? "")
+        XCTAssertTrue(o.message?.contains("25006") == true, o.message ?? "")
+        let clean = try runAPI("", access: access)
+        XCTAssertTrue(clean.passed, failures(clean))
+    }
+
     func testReadOnlyIsUndoneForTheNextCheck() throws {
         let db = try OurSchema.makeDatabase(extra: itemsSQL)
         defer { TestServer.drop(db.name) }
