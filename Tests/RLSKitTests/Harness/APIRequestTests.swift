@@ -151,4 +151,20 @@ final class APIRequestTests: XCTestCase {
         XCTAssertEqual(ok?.headers.first?.value(for: a), "t-" + a.uid)
         XCTAssertNil(ok?.headers.first?.value(for: .anon))
     }
+
+    func testRandomHeaderLinesNeverCrashAndNameTheirLine() {
+        var rng = SeededGenerator(seed: 0x6865_6164)
+        let alphabet = Array("header x-Tenant = {uid}{}\"'#\t=é-_ ")
+        for _ in 0..<2000 {
+            let body = String(
+                (0..<Int.random(in: 0...30, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! })
+            do {
+                let f = try AccessFile.parse("header " + body + "\n" + itemsAccess, path: "f.rls")
+                XCTAssertEqual(f.headers.count, 1, body)
+            } catch {
+                XCTAssertEqual(error.location.line, 1, "\(body): \(error)")
+                XCTAssertFalse(error.message.isEmpty)
+            }
+        }
+    }
 }
