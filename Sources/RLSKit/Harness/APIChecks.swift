@@ -29,10 +29,9 @@ enum APIChecks {
         for (var o, c) in zip(outcomes, checks) {
             if let plain = c.readBackOf, o.isFailure {
                 guard passed.contains(plain) else { continue }
-                let what = c.operation == "insert" ? "insert" : "update"
                 o.message =
-                    "\(c.suite) · \(c.operation) · as \(c.actor): the \(what) succeeds but the \(what == "insert" ? "new" : "updated") row cannot be read back "
-                    + "(\(what)(...).select() fails): got \(o.got ?? "?") — a SELECT policy must let \(c.actor) read the row it wrote"
+                    "\(c.suite) · \(c.operation) · as \(c.actor): the insert succeeds but the new row cannot be read back "
+                    + "(insert(...).select() fails): got \(o.got ?? "?") — a SELECT policy must let \(c.actor) read the row it wrote"
                 o.status = .failed
             }
             out.append(o)

@@ -1,9 +1,9 @@
-/// Writes as supabase-js also sends them: `insert(…).select()` and `update(…).select()`
-/// (`Prefer: return=representation`, so RETURNING, which makes PostgreSQL check the SELECT
-/// policies on the new row) and upserts (`on conflict (key) do update`, PostgREST's
+/// Writes as supabase-js also sends them: `insert(…).select()` (`Prefer: return=representation`,
+/// so RETURNING, which makes PostgreSQL check the SELECT policies on the new row) and upserts (`on conflict (key) do update`, PostgREST's
 /// `resolution=merge-duplicates`) on a unique key the client can send.
 extension TableMatrix {
     func apiChecks() -> [PolicyCheck] {
+        // No update(…).select(): an UPDATE with a filter already checks the SELECT policies on the new row.
         guard let read = intent.read, read != .nobody else { return [] }  // nothing to read back
         var checks: [PolicyCheck] = []
         func add(
@@ -24,27 +24,36 @@ extension TableMatrix {
                 seeder.insert(owner: a.uid, n: counter + 900, returning: true), .allowed,
                 prefer: "return=representation", readBackOf: "A inserts own row")
         }
-        if intent.update == .owner {
-            add(
-                a, "update", "A updates own row and reads it back", [],
-                "update \(t) set \(touchColumn) = \(touchColumn) where \(whereOwner(a)) returning *", .allowed,
-                prefer: "return=representation", readBackOf: "A updates own row")
-        }
         if let key = upsertKey {
             let merge = "resolution=merge-duplicates"
             let both = intent.insert == .owner && intent.update == .owner
+            // A key of the owner alone finds the user's row however it was made (a sign-up trigger
+            // too); any other key gets a row of its own, as service_role, so that the upsert hits it.
+            let ownKey = key == [intent.owner]
+            func target(_ u: HarnessActor, _ n: Int) -> [String] {
+                ownKey ? [] : asService(seeder.insert(owner: u.uid, n: n))
+            }
+            let nA = counter + 950, nB = counter + 951
             add(
-                a, "insert", "A upserts own row", [], upsert(owner: a.uid, n: 1, key), both ? .allowed : .blocked,
-                prefer: merge)
+                a, "insert", "A upserts own row", target(a, nA), upsert(owner: a.uid, n: nA, key),
+                both ? .allowed : .blocked, prefer: merge)
             // The proposed row carries B's key: with the owner in the key it must name B, else it names A (a takeover).
             let owner = key.contains(intent.owner) ? b.uid : a.uid
-            add(a, "insert", "A upserts onto B's row", [], upsert(owner: owner, n: 2, key), .blocked, prefer: merge)
+            add(
+                a, "insert", "A upserts onto B's row", target(b, nB), upsert(owner: owner, n: nB, key), .blocked,
+                prefer: merge)
         }
         return checks
     }
 
+    func asService(_ sql: String) -> [String] {
+        serviceRole
+            ? ["select set_config('role', 'service_role', true)", sql, "select set_config('role', 'none', true)"]
+            : [sql]
+    }
+
     /// `insert … on conflict (key) do update set` every sent column, as PostgREST writes an upsert.
-    /// `n` is the seeded row's number (A 1, B 2), so the key values are those of that row.
+    /// `n` is the target row's number, so the key values are those of that row.
     func upsert(owner: String, n: Int, _ key: [String]) -> String {
         let r = seeder.row(owner: owner, n: n)
         return "insert into \(t) (\(r.columns.joined(separator: ", "))) values (\(r.values.joined(separator: ", ")))"
