@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `rlskit test` vs pg_prove vs a single-statement SQL floor, on one throwaway cluster.
-# 67 generated owner-only tables x 15 own-row checks = 1,005 checks, the same in all three:
+# 67 generated owner-only tables x 16 own-row checks = 1,072 checks, the same in all three:
 #   rlskit: an access file (the matrix is generated from it);
 #   pg_prove: one pgTAP file per table (checks ordered so that allowed writes do not disturb later ones);
 #   floor: every check in one DO block, sent as one statement (the server's own cost).
@@ -50,7 +50,7 @@ SQL
 } | psql -qX -v ON_ERROR_STOP=1 -d bench >/dev/null
 for i in $(seq 1 $tables); do printf 'table public.t%s\n  owner user_id\n  read owner\n  write owner\n' "$i"; done > "$gen/bench.rls"
 
-# The 15 checks of one table as (kind, actor-sql, statement); kinds: count1 count0 rows1 rows0 deny.
+# The 16 checks of one table (the last: insert(…).select()) as (kind, actor-sql, statement); kinds: count1 count0 rows1 rows0 deny.
 checks() { local t=$1; cat <<EOF
 true|select|select relrowsecurity from pg_class where oid = 'public.$t'::regclass
 count1|$(as_user $A)|select count(*)::int from public.$t where user_id = '$A'
@@ -67,6 +67,7 @@ deny|$as_anon|update public.$t set body = body where user_id = '$A' returning 1
 rows1|$(as_user $A)|delete from public.$t where user_id = '$A' returning 1
 rows0|$(as_user $A)|delete from public.$t where user_id = '$B' returning 1
 deny|$as_anon|delete from public.$t where user_id = '$A' returning 1
+rows1|$(as_user $A)|insert into public.$t (user_id, body) values ('$A', 'new') returning *
 EOF
 }
 seed() { printf "insert into public.%s (user_id, body) values ('%s', 'a'), ('%s', 'b');\n" "$1" "$A" "$B"; }
@@ -75,7 +76,7 @@ seed() { printf "insert into public.%s (user_id, body) values ('%s', 'a'), ('%s'
 mkdir -p "$gen/pgtap"
 for i in $(seq 1 $tables); do
   t=t$i; n=0
-  { echo "begin;"; echo "select plan(15);"; echo "$signup"; seed $t
+  { echo "begin;"; echo "select plan(16);"; echo "$signup"; seed $t
     while IFS='|' read -r kind actor sql; do
       n=$((n+1)); [ "$actor" = select ] || echo "$actor;"
       case $kind in
@@ -110,14 +111,14 @@ done
       echo "exception when sqlstate 'RB001' then null; when insufficient_privilege then ok := ok + 1; end;"
     done < <(checks t$i)
   done
-  echo "raise notice 'floor: % of % checks passed', ok, $((tables * 15)); end \$floor\$; rollback;"
+  echo "raise notice 'floor: % of % checks passed', ok, $((tables * 16)); end \$floor\$; rollback;"
 } > "$gen/floor.sql"
 
 url="host=$PGHOST dbname=bench user=postgres"
 time_ms() { local s; s=$(now_ns); "$@" >"$gen/out" 2>&1 || { cat "$gen/out" >&2; echo "failed: $*" >&2; exit 1; }; echo $(( ($(now_ns) - s) / 1000000 )); }
 floor_cmd() { psql -qX -v ON_ERROR_STOP=1 -d bench -f "$gen/floor.sql"; }
 
-# Sanity: every tool sees 1,005 passing checks.
+# Sanity: every tool sees 1,072 passing checks.
 "$rlskit" test --database-url "$url" --format tap "$gen/bench.rls" > "$gen/r.tap"
 echo "rlskit:   $(grep -c '^ok ' "$gen/r.tap") ok, $(grep -c '^not ok' "$gen/r.tap" || true) not ok" >&2
 pg_prove -d bench "$gen"/pgtap/*.sql > "$gen/prove.out" 2>&1 || { grep -v "^.*ok$" "$gen/prove.out" | head -30 >&2; exit 1; }; tail -1 "$gen/prove.out" >&2
@@ -134,7 +135,7 @@ for tool in rlskit rlskit_j2 pg_prove floor; do
   done | median > "$gen/$tool.ms"
 done
 r=$(cat "$gen/rlskit.ms"); j=$(cat "$gen/rlskit_j2.ms"); p=$(cat "$gen/pg_prove.ms"); f=$(cat "$gen/floor.ms")
-checks=$((tables * 15))
+checks=$((tables * 16))
 printf '%-28s %8s ms  (%.3f ms/check)\n' "rlskit test" "$r" "$(awk -v a="$r" -v c=$checks 'BEGIN{print a/c}')"
 printf '%-28s %8s ms\n' "rlskit test --jobs 2" "$j"
 printf '%-28s %8s ms  (%.3f ms/check)\n' "pg_prove (pgTAP)" "$p" "$(awk -v a="$p" -v c=$checks 'BEGIN{print a/c}')"

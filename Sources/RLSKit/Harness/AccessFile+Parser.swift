@@ -72,6 +72,9 @@ extension AccessFile {
                     }
                 }
                 block = .none
+            case "header":
+                file.headers.append(try header(line, file.headers))
+                block = .none
             case "members" where words.count >= 2 && words[1] == "claim":
                 guard words.count == 3, let path = Self.claimPath(words[2]) else {
                     throw InputError(
@@ -140,7 +143,7 @@ extension AccessFile {
             default:
                 throw InputError(
                     at,
-                    "unknown line '\(line.key)': start a block with 'table', 'members', 'role', 'bucket' or 'expose' (settings are indented)"
+                    "unknown line '\(line.key)': start a block with 'table', 'members', 'role', 'bucket', 'expose' or 'header' (settings are indented)"
                 )
             }
         }

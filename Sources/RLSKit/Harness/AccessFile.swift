@@ -4,6 +4,7 @@ import Foundation
 /// own-row matrix come from here only, never from what the database happens to do.
 ///
 ///     expose public                 # schemas whose RLS tables must be declared
+///     header x-tenant-id = {uid}    # sent by every signed-in user with each request
 ///     table public.posts
 ///       owner author_id
 ///       read anyone                 # a `who`: anyone | signed-in | owner | members | a role | nobody
@@ -26,6 +27,8 @@ struct AccessFile: Sendable, Equatable {
     public var memberships: [MembersIntent] = []
     public var roles: [RoleIntent] = []
     public var buckets: [BucketIntent] = []
+    /// Headers the callers send with every Data API request (`header name = value`).
+    public var headers: [APIHeader] = []
     public var path: String = ""
 }
 

@@ -43,6 +43,8 @@ struct BucketMatrix {
         byFolder ? "\(u.uid)/rlskit-\(tag).\(files.ext)" : "rlskit-\(salt)-\(tag).\(files.ext)"
     }
     func seeded(_ u: HarnessActor) -> String { name(u, u.name.lowercased()) }
+    /// Listing is a read: run it as PostgREST runs GET requests, in a READ ONLY transaction.
+    let readOnly = ", set_config('transaction_read_only', 'on', true)"
 
     func whereName(_ name: String) -> String { "bucket_id = \(bucket) and name = \(SQL.literal(name))" }
 

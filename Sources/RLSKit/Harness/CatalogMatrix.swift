@@ -5,6 +5,9 @@ struct CatalogMatrix {
     let intent: TableIntent
     let roleActors: [MatrixActor]
     let serviceRole: Bool
+    /// Method, path, headers and read-only mode of each check, as PostgREST sets them.
+    var request: APIRequest { APIRequest(schema: info.schema, table: info.name, headers: headers) }
+    var headers: [APIHeader] = []
 
     var t: String { info.sqlName }
     var seeder: Seeder { Seeder(table: info, intent: intent) }
@@ -54,7 +57,8 @@ struct CatalogMatrix {
             checks.append(
                 PolicyCheck(
                     suite: suite, actor: actor.label, operation: op, name: name,
-                    statements: [actor.impersonation(), sql], expectations: [e], location: intent.location, row: r))
+                    statements: [actor.impersonation() + request.settings(op, as: actor), sql], expectations: [e],
+                    location: intent.location, row: r))
         }
         func on(_ command: String, set: [(String, String)] = []) -> CheckRow {
             CheckRow(table: t, name: info.name, command: command, role: "", existing: row, assignments: set)

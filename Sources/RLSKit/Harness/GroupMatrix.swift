@@ -7,6 +7,9 @@ struct GroupMatrix {
     let world: GroupWorld
     let roleActors: [MatrixActor]
     let serviceRole: Bool
+    /// Method, path, headers and read-only mode of each check, as PostgREST sets them.
+    var request: APIRequest { APIRequest(schema: info.schema, table: info.name, headers: headers) }
+    var headers: [APIHeader] = []
 
     var t: String { info.sqlName }
     var g: String { SQL.ident(intent.group) }
@@ -110,7 +113,8 @@ struct GroupMatrix {
             checks.append(
                 PolicyCheck(
                     suite: suite, actor: actor.label, operation: op, name: name,
-                    statements: setup + [actor.impersonation(), sql], expectations: [e], location: intent.location,
+                    statements: setup + [actor.impersonation() + request.settings(op, as: actor), sql],
+                    expectations: [e], location: intent.location,
                     row: r))
         }
         func on(_ command: String, _ group: String, set: [(String, String)] = []) -> CheckRow {

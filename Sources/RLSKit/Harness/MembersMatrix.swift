@@ -5,6 +5,10 @@ struct MembersMatrix {
     let world: GroupWorld
     let roleActors: [MatrixActor]
     let serviceRole: Bool
+    var headers: [APIHeader] = []
+    var request: APIRequest {
+        APIRequest(schema: world.membersInfo.schema, table: world.membersInfo.name, headers: headers)
+    }
 
     var intent: MembersIntent { world.members }
     var m: String { world.m }
@@ -25,7 +29,8 @@ struct MembersMatrix {
             checks.append(
                 PolicyCheck(
                     suite: suite, actor: actor.label, operation: op, name: name,
-                    statements: [actor.impersonation(), sql], expectations: [e], location: intent.location, row: r))
+                    statements: [actor.impersonation() + request.settings(op, as: actor), sql], expectations: [e],
+                    location: intent.location, row: r))
         }
         func on(_ command: String, _ group: String, _ u: HarnessActor, set: [(String, String)] = []) -> CheckRow {
             CheckRow(

@@ -69,28 +69,30 @@ enum Planner {
                         info: info, intent: intent, world: world.world, roleActors: roles,
                         serviceRole: info.serviceRoleCanInsert && world.serviceRole)
                     matrix.through = levels
+                    matrix.headers = file.headers
                     plan.units.append(matrix.unit())
                 } else if !intent.owner.isEmpty {
-                    plan.units.append(
-                        TableMatrix(
-                            info: info, intent: intent, serviceRoleCanInsert: info.serviceRoleCanInsert,
-                            roles: file.roles, hook: hooked
-                        ).unit())
+                    var matrix = TableMatrix(
+                        info: info, intent: intent, serviceRoleCanInsert: info.serviceRoleCanInsert,
+                        roles: file.roles, hook: hooked)
+                    matrix.request.headers = file.headers
+                    plan.units.append(matrix.unit())
                     if let note = ClaimAttack.unforgeable(
                         suite: info.qualifiedName, info.policyTexts, hook: hooked, at: intent.location)
                     {
                         plan.extra.append(note)
                     }
                 } else {
-                    plan.units.append(
-                        CatalogMatrix(
-                            info: info, intent: intent, roleActors: roles, serviceRole: info.serviceRoleCanInsert
-                        )
-                        .unit())
+                    var matrix = CatalogMatrix(
+                        info: info, intent: intent, roleActors: roles, serviceRole: info.serviceRoleCanInsert)
+                    matrix.headers = file.headers
+                    plan.units.append(matrix.unit())
                 }
             }
             for w in worlds where !w.world.members.byClaim {
-                plan.units.append(MembersMatrix(world: w.world, roleActors: roles, serviceRole: w.serviceRole).unit())
+                var matrix = MembersMatrix(world: w.world, roleActors: roles, serviceRole: w.serviceRole)
+                matrix.headers = file.headers
+                plan.units.append(matrix.unit())
             }
             if !file.buckets.isEmpty {
                 let storage = try Catalog.table(conn, schema: "storage", name: "objects")

@@ -8,6 +8,8 @@ enum Observed: Sendable, Equatable, CustomStringConvertible {
     case ok
     case deniedByRLS(String)
     case deniedByPrivilege(String)
+    /// A PL/pgSQL RAISE (a trigger or function refusing the change).
+    case refused(sqlState: String, message: String)
     case error(sqlState: String, message: String)
     case notRun
 
@@ -20,6 +22,8 @@ enum Observed: Sendable, Equatable, CustomStringConvertible {
                 self = .deniedByRLS(e.message)
             } else if state == "42501", e.message.hasPrefix("permission denied") {
                 self = .deniedByPrivilege(e.message)
+            } else if APIChecks.isRefusal(e) {
+                self = .refused(sqlState: state, message: e.message)
             } else {
                 self = .error(sqlState: state, message: e.message)
             }
@@ -37,7 +41,7 @@ enum Observed: Sendable, Equatable, CustomStringConvertible {
 
     public var isDenied: Bool {
         switch self {
-        case .deniedByRLS, .deniedByPrivilege: true;
+        case .deniedByRLS, .deniedByPrivilege, .refused: true;
         default: false
         }
     }
@@ -60,6 +64,7 @@ enum Observed: Sendable, Equatable, CustomStringConvertible {
         case .ok: "success"
         case .deniedByRLS(let m): "denied by RLS (42501: \(m))"
         case .deniedByPrivilege(let m): "denied by privilege (42501: \(m))"
+        case .refused(let s, let m): "refused by a RAISE in a trigger or function (\(s): \(m))"
         case .error(let s, let m): "error \(s): \(m)"
         case .notRun: "not run (an earlier statement of the check failed)"
         }
@@ -97,7 +102,7 @@ enum Expectation: Sendable, Equatable, CustomStringConvertible {
         case .visible: "the row is visible"
         case .hidden: "no row visible (0 rows, or denied)"
         case .allowed: "allowed (at least 1 row)"
-        case .blocked: "nothing written (0 rows, or denied by RLS or privilege)"
+        case .blocked: "nothing written (0 rows, denied by RLS or privilege, or refused by a RAISE)"
         case .succeeds: "success"
         case .rowCount(let n): n == 1 ? "1 row" : "\(n) rows"
         case .affected(let n): n == 1 ? "1 row affected" : "\(n) rows affected"
@@ -164,7 +169,7 @@ enum Expectation: Sendable, Equatable, CustomStringConvertible {
             return false
         case .sqlState(let s):
             switch o {
-            case .error(let st, _): return st == s
+            case .error(let st, _), .refused(let st, _): return st == s
             case .deniedByRLS, .deniedByPrivilege: return s == "42501"
             default: return false
             }
@@ -193,6 +198,8 @@ struct PolicyCheck: Sendable {
     public var location: SourceLocation?
     /// Matrix checks: the row in question, so that a failure names the policies that decided it.
     var row: CheckRow? = nil
+    /// The plain write this `… returning *` check repeats: judged only when that one passes.
+    public var readBackOf: String?
 
     public var judgedSQL: String { statements.last ?? "" }
 }

@@ -10,6 +10,8 @@ struct TableMatrix {
     /// Holders and forgers of each declared role.
     let roleActors: [MatrixActor]
     let counter = 1000
+    /// Method, path, headers and read-only mode of each check, as PostgREST sets them.
+    var request: APIRequest
 
     init(
         info: TableInfo, intent: TableIntent, serviceRoleCanInsert: Bool, roles: [RoleIntent] = [], hook: Bool = false
@@ -21,6 +23,7 @@ struct TableMatrix {
         attacker = ClaimAttack.attacker(info.policyTexts, hook: hook)
         serviceRole = serviceRoleCanInsert
         roleActors = MatrixActor.roleActors(roles)
+        request = APIRequest(schema: info.schema, table: info.name)
     }
 
     /// A's standing on its own row and on someone else's; anon's on any.
@@ -73,8 +76,8 @@ struct TableMatrix {
             _ actor: HarnessActor, _ op: String, _ name: String, _ setup: [String], _ sql: String, _ e: Expectation,
             _ row: CheckRow? = nil
         ) {
-            let imp = impersonations[actor.name] ?? actor.impersonation()
-            impersonations[actor.name] = imp
+            let imp = impersonations[actor.name + op] ?? actor.impersonation() + request.settings(op, as: actor)
+            impersonations[actor.name + op] = imp
             checks.append(
                 PolicyCheck(
                     suite: suite, actor: actor.label, operation: op, name: name,
@@ -186,6 +189,7 @@ struct TableMatrix {
                 updating(a, set: touchColumn, to: touchColumn))
             add(u, "delete", "\(who) deletes A's row", [], remove(a), expect(intent.delete, s), deleting(a))
         }
+        checks += apiChecks()
         return HarnessUnit(suite: suite, users: users, setup: seedScript(), checks: checks, location: intent.location)
     }
 }

@@ -64,7 +64,7 @@ struct UnitRunner {
         let each = Date().timeIntervalSince(start) / Double(max(1, unit.checks.count))
         var outcomes = zip(unit.checks, results).map { judge($0, $1, duration: each) }
         try blame(&outcomes, unit.checks)
-        return outcomes
+        return APIChecks.settle(outcomes, unit.checks)
     }
 
     static let ended =
@@ -110,7 +110,7 @@ struct UnitRunner {
                 "\(check.suite) · \(check.operation) · as \(check.actor): preparing the check failed: \(observed)";
             outcome.sql = s
         }
-        outcome.message = message
+        outcome.message = message + APIChecks.hint(observed)
         return outcome
     }
 }
