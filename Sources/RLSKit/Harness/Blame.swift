@@ -86,7 +86,9 @@ struct Blame {
                 name: r.values[0] ?? "", permissive: r.values[1] == "t", command: r.values[2] ?? "*",
                 using: r.values[3], check: r.values[4])
         }
-        let imp = check.statements[check.statements.count - 2]
+        // The copies of the row are written after impersonating: leave the read-only mode of reads out.
+        let imp = check.statements[check.statements.count - 2].replacingOccurrences(
+            of: ", set_config('transaction_read_only', 'on', true)", with: "")
         for s in check.statements.dropLast(2) { try conn.query(s) }
         // The actor's claims, so defaults such as auth.uid() fill the new row as in the check.
         try conn.query(imp)
