@@ -7,10 +7,19 @@ struct APIHeader: Sendable, Equatable {
     public var value: String
     public var location: SourceLocation
 
-    /// The value this actor sends, or nil when it does not send the header (anon and `{uid}`).
-    func value(for actor: HarnessActor) -> String? {
-        guard value.contains("{uid}") else { return value }
-        return actor.kind == .user ? value.replacingOccurrences(of: "{uid}", with: actor.uid) : nil
+    /// The value this actor sends, or nil when it does not send the header (anon and `{uid}`;
+    /// a caller in no group and `{group}`).
+    func value(for actor: HarnessActor, group: String? = nil) -> String? {
+        var v = value
+        if v.contains("{uid}") {
+            guard actor.kind == .user else { return nil }
+            v = v.replacingOccurrences(of: "{uid}", with: actor.uid)
+        }
+        if v.contains("{group}") {
+            guard let group else { return nil }
+            v = v.replacingOccurrences(of: "{group}", with: group)
+        }
+        return v
     }
 
     /// Names rlskit sets itself, as PostgREST receives them from supabase-js.
@@ -38,14 +47,14 @@ struct APIRequest: Sendable {
     }
 
     /// `set_config` calls to append to the impersonation's select list (leading ", ").
-    func settings(_ operation: String, as actor: HarnessActor, prefer: String? = nil) -> String {
+    func settings(_ operation: String, as actor: HarnessActor, prefer: String? = nil, group: String? = nil) -> String {
         let method = Self.method(operation)
         let reading = method == "GET"
         var h: [(String, JSON)] = [("accept", .string("application/json"))]
         if !reading { h.append(("content-type", .string("application/json"))) }
         if let prefer { h.append(("prefer", .string(prefer))) }
         if schema != "public" { h.append((reading ? "accept-profile" : "content-profile", .string(schema))) }
-        for x in headers { if let v = x.value(for: actor) { h.append((x.name, .string(v))) } }
+        for x in headers { if let v = x.value(for: actor, group: group) { h.append((x.name, .string(v))) } }
         let path = "/" + (table.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? table)
         var sets = [
             ("request.method", method), ("request.path", path),

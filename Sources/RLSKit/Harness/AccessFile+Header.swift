@@ -1,5 +1,6 @@
 extension AccessFile.Parser {
-    /// `header name = value`: a header the callers send; `{uid}` is the signed-in user's id.
+    /// `header name = value`: a header the callers send; `{uid}` is the signed-in user's id,
+    /// `{group}` the key of the group the caller belongs to.
     func header(_ line: Line, _ earlier: [APIHeader]) throws(InputError) -> APIHeader {
         let at = line.at
         let rest = line.text.dropFirst("header".count)
@@ -23,10 +24,11 @@ extension AccessFile.Parser {
         }
         var open = value.split(separator: "{", omittingEmptySubsequences: false).dropFirst().makeIterator()
         while let part = open.next() {
-            guard part.hasPrefix("uid}") else {
+            guard part.hasPrefix("uid}") || part.hasPrefix("group}") else {
                 throw InputError(
                     at,
-                    "header \(name): unknown placeholder in '\(value)': only {uid} (the signed-in user's id) is known")
+                    "header \(name): unknown placeholder in '\(value)': use {uid} (the signed-in user's id) or {group} (the key of the caller's group)"
+                )
             }
         }
         return APIHeader(name: name, value: value, location: at)

@@ -21,7 +21,16 @@ struct GroupMatrix {
     /// Who owns G1's and G2's rows when the table has an owner column.
     var r1Owner: HarnessActor { world.plain.actor }
     var r2Owner: HarnessActor { world.g2Owner.actor }
-    var actors: [MatrixActor] { world.g1Actors + [world.g2Owner, world.outsider] + world.forgers + roleActors }
+    var actors: [MatrixActor] {
+        world.g1Actors + [world.g2Owner, world.outsider] + world.forgers + roleActors
+            + (sendsGroupHeader ? [headerForger] : [])
+    }
+    /// Headers are the caller's to choose: with a `{group}` header, a user in no group sends G1's key.
+    let headerForger = MatrixActor(actor: .user("outsider sending G1's key"))
+    var sendsGroupHeader: Bool { headers.contains { $0.value.contains("{group}") } }
+    func groupKey(of u: HarnessActor) -> String? {
+        u.uid == headerForger.actor.uid ? world.g1Key : world.groupKey(of: u)
+    }
     var groupUnique: Bool { info.uniqueKeys.contains([intent.group]) }
     /// Tables between this one and the group (`group project_id through public.projects`), the
     /// nearest to the group first; their G1 and G2 rows are seeded before this table's.
@@ -113,7 +122,9 @@ struct GroupMatrix {
             checks.append(
                 PolicyCheck(
                     suite: suite, actor: actor.label, operation: op, name: name,
-                    statements: setup + [actor.impersonation() + request.settings(op, as: actor), sql],
+                    statements: setup + [
+                        actor.impersonation() + request.settings(op, as: actor, group: groupKey(of: actor)), sql,
+                    ],
                     expectations: [e], location: intent.location,
                     row: r))
         }
@@ -199,7 +210,9 @@ struct GroupMatrix {
         }
         guard !isGroupTable else {
             return HarnessUnit(
-                suite: suite, users: world.users + roleActors.map(\.actor), setup: seedScript(), checks: checks,
+                suite: suite,
+                users: world.users + roleActors.map(\.actor) + (sendsGroupHeader ? [headerForger.actor] : []),
+                setup: seedScript(), checks: checks,
                 location: intent.location)
         }
         let top = world.top, plain = world.plain, other = world.g2Owner
@@ -225,7 +238,8 @@ struct GroupMatrix {
                 on("UPDATE", k1, set: [(SQL.ident(oc), SQL.literal(top.actor.uid))]))
         }
         return HarnessUnit(
-            suite: suite, users: world.users + roleActors.map(\.actor), setup: seedScript(), checks: checks,
+            suite: suite, users: world.users + roleActors.map(\.actor) + (sendsGroupHeader ? [headerForger.actor] : []),
+            setup: seedScript(), checks: checks,
             location: intent.location)
     }
 }

@@ -69,6 +69,12 @@ struct GroupWorld {
     }
 
     var top: MatrixActor { g1Actors[0] }
+
+    /// The key of the group the user belongs to, as text (for `{group}` in header lines).
+    func groupKey(of u: HarnessActor) -> String? {
+        if g1Actors.contains(where: { $0.actor.uid == u.uid }) { return g1Key }
+        return g2Owner.actor.uid == u.uid ? g2Key : nil
+    }
     /// The plain member: the last declared role.
     var plain: MatrixActor { g1Actors[g1Actors.count - 1] }
     var users: [HarnessActor] { (g1Actors + [g2Owner, outsider] + forgers).map(\.actor) }

@@ -29,7 +29,9 @@ struct MembersMatrix {
             checks.append(
                 PolicyCheck(
                     suite: suite, actor: actor.label, operation: op, name: name,
-                    statements: [actor.impersonation() + request.settings(op, as: actor), sql], expectations: [e],
+                    statements: [
+                        actor.impersonation() + request.settings(op, as: actor, group: world.groupKey(of: actor)), sql,
+                    ], expectations: [e],
                     location: intent.location, row: r))
         }
         func on(_ command: String, _ group: String, _ u: HarnessActor, set: [(String, String)] = []) -> CheckRow {

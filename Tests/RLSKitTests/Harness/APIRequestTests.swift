@@ -132,7 +132,7 @@ final class APIRequestTests: XCTestCase {
             ("header x tenant = 1", "is not a header name"),
             ("header Prefer = return=minimal", "set by rlskit"),
             ("header x-t = ", "has no value"),
-            ("header x-t = {group}", "only {uid}"),
+            ("header x-t = {team}", "use {uid} (the signed-in user's id) or {group}"),
             ("header x-t = 1\nheader X-T = 2", "already given at line 1"),
         ]
         for (text, want) in cases {
