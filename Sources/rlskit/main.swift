@@ -5,7 +5,7 @@ import Postgres
 let subcommands = Commands.all
 
 let topHelp = """
-    rlskit \(RLSKitVersion.current) — provision, prove and audit PostgresRow FindingLevel Security on PostgreSQL / Supabase
+    rlskit \(RLSKitVersion.current) — provision, prove and audit Row Level Security on PostgreSQL / Supabase
 
     usage: rlskit <command> [options]
 
