@@ -25,7 +25,7 @@ extension TableMatrix {
                 prefer: "return=representation", readBackOf: "A inserts own row")
         }
         // An upsert that sends nothing but its key changes nothing: no check.
-        if let key = upsertKey, !updated(key, seeder.row(owner: a.uid, n: counter + 950).columns).isEmpty {
+        if let key = upsertKey, !updated(key, upsertRow(owner: a.uid, n: counter + 950, key).columns).isEmpty {
             let merge = "resolution=merge-duplicates"
             let both = intent.insert!.allows(Self.own) && intent.update!.allows(Self.own)
             // A key of the owner alone finds the user's row however it was made (a sign-up trigger
@@ -43,6 +43,11 @@ extension TableMatrix {
             add(
                 a, "insert", "A upserts onto B's row", target(b, nB), upsert(owner: owner, n: nB, key), .blocked,
                 prefer: merge)
+            let nAnon = counter + 952
+            add(
+                .anon, "insert", "anon upserts onto A's row", target(a, nAnon), upsert(owner: a.uid, n: nAnon, key),
+                intent.insert!.allows(Self.nobody) && intent.update!.allows(Self.nobody) ? .allowed : .blocked,
+                prefer: merge)
         }
         return checks
     }
@@ -56,10 +61,30 @@ extension TableMatrix {
     /// `insert … on conflict (key) do update set` every sent column, as PostgREST writes an upsert.
     /// `n` is the target row's number, so the key values are those of that row.
     func upsert(owner: String, n: Int, _ key: [String]) -> String {
-        let r = seeder.row(owner: owner, n: n)
+        let r = upsertRow(owner: owner, n: n, key)
         return "insert into \(t) (\(r.columns.joined(separator: ", "))) values (\(r.values.joined(separator: ", ")))"
             + " on conflict (\(key.map { SQL.ident($0) }.joined(separator: ", "))) do update set "
             + updated(key, r.columns).map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+    }
+
+    /// The row an upsert sends: the seeded columns, plus a column to change when those are only
+    /// the key (as a client sends what it edits: `upsert({ id, full_name })`).
+    func upsertRow(owner: String, n: Int, _ key: [String]) -> (columns: [String], values: [String]) {
+        var r = seeder.row(owner: owner, n: n)
+        if updated(key, r.columns).isEmpty, let c = info.column(touchName), !key.contains(c.name),
+            let v = Seeder.value(for: c, n: n)
+        {
+            r.columns.append(SQL.ident(c.name))
+            r.values.append(v)
+        }
+        return r
+    }
+
+    /// The plain column a no-op update would touch, unquoted.
+    var touchName: String {
+        let keys = Set(info.uniqueKeys.flatMap { $0 })
+        return info.columns.first { $0.writable && $0.name != intent.owner && !keys.contains($0.name) }?.name
+            ?? intent.owner
     }
 
     /// The columns an upsert changes: those sent, the conflict key left out (it is equal by

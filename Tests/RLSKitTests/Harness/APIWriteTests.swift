@@ -132,7 +132,7 @@ final class APIWriteTests: XCTestCase {
             """
         let r = try runAPI(Self.pagesSQL(Self.ownUpdate) + signUpPage, access: Self.pagesAccess)
         XCTAssertTrue(r.passed, failures(r))
-        XCTAssertEqual(r.outcomes.filter { $0.name.contains("upserts") }.count, 2)
+        XCTAssertEqual(r.outcomes.filter { $0.name.contains("upserts") }.count, 3)
         let insertOnly = try runAPI(
             Self.pagesSQL(Self.ownUpdate) + signUpPage, access: Self.pagesAccess + "  update nobody\n")
         XCTAssertTrue(
