@@ -17,10 +17,12 @@ enum Coverage {
                     let actors = unit.checks.filter { $0.operation == op && $0.actor != "admin" }.reduce(
                         into: [String]()
                     ) { acc, c in
-                        let short = c.actor.split(separator: " ").first.map(String.init) ?? c.actor
+                        // "M (user_metadata {…})" is M; names with spaces ("G1 owner") are kept whole.
+                        let short = c.actor.components(separatedBy: " (").first ?? c.actor
                         if !acc.contains(short) { acc.append(short) }
                     }
-                    cells.append("\(op): " + (actors.isEmpty ? "-" : actors.joined(separator: " ")))
+                    let sep = actors.contains { $0.contains(" ") } ? ", " : " "
+                    cells.append("\(op): " + (actors.isEmpty ? "-" : actors.joined(separator: sep)))
                 }
                 lines.append("  " + pad(unit.suite, width) + cells.joined(separator: " · "))
             }
