@@ -63,7 +63,10 @@ extension Lint {
                     and (pg_catalog.cardinality(t.tgattr::int2[]) = 0 or a.attnum = any(t.tgattr::int2[])))
             ) cols
             where k.polpermissive and c.relkind in ('r', 'p') and c.relrowsecurity and n.nspname = any($1::text[])
-              and k.using_text ~ 'auth\\.(uid|jwt)\\(\\)|request\\.jwt\\.claim'
+              -- The caller named only to be excluded (`user_id <> auth.uid()`: owners edit others) is no own row.
+              and regexp_replace(k.using_text,
+                    '(<>|!=)\\s*(\\(\\s*SELECT\\s+auth\\.uid\\(\\)\\s+AS\\s+uid\\s*\\)|auth\\.uid\\(\\))', '', 'gi')
+                  ~ 'auth\\.(uid|jwt)\\(\\)|request\\.jwt\\.claim'
               and cols.names is not null and \(SQLParts.notExtensionMember("c"))
             """),
         triggering: [
@@ -96,6 +99,15 @@ extension Lint {
                 """, reports: "policy \"own account\" on public.accounts"),
         ],
         nonTriggering: [
+            // Owners change other members' roles; their own row is excluded.
+            """
+            create table public.team_members (team_id uuid, user_id uuid, role text not null default 'member');
+            alter table public.team_members enable row level security;
+            grant select, update on public.team_members to authenticated;
+            create function public.is_owner(t uuid) returns boolean language sql stable as $$ select false $$;
+            create policy members_role on public.team_members for update to authenticated
+              using (public.is_owner(team_id) and user_id <> (select auth.uid())) with check (public.is_owner(team_id));
+            """,
             """
             create table public.profiles (id uuid primary key, full_name text, is_admin boolean not null default false);
             alter table public.profiles enable row level security;
