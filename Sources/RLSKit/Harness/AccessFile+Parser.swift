@@ -120,7 +120,13 @@ extension AccessFile {
                         "write 'role name' (letters, digits, '_' and '-'), e.g. 'role admin', with its claim indented below"
                     )
                 }
-                if Who.keywords.contains(words[1]) || words[1] == "or" {
+                if Self.actorNames.contains(words[1]) {
+                    throw InputError(
+                        at,
+                        "'\(words[1])' is already the name of one of rlskit's own actors in reports: name the role differently (e.g. 'role app-admin')"
+                    )
+                }
+                if Who.keywords.contains(words[1]) || words[1] == "or" || words[1] == "and" {
                     throw InputError(
                         at, "'\(words[1])' already means something in a who value: name the role differently")
                 }
@@ -232,6 +238,10 @@ extension AccessFile {
                 case "update": table.update = w
                 default: table.delete = w
                 }
+            case "move":
+                let w = try who(line)
+                try line.once("move", &table.settings, what)
+                table.move = w
             case "protect":
                 var names: [String] = []
                 for w in line.words.dropFirst() {
@@ -324,9 +334,18 @@ extension AccessFile {
 
         /// `claim app_metadata.role = admin` or `claim user_role = moderator`.
         func roleSetting(_ line: Line, _ r: inout RoleIntent) throws(InputError) {
+            if line.key == "row" {
+                try roleRow(line, &r)
+                return
+            }
             guard line.key == "claim" else {
                 throw InputError(
-                    line.at, "unknown role setting '\(line.key)': use claim, e.g. 'claim app_metadata.role = admin'")
+                    line.at,
+                    "unknown role setting '\(line.key)': use claim (e.g. 'claim app_metadata.role = admin') or row (e.g. 'row public.user_roles user_id, role = 'admin'')"
+                )
+            }
+            if let prev = r.settings["row"] {
+                throw InputError(line.at, "role \(r.name) is already given by a row at line \(prev.line): keep one way")
             }
             let usage =
                 "write 'claim app_metadata.KEY = VALUE' (set by the service) or 'claim KEY = VALUE' (a top-level claim, as a custom access-token hook adds it)"
@@ -346,6 +365,48 @@ extension AccessFile {
             r.claimPath = path
             r.value = Self.claimValue(words[3])
         }
+
+        /// `row public.user_roles user_id, role = 'admin'`: the holder has that row (seeded by the service).
+        func roleRow(_ line: Line, _ r: inout RoleIntent) throws(InputError) {
+            let usage =
+                "write 'row schema.table user_column, column = value', e.g. 'row public.user_roles user_id, role = 'admin''"
+            if let prev = r.settings["claim"] {
+                throw InputError(
+                    line.at, "role \(r.name) is already given by a claim at line \(prev.line): keep one way")
+            }
+            guard line.words.count >= 3, let t = nameParts(line.words[1]), t.count <= 2 else {
+                throw InputError(line.at, usage)
+            }
+            let rest = line.text.drop(while: { $0 == " " || $0 == "\t" }).dropFirst(3)
+                .drop(while: { $0 == " " || $0 == "\t" })
+            let afterTable = rest.drop(while: { $0 != " " && $0 != "\t" })
+            let parts = afterTable.split(separator: ",", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            guard let user = nameParts(parts[0]), user.count == 1 else { throw InputError(line.at, usage) }
+            var values: [(String, String)] = []
+            for p in parts.dropFirst() {
+                guard let (column, after) = leadingName(Substring(p)) else { throw InputError(line.at, usage) }
+                let tail = after.drop(while: { $0 == " " })
+                guard tail.first == "=" else { throw InputError(line.at, usage) }
+                let expr = tail.dropFirst().trimmingCharacters(in: .whitespaces)
+                guard !expr.isEmpty else { throw InputError(line.at, usage) }
+                if let problem = expressionProblem(expr) {
+                    throw InputError(line.at, "role \(r.name): the value of \(column) \(problem): fix the expression")
+                }
+                values.append((column, expr))
+            }
+            try line.once("row", &r.settings, "role \(r.name)")
+            r.rowSchema = t.count == 2 ? t[0] : "public"
+            r.rowName = t.last!
+            r.rowUserColumn = user[0]
+            r.rowValues = values
+        }
+
+        /// Names reports already give to rlskit's own actors.
+        static let actorNames: Set<String> = [
+            "anon", "service_role", "auth_admin", "authenticated", "outsider", "A", "B", "M",
+        ]
 
         static let platformClaims: Set<String> = [
             "sub", "role", "aud", "exp", "iat", "email", "phone", "app_metadata", "user_metadata", "is_anonymous",
@@ -382,9 +443,11 @@ extension AccessFile {
         func finish() throws(InputError) -> AccessFile {
             for t in file.tables { try check(t) }
             for m in file.memberships { try check(m) }
-            for r in file.roles where r.claimPath.isEmpty {
+            for r in file.roles where r.claimPath.isEmpty && !r.byRow {
                 throw InputError(
-                    r.location, "role \(r.name) has no 'claim' line: add e.g. 'claim app_metadata.role = \(r.name)'")
+                    r.location,
+                    "role \(r.name) has no 'claim' or 'row' line: add e.g. 'claim app_metadata.role = \(r.name)' or 'row public.user_roles user_id, role = '\(r.name)''"
+                )
             }
             for b in file.buckets { try finishBucket(b) }
             if file.tables.isEmpty && file.buckets.isEmpty && file.memberships.isEmpty {
@@ -430,6 +493,12 @@ extension AccessFile {
                     t.location,
                     "\(what) does not say who may write: add 'write owner|nobody|…' (or insert/update/delete lines)")
             }
+            if t.move != nil, t.group.isEmpty {
+                throw InputError(
+                    t.settings["move"]!,
+                    "\(what): 'move' is about rows moving between groups: add a 'group' line or remove it")
+            }
+            if let m = t.move { try checkNames(m, at: t.settings["move"]!, what: what, key: "move") }
             if !t.through.isEmpty {
                 let at = t.settings["group"] ?? t.location
                 var seen: Set<String> = [t.qualifiedName], next = t.through

@@ -45,6 +45,8 @@ struct TableIntent: Sendable, Equatable {
     public var insert: Who?
     public var update: Who?
     public var delete: Who?
+    /// Who may move a row into another group (default: who may update it and insert there).
+    public var move: Who?
     /// Columns no API caller may set on a row it writes (is_admin, plan, balance…).
     public var protected: [String] = []
     /// Column → SQL expression; `{owner}` is the owner's uid, `{n}` a number unique in the run.
@@ -103,11 +105,25 @@ struct MembersIntent: Sendable, Equatable {
 /// A role the platform gives through a JWT claim the user cannot write: `app_metadata.<key>`
 /// (set by the service) or a top-level claim (added by the custom access-token hook).
 struct RoleIntent: Sendable, Equatable {
+    public static func == (a: RoleIntent, b: RoleIntent) -> Bool {
+        a.name == b.name && a.claimPath == b.claimPath && a.value == b.value && a.rowTable == b.rowTable
+            && a.rowUserColumn == b.rowUserColumn && a.rowValues.map(\.column) == b.rowValues.map(\.column)
+            && a.rowValues.map(\.expression) == b.rowValues.map(\.expression) && a.location == b.location
+    }
+
     public var name: String
     /// The claim's path in the JWT, e.g. ["app_metadata", "role"] or ["user_role"].
     public var claimPath: [String] = []
     /// The claim's value as JSON text: "\"admin\"", "true", "3".
     public var value: String = ""
+    /// Or a row in a role table: `row public.user_roles user_id, role = 'admin'` (table, the
+    /// user's column, then `column = SQL value` pairs).
+    public var rowSchema: String = ""
+    public var rowName: String = ""
+    public var rowTable: String { rowName.isEmpty ? "" : SQL.qualified(rowSchema, rowName) }
+    public var rowUserColumn: String = ""
+    public var rowValues: [(column: String, expression: String)] = []
+    public var byRow: Bool { !rowTable.isEmpty }
     public var location: SourceLocation
     public var settings: [String: SourceLocation] = [:]
 }

@@ -96,6 +96,18 @@ struct GroupMatrix {
         return sql
     }
 
+    /// May `x` move a row from `from` into `to` (owned by `owner`)? `move` when declared; else
+    /// who may update it on both sides and insert where it lands.
+    func moves(_ x: MatrixActor, from: String, to: String, owner: String?) -> Bool {
+        if let m = intent.move {
+            return m.allows(x.standing(group: from, owner: owner)) && m.allows(x.standing(group: to, owner: owner))
+        }
+        let update = intent.update!, insert = intent.insert!
+        return update.allows(x.standing(group: from, owner: owner))
+            && update.allows(x.standing(group: to, owner: owner))
+            && insert.allows(x.standing(group: to, owner: owner))
+    }
+
     func unit() -> HarnessUnit {
         let suite = info.qualifiedName
         let levelProblem = through.lazy.compactMap { l in
@@ -222,13 +234,18 @@ struct GroupMatrix {
         add(
             top.actor, "update", "\(top.actor.name) moves G1's row into G2", [],
             "update \(t) set \(g) = \(k2) where \(whereGroup(k1))",
-            update.allows(top.standing(group: g1, owner: owner1))
-                && update.allows(top.standing(group: g2, owner: owner1)), on("UPDATE", k1, set: [(g, k2)]))
+            // Moving a row into a group is also putting a row there: only for who may insert there.
+            moves(top, from: g1, to: g2, owner: owner1), on("UPDATE", k1, set: [(g, k2)]))
         add(
             other.actor, "update", "\(other.actor.name) moves G2's row into G1", clear1,
             "update \(t) set \(g) = \(k1) where \(whereGroup(k2))",
-            update.allows(other.standing(group: g2, owner: owner2))
-                && update.allows(other.standing(group: g1, owner: owner2)), on("UPDATE", k2, set: [(g, k1)]))
+            moves(other, from: g2, to: g1, owner: owner2), on("UPDATE", k2, set: [(g, k1)]))
+        if let d = world.dual, !world.onePerUser {
+            add(
+                d.actor, "update", "\(d.actor.name) moves G1's row into G2", [],
+                "update \(t) set \(g) = \(k2) where \(whereGroup(k1))",
+                moves(d, from: g1, to: g2, owner: owner1), on("UPDATE", k1, set: [(g, k2)]))
+        }
         if let oc = ownerColumn, top.actor.uid != plain.actor.uid {
             add(
                 plain.actor, "update", "\(plain.actor.name) hands G1's row over to \(top.actor.name)", [],

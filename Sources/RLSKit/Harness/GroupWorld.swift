@@ -17,6 +17,8 @@ struct GroupWorld {
     let outsider: MatrixActor
     /// With membership by claim: a user who wrote G1 and the owner's role into user_metadata.
     let forgers: [MatrixActor]
+    /// In G1 with the owner's role and in G2 with the plain member's (groups with roles, by table).
+    let dual: MatrixActor?
 
     /// `keyColumn` gives the group key's type: the membership's group column, or with
     /// membership by claim, a table's group column.
@@ -66,18 +68,27 @@ struct GroupWorld {
         } else {
             forgers = []
         }
+        // A user in both groups, with a different role in each: where a missing WITH CHECK lets
+        // rows move between groups for real (a user in one group is stopped by SELECT policies).
+        if !members.byClaim && roles.count > 1 {
+            dual = MatrixActor(
+                actor: .user("G1 \(roles[0]) in G2 as \(roles[roles.count - 1])"),
+                groups: [g1: roles[0], g2: roles[roles.count - 1]])
+        } else {
+            dual = nil
+        }
     }
 
     var top: MatrixActor { g1Actors[0] }
 
     /// The key of the group the user belongs to, as text (for `{group}` in header lines).
     func groupKey(of u: HarnessActor) -> String? {
-        if g1Actors.contains(where: { $0.actor.uid == u.uid }) { return g1Key }
+        if g1Actors.contains(where: { $0.actor.uid == u.uid }) || dual?.actor.uid == u.uid { return g1Key }
         return g2Owner.actor.uid == u.uid ? g2Key : nil
     }
     /// The plain member: the last declared role.
     var plain: MatrixActor { g1Actors[g1Actors.count - 1] }
-    var users: [HarnessActor] { (g1Actors + [g2Owner, outsider] + forgers).map(\.actor) }
+    var users: [HarnessActor] { (g1Actors + [g2Owner, outsider] + forgers + (dual.map { [$0] } ?? [])).map(\.actor) }
     var hasRoles: Bool { !members.roleColumn.isEmpty }
     /// The user column alone is unique: a user belongs to one group at most.
     var onePerUser: Bool { !members.byClaim && membersInfo.uniqueKeys.contains([members.userColumn]) }
@@ -187,7 +198,8 @@ struct GroupWorld {
         }
         if members.byClaim { return sql }
         sql += asService
-        let all = g1Actors.map { ($0, g1) } + [(g2Owner, g2)]
+        var all = g1Actors.map { ($0, g1) } + [(g2Owner, g2)]
+        if let d = dual, !onePerUser { all += [(d, g1), (d, g2)] }
         for (i, (a, g)) in all.enumerated() {
             let role = a.groups[g] ?? ""
             if onePerUser {

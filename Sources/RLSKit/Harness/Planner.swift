@@ -44,6 +44,7 @@ enum Planner {
             var infos = try Catalog.tables(conn, file.tables.map { ($0.schema, $0.name) })
             let declared = Dictionary(file.tables.map { ($0.qualifiedName, $0) }) { a, _ in a }
             for i in infos.indices { infos[i].declared = declared }
+            try checkRoleRows(file, conn: conn)
             let worlds = try groupWorlds(file, conn: conn)
             let roles = MatrixActor.roleActors(file.roles)
             for (intent, info) in zip(file.tables, infos) {
@@ -133,8 +134,14 @@ enum Planner {
             }
         }
         if plan.units.contains(where: { !$0.users.isEmpty }) { try options.accessTokenHook?.checkExists(conn) }
+        let roleRows = input.access.flatMap(\.roles).filter(\.byRow)
         for i in plan.units.indices where !plan.units[i].users.isEmpty {
             plan.units[i].signUp = SignUp.script(plan.units[i].users, columns: authColumns, authAdminExists: authAdmin)
+            // Holders of roles given by a table row get that row, in matrix units (not scenarios).
+            guard plan.units[i].isolation == .rollbackEach else { continue }
+            for u in plan.units[i].users where !u.forged {
+                for r in roleRows where r.name == u.name { plan.units[i].signUp += r.rowInsert(for: u) ?? "" }
+            }
             if let hook = options.accessTokenHook {
                 plan.units[i].hook = hook
                 plan.units[i].hookAsAuthAdmin = authAdmin
@@ -162,6 +169,26 @@ enum Planner {
             }
         }
         return plan
+    }
+
+    /// A role given by a table row names a table and columns that exist.
+    static func checkRoleRows(_ file: AccessFile, conn: PostgresConnection) throws {
+        for r in file.roles where r.byRow {
+            let at = r.settings["row"] ?? r.location
+            let info = try conn.query("select to_regclass($1) is not null as e", [r.rowTable]).rows[0]
+            guard try info.decode("e", as: Bool.self) else {
+                throw InputError(
+                    at, "role \(r.name): table \(r.rowTable) does not exist: fix the name or apply the migrations first"
+                )
+            }
+            let t = try Catalog.table(conn, schema: r.rowSchema, name: r.rowName)
+            for c in [r.rowUserColumn] + r.rowValues.map(\.column) where t.column(c) == nil {
+                throw InputError(
+                    at,
+                    "role \(r.name): table \(r.rowTable) has no column '\(c)' (columns: "
+                        + t.columns.map { SQL.ident($0.name) }.joined(separator: ", ") + ")")
+            }
+        }
     }
 
     static func checkProtected(_ intent: TableIntent, _ info: TableInfo) throws {

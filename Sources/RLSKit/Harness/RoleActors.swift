@@ -3,12 +3,27 @@
 /// `supabase.auth.updateUser`), who must be treated as any other signed-in user.
 extension RoleIntent {
     /// The claim as a one-key JSON object, e.g. {"role":"admin"}.
-    var claimObject: String { "{\(JSON.string(claimPath.last ?? "").rendered(pretty: false)):\(value)}" }
+    var claimObject: String {
+        // A role held through a table row is forged as `{"role": name}`, what users write most.
+        byRow
+            ? "{\"role\":\(JSON.string(name).rendered(pretty: false))}"
+            : "{\(JSON.string(claimPath.last ?? "").rendered(pretty: false)):\(value)}"
+    }
 
     var holder: HarnessActor {
         var u = HarnessActor.user(name)
+        if byRow { return u }
         if claimPath.count == 2 { u.appMetadata = claimObject } else { u.extraClaims = claimObject }
         return u
+    }
+
+    /// The row that gives `u` this role, inserted by the connecting role (as the service would).
+    func rowInsert(for u: HarnessActor) -> String? {
+        guard byRow else { return nil }
+        let cols = [SQL.ident(rowUserColumn)] + rowValues.map { SQL.ident($0.column) }
+        let vals = [SQL.literal(u.uid)] + rowValues.map(\.expression)
+        return
+            "insert into \(rowTable) (\(cols.joined(separator: ", "))) values (\(vals.joined(separator: ", "))) on conflict do nothing;\n"
     }
 
     var forger: HarnessActor {

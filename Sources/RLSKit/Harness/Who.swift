@@ -7,6 +7,8 @@ struct Who: Sendable, Hashable, CustomStringConvertible {
         case members(roles: [String])
         /// A user holding a role declared in a `role` block.
         case role(String)
+        /// Every one of these at once: `owner and members` (the author, while a member).
+        indirect case all([Principal])
     }
 
     var principals: [Principal]
@@ -27,37 +29,41 @@ struct Who: Sendable, Hashable, CustomStringConvertible {
         var roles: Set<String> = []
     }
 
-    func allows(_ s: Standing) -> Bool {
-        principals.contains { p in
-            switch p {
-            case .anyone: true
-            case .signedIn: s.signedIn
-            case .owner: s.isOwner
-            case .nobody: false
-            case .members(let roles): s.memberRole.map { roles.isEmpty || roles.contains($0) } ?? false
-            case .role(let r): s.roles.contains(r)
-            }
+    func allows(_ s: Standing) -> Bool { principals.contains { Self.allows($0, s) } }
+
+    static func allows(_ p: Principal, _ s: Standing) -> Bool {
+        switch p {
+        case .anyone: true
+        case .signedIn: s.signedIn
+        case .owner: s.isOwner
+        case .nobody: false
+        case .members(let roles): s.memberRole.map { roles.isEmpty || roles.contains($0) } ?? false
+        case .role(let r): s.roles.contains(r)
+        case .all(let parts): parts.allSatisfy { allows($0, s) }
         }
     }
 
-    var mentionsOwner: Bool { principals.contains(.owner) }
-    var mentionsMembers: Bool { principals.contains { if case .members = $0 { true } else { false } } }
-    var roleNames: [String] { principals.compactMap { if case .role(let r) = $0 { r } else { nil } } }
+    /// Every principal named, those inside `and` too.
+    var flat: [Principal] { principals.flatMap { if case .all(let p) = $0 { p } else { [$0] } } }
+    var mentionsOwner: Bool { flat.contains(.owner) }
+    var mentionsMembers: Bool { flat.contains { if case .members = $0 { true } else { false } } }
+    var roleNames: [String] { flat.compactMap { if case .role(let r) = $0 { r } else { nil } } }
     var memberRoles: [String] {
-        principals.flatMap { if case .members(let r) = $0 { r } else { [String]() } }
+        flat.flatMap { if case .members(let r) = $0 { r } else { [String]() } }
     }
 
-    var description: String {
-        principals.map { p in
-            switch p {
-            case .anyone: "anyone"
-            case .signedIn: "signed-in"
-            case .owner: "owner"
-            case .nobody: "nobody"
-            case .members(let r): r.isEmpty ? "members" : "members with role " + r.joined(separator: ", ")
-            case .role(let r): r
-            }
-        }.joined(separator: " or ")
+    var description: String { principals.map(Self.describe).joined(separator: " or ") }
+
+    static func describe(_ p: Principal) -> String {
+        switch p {
+        case .anyone: "anyone"
+        case .signedIn: "signed-in"
+        case .owner: "owner"
+        case .nobody: "nobody"
+        case .members(let r): r.isEmpty ? "members" : "members with role " + r.joined(separator: ", ")
+        case .role(let r): r
+        case .all(let parts): parts.map(describe).joined(separator: " and ")
+        }
     }
 
     static let keywords = ["anyone", "signed-in", "owner", "members", "nobody"]
@@ -72,7 +78,30 @@ struct Who: Sendable, Hashable, CustomStringConvertible {
             if w == "or" { items.append([]) } else { items[items.count - 1].append(w) }
         }
         var out: [Principal] = []
-        for item in items {
+        for orItem in items {
+            var parts: [[String]] = [[]]
+            for w in orItem {
+                if w == "and" { parts.append([]) } else { parts[parts.count - 1].append(w) }
+            }
+            if parts.count > 1 {
+                var conj: [Principal] = []
+                for part in parts {
+                    guard !part.isEmpty else {
+                        throw InputError(
+                            at, "'\(key)': 'and' needs a value on both sides, e.g. '\(key) owner and members'")
+                    }
+                    let w = try parse(part, key: key, at: at)
+                    guard w.principals.count == 1, w.principals != [.nobody], w.principals != [.anyone] else {
+                        throw InputError(
+                            at,
+                            "'\(key)': 'and' joins owner, signed-in, members or roles, e.g. '\(key) owner and members'")
+                    }
+                    conj.append(w.principals[0])
+                }
+                out.append(.all(conj))
+                continue
+            }
+            let item = orItem
             guard let first = item.first else {
                 throw InputError(at, "'\(key)': 'or' needs a value on both sides, e.g. '\(key) owner or admin'")
             }

@@ -126,7 +126,7 @@ final class AccessLanguageTests: XCTestCase {
             ),
             ("role\n", "a.rls:1: write 'role name'"),
             ("role owner\n  claim x = 1\n", "a.rls:1: 'owner' already means something"),
-            ("role admin\n", "a.rls:1: role admin has no 'claim' line"),
+            ("role admin\n", "a.rls:1: role admin has no 'claim' or 'row' line"),
             ("role admin\n  claim role = admin\n", "a.rls:2: claim 'role' is set by the platform"),
             ("role admin\n  claim user_metadata.role = admin\n", "a.rls:2: write 'claim app_metadata.KEY = VALUE'"),
             ("role admin\n  claim app_metadata.role admin\n", "a.rls:2: write 'claim app_metadata.KEY = VALUE'"),

@@ -32,6 +32,7 @@ final class GroupHeaderTests: XCTestCase {
               group team_id
               read members
               write members
+              move nobody                # the tenant header pins a row to its team
             """
 
     func testTheHeaderIsSentAndNotTrusted() throws {

@@ -59,6 +59,17 @@ final class GroupMatrixTests: XCTestCase {
             fails: ["public.projects: G1 owner moves G1's row into G2"],
             access: TeamFixture.access.replacingOccurrences(
                 of: "group team_id\n  read members", with: "group team_id\n  read signed-in")),
+        // Only owners edit projects; a WITH CHECK that asks only for membership lets a user who
+        // owns G1 and is a plain member of G2 push G1's project into G2 (a user in one group is
+        // stopped by the SELECT policy on the new row).
+        Bug(
+            what: "owners edit projects, but the new row only needs a member",
+            sql:
+                "drop policy projects_edit on public.projects; create policy e on public.projects for update to authenticated using (public.has_role(team_id, 'owner')) with check (public.is_member(team_id));",
+            fails: ["public.projects: G1 owner in G2 as member moves G1's row into G2"],
+            access: TeamFixture.access.replacingOccurrences(
+                of: "group team_id\n  read members\n  insert members\n  update members",
+                with: "group team_id\n  read members\n  insert members\n  update members with role owner")),
         Bug(
             what: "any member deletes projects",
             sql:
