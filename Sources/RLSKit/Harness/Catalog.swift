@@ -255,6 +255,16 @@ enum Catalog {
             ).rows.map { try $0.decode("n") })
     }
 
+    /// Bodies of the functions triggers on auth.users run (sign-up triggers copy metadata into app tables).
+    static func signUpTriggerBodies(_ conn: PostgresConnection) throws -> [String] {
+        try conn.query(
+            """
+            select p.prosrc from pg_trigger t join pg_proc p on p.oid = t.tgfoid
+             where t.tgrelid = to_regclass('auth.users') and not t.tgisinternal
+            """
+        ).rows.map { try $0.decode("prosrc") }
+    }
+
     public static func roleExists(_ conn: PostgresConnection, _ role: String) throws -> Bool {
         try conn.query("select exists (select 1 from pg_roles where rolname = $1) as e", [role]).rows[0].decode("e")
     }

@@ -19,6 +19,39 @@ enum ClaimAttack {
         return .user("M", metadata: metadata(for: texts))
     }
 
+    /// M for a table whose rows belong to groups: every user_metadata key the policies (or the
+    /// functions they call) read is set to what they compare it with, or else to G1's key; and
+    /// the group-like keys sign-up triggers copy out of raw_user_meta_data (org_id, team_id…)
+    /// too, since M signs up with that metadata. Nil when nothing a user writes is read.
+    static func groupAttacker(_ texts: [String], signUp: [String], groupKey: String, hook: Bool) -> HarnessActor? {
+        let signUpReads = readsUserMetadata(signUp)
+        guard hook || readsUserMetadata(texts) || signUpReads else { return nil }
+        var pairs: [String: JSON] = [:]
+        func scan(_ t: String, onlyGroupLike: Bool) {
+            let ns = t as NSString, all = NSRange(location: 0, length: ns.length)
+            for m in readOnly.matches(in: t, range: all) {
+                let k = ns.substring(with: m.range(at: 1)), l = k.lowercased()
+                let groupLike =
+                    l.hasSuffix("_id")
+                    || ["org", "team", "tenant", "account", "group", "company", "workspace"].contains {
+                        l.contains($0)
+                    }
+                if ignoredKeys.contains(k) || pairs[k] != nil || (onlyGroupLike && !groupLike) { continue }
+                pairs[k] = .string(groupKey)
+            }
+            guard !onlyGroupLike else { return }
+            for m in casted.matches(in: t, range: all) { pairs[ns.substring(with: m.range(at: 1))] = .bool(true) }
+            for m in compared.matches(in: t, range: all) {
+                let k = ns.substring(with: m.range(at: 1))
+                if !ignoredKeys.contains(k) { pairs[k] = .string(ns.substring(with: m.range(at: 2))) }
+            }
+        }
+        for t in texts where readsClaims([t]) { scan(t, onlyGroupLike: false) }
+        if signUpReads { for t in signUp { scan(t, onlyGroupLike: true) } }
+        if pairs.isEmpty { return nil }
+        return .user("M", metadata: JSON.sortedObject(pairs.map { ($0.key, $0.value) }).rendered(pretty: false))
+    }
+
     static func readsUserMetadata(_ texts: [String]) -> Bool {
         texts.contains { t in
             let l = t.lowercased()

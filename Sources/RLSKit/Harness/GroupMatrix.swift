@@ -23,8 +23,10 @@ struct GroupMatrix {
     var r2Owner: HarnessActor { world.g2Owner.actor }
     var actors: [MatrixActor] {
         world.g1Actors + [world.g2Owner, world.outsider] + world.forgers + roleActors
-            + (sendsGroupHeader ? [headerForger] : [])
+            + (sendsGroupHeader ? [headerForger] : []) + (attacker.map { [MatrixActor(actor: $0)] } ?? [])
     }
+    /// M: a user in no group with user_metadata forged to what the policies and sign-up triggers read.
+    var attacker: HarnessActor?
     /// Headers are the caller's to choose: with a `{group}` header, a user in no group sends G1's key.
     let headerForger = MatrixActor(actor: .user("outsider sending G1's key"))
     var sendsGroupHeader: Bool { headers.contains { $0.value.contains("{group}") } }
@@ -63,7 +65,8 @@ struct GroupMatrix {
     func seedScript() -> String {
         var sql = world.seedScript(serviceRole: serviceRole)
         // Parents of the table's other foreign keys, for every user that writes a row.
-        sql += seeder(k1).parents.script(owners: (actors.map(\.actor) + [r1Owner, r2Owner]).map(\.uid))
+        let owners = (actors.map(\.actor) + [r1Owner, r2Owner]).filter { $0.id != attacker?.id }.map(\.uid)
+        sql += seeder(k1).parents.script(owners: owners)
         guard !isGroupTable else { return sql }
         sql += throughScript()
         if serviceRole { sql += "select set_config('role', 'service_role', true);\n" }
@@ -81,7 +84,7 @@ struct GroupMatrix {
     func throughScript() -> String {
         var sql = "", above = (world.g1, world.g2)
         for (i, level) in through.enumerated() {
-            let owners = (actors.map(\.actor) + [r1Owner, r2Owner]).map(\.uid)
+            let owners = (actors.map(\.actor) + [r1Owner, r2Owner]).filter { $0.id != attacker?.id }.map(\.uid)
             for (n, (parent, key, owner)) in [(above.0, level.k1, r1Owner), (above.1, level.k2, r2Owner)].enumerated() {
                 let s = Seeder(
                     table: level.info, intent: level.intent, fixed: [level.intent.group: parent, level.key: key])
@@ -94,6 +97,17 @@ struct GroupMatrix {
             above = (level.k1, level.k2)
         }
         return sql
+    }
+
+    /// The unit; M signs up after seeding, since its forged metadata may name G1.
+    func finished(_ checks: [PolicyCheck]) -> HarnessUnit {
+        var unit = HarnessUnit(
+            suite: info.qualifiedName,
+            users: world.users + roleActors.map(\.actor) + (sendsGroupHeader ? [headerForger.actor] : [])
+                + (attacker.map { [$0] } ?? []),
+            setup: seedScript(), checks: checks, location: intent.location)
+        if let m = attacker { unit.lateUsers = [m.id] }
+        return unit
     }
 
     /// May `x` move a row from `from` into `to` (owned by `owner`)? `move` when declared; else
@@ -153,7 +167,8 @@ struct GroupMatrix {
         func newRow(_ group: String, by u: HarnessActor) -> String {
             n += 1
             let s = seeder(isGroupTable ? GroupWorld.key(info.column(intent.group), n) : group)
-            let owner = u.kind == .user ? u.uid : r1Owner.uid, r = s.row(owner: owner, n: n)
+            // M signs up after the parents are made: its rows use the plain member's parents.
+            let owner = u.kind == .user && u.id != attacker?.id ? u.uid : r1Owner.uid, r = s.row(owner: owner, n: n)
             lastInsert = CheckRow(table: t, name: info.name, command: "INSERT", role: "", insert: (r.columns, r.values))
             return s.insert(owner: owner, n: n)
         }
@@ -163,10 +178,11 @@ struct GroupMatrix {
         for x in everyone {
             let u = x.actor, name = u.name, on1 = x.standing(group: g1, owner: owner1)
             add(u, "select", "\(name) reads G1's row", [], select + whereGroup(k1), read.allows(on1), on("SELECT", k1))
+            let rowOwner = u.id == attacker?.id ? r1Owner.uid : u.uid
             let creates =
                 isGroupTable
-                ? x.standing(owner: ownerColumn.map { _ in u.uid })
-                : x.standing(group: g1, owner: ownerColumn.map { _ in u.uid })
+                ? x.standing(owner: ownerColumn.map { _ in rowOwner })
+                : x.standing(group: g1, owner: ownerColumn.map { _ in rowOwner })
             add(
                 u, "insert", isGroupTable ? "\(name) creates a group" : "\(name) inserts a row into G1", clear1,
                 newRow(k1, by: u), insert.allows(creates), lastInsert)
@@ -221,11 +237,7 @@ struct GroupMatrix {
             }
         }
         guard !isGroupTable else {
-            return HarnessUnit(
-                suite: suite,
-                users: world.users + roleActors.map(\.actor) + (sendsGroupHeader ? [headerForger.actor] : []),
-                setup: seedScript(), checks: checks,
-                location: intent.location)
+            return finished(checks)
         }
         let top = world.top, plain = world.plain, other = world.g2Owner
         add(
@@ -254,9 +266,6 @@ struct GroupMatrix {
                     && update.allows(plain.standing(group: g1, owner: top.actor.uid)),
                 on("UPDATE", k1, set: [(SQL.ident(oc), SQL.literal(top.actor.uid))]))
         }
-        return HarnessUnit(
-            suite: suite, users: world.users + roleActors.map(\.actor) + (sendsGroupHeader ? [headerForger.actor] : []),
-            setup: seedScript(), checks: checks,
-            location: intent.location)
+        return finished(checks)
     }
 }

@@ -46,6 +46,7 @@ enum Planner {
             for i in infos.indices { infos[i].declared = declared }
             try checkRoleRows(file, conn: conn)
             let worlds = try groupWorlds(file, conn: conn)
+            let signUpTexts = worlds.isEmpty ? [] : try Catalog.signUpTriggerBodies(conn)
             let roles = MatrixActor.roleActors(file.roles)
             for (intent, info) in zip(file.tables, infos) {
                 guard info.exists else {
@@ -71,6 +72,9 @@ enum Planner {
                         serviceRole: info.serviceRoleCanInsert && world.serviceRole)
                     matrix.through = levels
                     matrix.headers = file.headers
+                    matrix.attacker = ClaimAttack.groupAttacker(
+                        info.policyTexts + levels.flatMap(\.info.policyTexts), signUp: signUpTexts,
+                        groupKey: world.world.g1Key, hook: hooked)
                     plan.units.append(matrix.unit())
                 } else if !intent.owner.isEmpty {
                     var matrix = TableMatrix(
@@ -136,7 +140,13 @@ enum Planner {
         if plan.units.contains(where: { !$0.users.isEmpty }) { try options.accessTokenHook?.checkExists(conn) }
         let roleRows = input.access.flatMap(\.roles).filter(\.byRow)
         for i in plan.units.indices where !plan.units[i].users.isEmpty {
-            plan.units[i].signUp = SignUp.script(plan.units[i].users, columns: authColumns, authAdminExists: authAdmin)
+            let users = plan.units[i].users, late = plan.units[i].lateUsers
+            plan.units[i].signUp = SignUp.script(
+                users.filter { !late.contains($0.id) }, columns: authColumns, authAdminExists: authAdmin)
+            if !late.isEmpty {
+                plan.units[i].lateSignUp = SignUp.script(
+                    users.filter { late.contains($0.id) }, columns: authColumns, authAdminExists: authAdmin)
+            }
             // Holders of roles given by a table row get that row, in matrix units (not scenarios).
             guard plan.units[i].isolation == .rollbackEach else { continue }
             for u in plan.units[i].users where !u.forged {

@@ -1,3 +1,4 @@
+import Foundation
 import Postgres
 
 /// A batch of checks that run in one transaction on one connection: users are signed up,
@@ -7,6 +8,10 @@ struct HarnessUnit: Sendable {
     public var users: [HarnessActor]
     /// Creates `users` through the sign-up path; filled in by the planner from the live auth.users.
     public var signUp: String = ""
+    /// Users signed up after seeding (M, whose forged sign-up metadata names a group that must
+    /// exist first), and their sign-up script.
+    public var lateUsers: Set<UUID> = []
+    public var lateSignUp: String = ""
     /// Seeding, as one script after sign-up. If it fails the unit is not covered, with the reason.
     public var setup: String
     public var checks: [PolicyCheck]

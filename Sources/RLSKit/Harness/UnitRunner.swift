@@ -34,6 +34,17 @@ struct UnitRunner {
                 ]
             }
         }
+        if !unit.lateSignUp.isEmpty {
+            do { _ = try conn.runScript(unit.lateSignUp) } catch {
+                if error.error.isConnectionFailure { throw error.error }
+                return [
+                    TestOutcome(
+                        suite: unit.suite, name: "sign up the test users", status: .error,
+                        message: "creating users in auth.users failed: \(error.error.message)", location: unit.location,
+                        sql: unit.lateSignUp)
+                ]
+            }
+        }
         if let hook = unit.hook,
             let problem = try HookClaims.run(hook, unit, conn: conn, authAdmin: unit.hookAsAuthAdmin)
         {

@@ -77,6 +77,16 @@ final class OnePerUserGroupTests: XCTestCase {
                         "public.profiles: G1 member moves own membership into G2",
                     ]),
                 .init(
+                    what: "the sign-up trigger takes the organisation from user_metadata",
+                    sql:
+                        "create or replace function public.handle_new_user() returns trigger language plpgsql security definer set search_path = '' as $$ begin insert into public.profiles (id, org_id) values (new.id, nullif(new.raw_user_meta_data ->> 'org_id', '')::uuid); return new; end $$;",
+                    fails: ["public.documents: M reads G1's row"]),
+                .init(
+                    what: "the organisation helper prefers user_metadata",
+                    sql:
+                        "create or replace function public.my_org() returns uuid language sql stable security definer set search_path = '' as $$ select coalesce(nullif((select auth.jwt()) -> 'user_metadata' ->> 'org_id', '')::uuid, (select org_id from public.profiles where id = (select auth.uid()))) $$;",
+                    fails: ["public.documents: M reads G1's row"]),
+                .init(
                     what: "documents readable across organisations",
                     sql:
                         "drop policy doc_read on public.documents; create policy r on public.documents for select to authenticated using (true);",
