@@ -196,20 +196,25 @@ struct GroupMatrix {
         for name in intent.protected {
             guard let c = info.column(name) else { continue }
             let q = SQL.ident(name)
-            if !isGroupTable,
-                let x = world.g1Actors.first(where: { a in
-                    insert.allows(a.standing(group: g1, owner: ownerColumn.map { _ in a.actor.uid }))
-                })
-            {
+            // A row of G1 with the column set; on the group table, a new group with it set.
+            if let x = world.g1Actors.first(where: { a in
+                let owner = ownerColumn.map { _ in a.actor.uid }
+                return insert.allows(isGroupTable ? a.standing(owner: owner) : a.standing(group: g1, owner: owner))
+            }) {
                 n += 1
-                var s = seeder(k1)
-                s.fixed[intent.group] = k1
+                let key = isGroupTable ? GroupWorld.key(info.column(intent.group), n) : k1
+                var s = seeder(key)
+                s.fixed[intent.group] = key
                 checks.append(
                     PolicyCheck(
                         suite: suite, actor: x.actor.label, operation: "insert",
-                        name: "\(x.actor.name) inserts a row into G1 with \(q) set",
-                        statements: clear1 + [
-                            "select set_config('rlskit.protected', '', true)", x.actor.impersonation(),
+                        name: isGroupTable
+                            ? "\(x.actor.name) creates a group with \(q) set"
+                            : "\(x.actor.name) inserts a row into G1 with \(q) set",
+                        statements: (isGroupTable ? [] : clear1) + [
+                            "select set_config('rlskit.protected', '', true)",
+                            x.actor.impersonation()
+                                + request.settings("insert", as: x.actor, group: groupKey(of: x.actor)),
                             ProtectedColumns.insert(c, seeder: s, owner: x.actor.uid, n: n),
                         ],
                         expectations: [.notStored], location: intent.location,
@@ -225,7 +230,9 @@ struct GroupMatrix {
                         suite: suite, actor: x.actor.label, operation: "update",
                         name: "\(x.actor.name) changes \(q) on G1's row",
                         statements: [
-                            ProtectedColumns.save(c, table: t, where: whereGroup(k1)), x.actor.impersonation(),
+                            ProtectedColumns.save(c, table: t, where: whereGroup(k1)),
+                            x.actor.impersonation()
+                                + request.settings("update", as: x.actor, group: groupKey(of: x.actor)),
                             ProtectedColumns.update(c, table: t, where: whereGroup(k1)),
                         ],
                         expectations: [.notStored], location: intent.location,
