@@ -28,6 +28,8 @@ public final class PostgresConnection {
     /// Statements prepared by pipelines: SQL text and parameter types → server-side name.
     var preparedNames: [PreparedKey: String] = [:]
     var preparedCounter = 0
+    /// Times a pipeline waited for the server before it could go on (for tests).
+    var pipelineRounds = 0
     /// Where this connection goes, with the password redacted.
     public let target: String
 

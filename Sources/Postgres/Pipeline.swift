@@ -84,6 +84,7 @@ extension PostgresConnection {
             plan.control("RELEASE SAVEPOINT rlskit_pipe")
             plan.sync()
         case .rollbackEach:
+            plan.repeatable = true
             if !wasInTransaction { plan.control("BEGIN") }
             plan.control("SAVEPOINT rlskit_pipe")
             for g in groups.indices {
@@ -98,7 +99,7 @@ extension PostgresConnection {
         return try execute(plan)
     }
 
-    private func execute(_ plan: PipelinePlan) throws -> [StatementOutcome] {
+    private func execute(_ plan: PipelinePlan, aheadAllowed: Bool = true) throws -> [StatementOutcome] {
         for st in plan.statements {
             try Self.checkNoNUL(st.sql, st.parameters)
             guard st.parameters.count <= 65535 else {
@@ -113,14 +114,24 @@ extension PostgresConnection {
             PQsetnonblocking(handle, 0)
             if PQexitPipelineMode(handle) != 1 { leavePipelineAfterFailure() }
         }
-        let prepared = try prepareRepeated(plan)
-        var reader = PipelineReader(plan: plan, secret: secret)
+        // A pipeline that leaves nothing behind sends its prepares ahead of it in the same
+        // round; should one fail, it runs again with that statement unprepared.
+        let statusBefore = PQtransactionStatus(handle)
+        let (prepared, ahead) = try prepareRepeated(plan, ahead: aheadAllowed && plan.repeatable)
+        var sent = plan
+        if !ahead.isEmpty { sent.items = prepareItems(ahead) + plan.items }
+        var reader = PipelineReader(plan: sent, secret: secret)
         var sinceExchange = 0
-        for item in plan.items {
+        for item in sent.items {
             let ok: Int32
             switch item {
             case .sync: ok = PQpipelineSync(handle)
             case .control(let sql): ok = PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 0)
+            case .prepare(let k):
+                let types = ahead[k].key.types.map { Oid($0) }
+                ok = types.withUnsafeBufferPointer { t in
+                    PQsendPrepare(handle, ahead[k].name, ahead[k].key.sql, Int32(types.count), t.baseAddress)
+                }
             case .user(let index):
                 let st = plan.statements[index]
                 let name = prepared[index]
@@ -139,7 +150,15 @@ extension PostgresConnection {
             }
         }
         while !reader.done { try exchange(&reader, wait: true) }
+        pipelineRounds += 1
         if let failure = reader.controlFailure { throw failure }
+        if !ahead.isEmpty {
+            for (k, w) in ahead.enumerated() where !reader.failedPrepares.contains(k) { preparedNames[w.key] = w.name }
+            // Again only from where it started (a step that ended the transaction is not repeated).
+            if !reader.failedPrepares.isEmpty && PQtransactionStatus(handle) == statusBefore {
+                return try execute(plan, aheadAllowed: false)
+            }
+        }
         for (i, o) in reader.outcomes.enumerated() where prepared[i] != nil {
             if case .failure(let e) = o { forgetPrepared(after: e, sql: plan.statements[i].sql) }
         }
@@ -159,10 +178,10 @@ extension PostgresConnection {
     /// Statements whose text repeats are parsed and planned once: prepared in one round trip
     /// before the pipeline (and kept for later pipelines on this connection). Text that fails
     /// to prepare is sent unprepared, so its error is reported where it is used.
-    private func prepareRepeated(_ plan: PipelinePlan) throws -> [String?] {
+    private func prepareRepeated(_ plan: PipelinePlan, ahead: Bool) throws -> ([String?], [WantedPrepare]) {
         let none = [String?](repeating: nil, count: plan.statements.count)
         // In a failed transaction nothing can be prepared; everything goes unprepared.
-        if PQtransactionStatus(handle) == PQTRANS_INERROR { return none }
+        if PQtransactionStatus(handle) == PQTRANS_INERROR { return (none, []) }
         var uses: [PreparedKey: Int] = [:]
         var keys: [PreparedKey] = []
         keys.reserveCapacity(plan.statements.count)
@@ -172,12 +191,16 @@ extension PostgresConnection {
             uses[key, default: 0] += 1
         }
         var names: [PreparedKey: String] = [:]
-        var wanted: [(key: PreparedKey, name: String)] = []
+        var wanted: [WantedPrepare] = []
         for (key, n) in uses where n > 1 || preparedNames[key] != nil {
             if let name = preparedNames[key] { names[key] = name; continue }
             guard preparedNames.count + wanted.count < 2000 else { continue }
             preparedCounter += 1
             wanted.append((key, "rlskit_p\(preparedCounter)"))
+        }
+        if ahead && !wanted.isEmpty {
+            for w in wanted { names[w.key] = w.name }
+            return (keys.map { names[$0] }, wanted)
         }
         if !wanted.isEmpty {
             // Each prepare is its own synced segment. Inside the caller's transaction a failed
@@ -215,9 +238,25 @@ extension PostgresConnection {
                 }
                 if PQstatus(handle) != CONNECTION_OK { throw connectionError() }
             }
+            pipelineRounds += 1
         }
-        if names.isEmpty { return none }
-        return keys.map { names[$0] }
+        if names.isEmpty { return (none, []) }
+        return (keys.map { names[$0] }, [])
+    }
+
+    /// The prepares sent ahead of a pipeline, each in its own synced segment so that one
+    /// failing skips no other; inside a transaction a savepoint keeps a failure from aborting it.
+    private func prepareItems(_ wanted: [WantedPrepare]) -> [PipelineItem] {
+        let guarded = PQtransactionStatus(handle) == PQTRANS_INTRANS
+        var items: [PipelineItem] = guarded ? [.control("SAVEPOINT rlskit_prepare")] : []
+        for k in wanted.indices {
+            if guarded { items.append(.control("ROLLBACK TO SAVEPOINT rlskit_prepare")) }
+            items += [.prepare(k), .sync]
+        }
+        if guarded {
+            items += [.control("ROLLBACK TO SAVEPOINT rlskit_prepare"), .control("RELEASE SAVEPOINT rlskit_prepare")]
+        }
+        return items
     }
 
     /// A prepared statement the server no longer has (DISCARD, DEALLOCATE) or whose result
@@ -274,12 +313,18 @@ enum PipelineItem {
     case user(Int)
     case control(String)
     case sync
+    /// A statement prepared ahead of the pipeline, by its index among those.
+    case prepare(Int)
 }
+
+typealias WantedPrepare = (key: PreparedKey, name: String)
 
 struct PipelinePlan {
     let statements: [PostgresStatement]
     let groups: [Range<Int>]
     var items: [PipelineItem] = []
+    /// Running it again leaves the same state (every group is undone).
+    var repeatable = false
     init(statements: [PostgresStatement], groups: [Range<Int>]) {
         self.statements = statements
         self.groups = groups
@@ -299,6 +344,7 @@ struct PipelineReader {
     var next = 0
     var outcomes: [StatementOutcome]
     var controlFailure: PostgresError?
+    var failedPrepares: Set<Int> = []
     var current: StatementOutcome?
 
     init(plan: PipelinePlan, secret: [String]) {
@@ -345,6 +391,8 @@ struct PipelineReader {
                 e.message = "pipeline control statement \"\(sql)\" failed: " + e.message
                 controlFailure = e
             }
+        case .prepare(let k):
+            if case .failure = outcome { failedPrepares.insert(k) }
         case .sync: return
         }
         next += 1

@@ -10,10 +10,27 @@ struct UnitRunner {
     func run(_ unit: HarnessUnit) throws -> [TestOutcome] {
         if let reason = unit.notCovered { return [notCovered(unit, reason)] }
         let start = Date()
+        defer { _ = try? conn.query("ROLLBACK") }
+        // One round trip for sign-up and seeding; only when that fails are they run apart, to
+        // tell which of them failed.
+        if !unit.setup.isEmpty {
+            do {
+                _ = try conn.runScript("BEGIN;\n" + unit.signUp + unit.setup)
+            } catch {
+                if error.error.isConnectionFailure { throw error.error }
+                _ = try? conn.query("ROLLBACK")
+                return try runApart(unit, since: start)
+            }
+            return try runChecks(unit, since: start)
+        }
+        return try runApart(unit, since: start)
+    }
+
+    /// Sign-up, then seeding, each on its own, so that a failure names the step.
+    func runApart(_ unit: HarnessUnit, since start: Date) throws -> [TestOutcome] {
         do {
             _ = try conn.runScript("BEGIN;\n" + unit.signUp)
         } catch {
-            _ = try? conn.query("ROLLBACK")
             if error.error.isConnectionFailure { throw error.error }
             return [
                 TestOutcome(
@@ -22,7 +39,6 @@ struct UnitRunner {
                     sql: unit.signUp)
             ]
         }
-        defer { _ = try? conn.query("ROLLBACK") }
         if !unit.setup.isEmpty {
             do { _ = try conn.runScript(unit.setup) } catch {
                 if error.error.isConnectionFailure { throw error.error }
@@ -34,6 +50,11 @@ struct UnitRunner {
                 ]
             }
         }
+        return try runChecks(unit, since: start)
+    }
+
+    /// The pipelined checks, in the unit's open transaction (after late sign-ups and the hook).
+    func runChecks(_ unit: HarnessUnit, since start: Date) throws -> [TestOutcome] {
         if !unit.lateSignUp.isEmpty {
             do { _ = try conn.runScript(unit.lateSignUp) } catch {
                 if error.error.isConnectionFailure { throw error.error }
