@@ -148,9 +148,10 @@ enum Planner {
                     users.filter { late.contains($0.id) }, columns: authColumns, authAdminExists: authAdmin)
             }
             // Holders of roles given by a table row get that row, in matrix units (not scenarios).
-            guard plan.units[i].isolation == .rollbackEach else { continue }
-            for u in plan.units[i].users where !u.forged {
-                for r in roleRows where r.name == u.name { plan.units[i].signUp += r.rowInsert(for: u) ?? "" }
+            if plan.units[i].isolation == .rollbackEach {
+                for u in plan.units[i].users where !u.forged {
+                    for r in roleRows where r.name == u.name { plan.units[i].signUp += r.rowInsert(for: u) ?? "" }
+                }
             }
             if let hook = options.accessTokenHook {
                 plan.units[i].hook = hook

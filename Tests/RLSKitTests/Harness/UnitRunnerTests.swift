@@ -45,7 +45,7 @@ final class UnitRunnerTests: XCTestCase {
                 "case when {n} >= 1000 or current_setting('rlskit_test.signup_at', true) = statement_timestamp()::text then 'entry {n}' end"
         )
         XCTAssertTrue(report.passed, TestReportWriter.render(report, format: .text))
-        XCTAssertEqual(report.outcomes.count { $0.suite == "public.diary" }, 15)
+        XCTAssertEqual(report.outcomes.count { $0.suite == "public.diary" }, 16)
     }
 
     func testFailedSeedingIsStillReportedAsSeeding() throws {
