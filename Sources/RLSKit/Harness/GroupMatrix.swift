@@ -164,6 +164,8 @@ struct GroupMatrix {
         let read = intent.read!, insert = intent.insert!, update = intent.update!, delete = intent.delete!
         var n = 2000
         let clear1 = groupUnique && !isGroupTable ? ["delete from \(t) where \(whereGroup(k1))"] : []
+        // One row per group: a row moving into G2 first makes room there.
+        let clear2 = groupUnique && !isGroupTable ? ["delete from \(t) where \(whereGroup(k2))"] : []
         func newRow(_ group: String, by u: HarnessActor) -> String {
             n += 1
             let s = seeder(isGroupTable ? GroupWorld.key(info.column(intent.group), n) : group)
@@ -251,7 +253,7 @@ struct GroupMatrix {
             top.actor, "select", "\(top.actor.name) reads G2's row", [], select + whereGroup(k2),
             read.allows(top.standing(group: g2, owner: owner2)), on("SELECT", k2))
         add(
-            top.actor, "update", "\(top.actor.name) moves G1's row into G2", [],
+            top.actor, "update", "\(top.actor.name) moves G1's row into G2", clear2,
             "update \(t) set \(g) = \(k2) where \(whereGroup(k1))",
             // Moving a row into a group is also putting a row there: only for who may insert there.
             moves(top, from: g1, to: g2, owner: owner1), on("UPDATE", k1, set: [(g, k2)]))
@@ -261,7 +263,7 @@ struct GroupMatrix {
             moves(other, from: g2, to: g1, owner: owner2), on("UPDATE", k2, set: [(g, k1)]))
         if let d = world.dual, !world.onePerUser {
             add(
-                d.actor, "update", "\(d.actor.name) moves G1's row into G2", [],
+                d.actor, "update", "\(d.actor.name) moves G1's row into G2", clear2,
                 "update \(t) set \(g) = \(k2) where \(whereGroup(k1))",
                 moves(d, from: g1, to: g2, owner: owner1), on("UPDATE", k1, set: [(g, k2)]))
         }
