@@ -24,9 +24,23 @@ psql -qX -d bench -c "create extension if not exists pgtap" >/dev/null
 
 A=aaaaaaaa-0000-4000-8000-000000000001
 B=bbbbbbbb-0000-4000-8000-000000000002
-claims() { printf '{"role":"authenticated","aud":"authenticated","sub":"%s"}' "$1"; }
+# The impersonation rlskit sends, so that all three do the same work per check: role and the
+# claims GoTrue signs, legacy per-claim settings cleared, and what PostgREST sets for the request
+# (method, path, headers, cookies; reads READ ONLY), added per statement by req().
+exp=$(( $(date +%s) + 3600 ))
+claims() { printf '{"aud":"authenticated","role":"authenticated","sub":"%s","email":"u-%s@bench.test","exp":%s,"iat":%s,"is_anonymous":false,"aal":"aal1","app_metadata":{"provider":"email","providers":["email"]},"user_metadata":{}}' "$1" "$1" "$exp" "$((exp - 3600))"; }
 as_user() { printf "select set_config('role', 'authenticated', true), set_config('request.jwt.claims', '%s', true)" "$(claims "$1")"; }
-as_anon="select set_config('role', 'anon', true), set_config('request.jwt.claims', '{\"role\":\"anon\"}', true)"
+as_anon="select set_config('role', 'anon', true), set_config('request.jwt.claims', '{\"role\":\"anon\",\"iss\":\"supabase\"}', true)"
+req() {
+  local m t; t=$(grep -o 'public\.t[0-9]*' <<< "$1" | head -1)
+  case ${1%% *} in select) m=GET ;; insert) m=POST ;; update) m=PATCH ;; *) m=DELETE ;; esac
+  local h='{"accept":"application/json","content-type":"application/json"}' ro=""
+  if [ $m = GET ]; then h='{"accept":"application/json"}'; ro=", set_config('transaction_read_only', 'on', true)"; fi
+  # pgTAP files run their checks in one transaction: read-only could never be switched back off.
+  [ "${2:-}" = no-read-only ] && ro=""
+  case $1 in *"returning *") h='{"accept":"application/json","content-type":"application/json","prefer":"return=representation"}' ;; esac
+  printf "%s" ", set_config('request.jwt.claim.sub', '', true), set_config('request.jwt.claim.role', '', true), set_config('request.jwt.claim.email', '', true), set_config('request.jwt.claim', '', true), set_config('storage.operation', '', true), set_config('storage.allow_delete_query', '', true), set_config('request.method', '$m', true), set_config('request.path', '/${t#public.}', true), set_config('request.headers', '$h', true), set_config('request.cookies', '{}', true)$ro"
+}
 signup="select set_config('role', 'supabase_auth_admin', true);
 insert into auth.users (id, aud, role, email, raw_user_meta_data, created_at, updated_at) values
   ('$A', 'authenticated', 'authenticated', 'a@bench.test', '{}', now(), now()),
@@ -78,7 +92,7 @@ for i in $(seq 1 $tables); do
   t=t$i; n=0
   { echo "begin;"; echo "select plan(16);"; echo "$signup"; seed $t
     while IFS='|' read -r kind actor sql; do
-      n=$((n+1)); [ "$actor" = select ] || echo "$actor;"
+      n=$((n+1)); [ "$actor" = select ] || echo "$actor$(req "$sql" no-read-only);"
       case $kind in
         true)   echo "select ok(($sql), 'rls on $t');" ;;
         count1) echo "select is(($sql), 1, 'check $n');" ;;
@@ -100,7 +114,7 @@ done
     seed t$i
     while IFS='|' read -r kind actor sql; do
       echo "begin"
-      [ "$actor" = select ] || echo "  ${actor/select/perform};"
+      [ "$actor" = select ] || echo "  ${actor/select/perform}$(req "$sql");"
       case $kind in
         true)   echo "  execute \$q\$ select ($sql)::int \$q\$ into v; ok := ok + v;" ;;
         count*) echo "  execute \$q\$ $sql \$q\$ into v; ok := ok + (v = ${kind#count})::int;" ;;
