@@ -92,6 +92,7 @@ struct UnitRunner {
             suite: check.suite, name: check.name, status: .passed, location: check.location,
             sql: check.judgedSQL, actor: check.actor, duration: duration)
         outcome.operation = check.operation
+        outcome.role = check.row?.role
         outcome.expected = check.expectations.map(\.description).joined(separator: ", ")
         outcome.got = "\(observed)"
         outcome.intendedAllowed = check.expectations.first.flatMap(\.intendsAllowed)
