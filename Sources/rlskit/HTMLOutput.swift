@@ -10,6 +10,7 @@ struct HTMLOutput {
     let target: OutputTarget
 
     init(_ args: ParsedArguments) throws { target = try OutputTarget(args.value("html"), option: "html") }
+    init(target: OutputTarget) { self.target = target }
 
     var path: String? { target.path }
 
