@@ -57,7 +57,7 @@ extension HTMLReport {
     func add(_ o: TestOutcome, to details: inout Details, _ index: [String: [Policy]]) {
         let cmd = o.operation?.uppercased() ?? ""
         let role = Self.role(o)
-        let key = o.suite + "\u{0}" + cmd + "\u{0}" + role
+        let key = o.suite + "\u{0}" + cmd + "\u{0}" + (role ?? "")
         if details.groupIndex[key] == nil {
             let table = o.suite.hasPrefix("bucket ") ? "storage.objects" : o.suite
             let bucket = o.suite.hasPrefix("bucket ") ? String(o.suite.dropFirst(7)) : nil
@@ -65,7 +65,7 @@ extension HTMLReport {
             let mine = (index[table] ?? []).filter { p in
                 guard p.command == "ALL" || p.command == cmd, role != "service_role" else { return false }
                 let roles = p.roles.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                guard roles.contains("public") || roles.contains(role) else { return false }
+                guard role == nil || roles.contains("public") || roles.contains(role!) else { return false }
                 guard let bucket else { return true }
                 return (p.using ?? "").contains("'\(bucket)'") || (p.check ?? "").contains("'\(bucket)'")
             }
@@ -83,7 +83,7 @@ extension HTMLReport {
                 .string(o.suite), .string(o.name), .optional(o.actor), .string(Verdict(o).words), .optional(o.expected),
                 .optional(o.got), .optional(o.message), .optional(o.sql), .optional(o.location?.description),
                 .int(details.groupIndex[key]!), o.policies.map { .array($0.map(JSON.string)) } ?? .null,
-                .string(role),
+                .optional(role),
             ]))
     }
 

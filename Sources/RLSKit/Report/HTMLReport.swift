@@ -90,10 +90,11 @@ public struct HTMLReport: Sendable {
         }
     }
 
-    /// The database role a check ran as: recorded by the harness, else told by the actor.
-    static func role(_ o: TestOutcome) -> String {
-        if let r = o.role, !r.isEmpty { return r }
-        return o.actor == "anon" ? "anon" : o.actor == "service_role" ? "service_role" : "authenticated"
+    /// The API role a matrix check ran as, as the harness recorded it; nil for anything else
+    /// (the RLS probe, scenario steps, pgTAP), whose cells list every policy on the command.
+    static func role(_ o: TestOutcome) -> String? {
+        guard let r = o.role, ["anon", "authenticated", "service_role"].contains(r) else { return nil }
+        return r
     }
 
     /// What a cell says: as intended (allowed or denied), wrong (a leak or a lockout), an error, not covered.
