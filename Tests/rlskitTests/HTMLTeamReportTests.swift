@@ -64,6 +64,19 @@ final class HTMLTeamReportTests: XCTestCase {
         create policy tasks_edit on public.tasks for update to authenticated using (public.in_squad(squad_id)) with check (public.in_squad(squad_id));
         create policy tasks_drop on public.tasks for delete to authenticated using (public.leads(squad_id));
         create policy sketches_own on public.sketches for all to authenticated using (drawn_by = (select auth.uid()));
+        insert into storage.buckets (id, name, public) values ('squad-files', 'squad-files', false);
+        create function public.squad_folder(name text, lead_only boolean) returns boolean language sql stable security definer set search_path = '' as $$
+          select exists (select 1 from public.squad_members m where m.squad_id::text = (storage.foldername(name))[1]
+            and m.member_id = (select auth.uid()) and (not lead_only or m.rank = 'lead')) $$;
+        create policy "squad-files: list" on storage.objects for select to authenticated
+          using (bucket_id = 'squad-files' and public.squad_folder(name, false));
+        create policy "squad-files: upload" on storage.objects for insert to authenticated
+          with check (bucket_id = 'squad-files' and public.squad_folder(name, false));
+        create policy "squad-files: move" on storage.objects for update to authenticated
+          using (bucket_id = 'squad-files' and public.squad_folder(name, false))
+          with check (bucket_id = 'squad-files' and public.squad_folder(name, false));
+        create policy "squad-files: leads delete" on storage.objects for delete to authenticated
+          using (bucket_id = 'squad-files' and public.squad_folder(name, true));
         """
 
     static let access = """
@@ -96,6 +109,14 @@ final class HTMLTeamReportTests: XCTestCase {
           owner drawn_by
           read owner
           write owner
+
+        bucket squad-files
+          ownership group
+          read members
+          upload members
+          overwrite members
+          move members
+          delete members with role lead
 
         role admin
           claim app_metadata.role = admin
@@ -133,9 +154,8 @@ final class HTMLTeamReportTests: XCTestCase {
         // Actors in a stable order: group actors, the role's holder and forger, anon.
         let tasks = try grid("public.tasks")
         let actors = headers(tasks, "row")
-        XCTAssertEqual(
-            actors.map { $0.components(separatedBy: " (").first! },
-            ["G1 lead", "G1 crew", "G2 lead", "outsider", "admin", "forged admin", "anon"], "\(actors)")
+        let order = ["G1 lead", "G1 crew", "G2 lead", "outsider", "admin", "forged admin", "anon"]
+        XCTAssertEqual(actors.map { $0.components(separatedBy: " (").first! }, order, "\(actors)")
         XCTAssertEqual(headers(tasks, "col"), ["actor", "select", "insert", "update", "move", "delete"])
         XCTAssertTrue(tasks.contains("class=\"c-leak\">G1's row: ✗ leak</button>"), tasks)
         // The membership table's own operations have columns of their own.
@@ -145,6 +165,11 @@ final class HTMLTeamReportTests: XCTestCase {
             ["actor", "select", "move", "join", "add", "remove", "leave", "promote", "change-role"])
         XCTAssertTrue(crew.contains("class=\"c-denied\">self to lead: ✓ denied</button>"), crew)
         XCTAssertTrue(crew.contains("class=\"c-denied\">G1 uninvited: ✓ denied</button>"), crew)
+        // The team folder bucket: the same actors in the same order, the Storage operations.
+        let files = try grid("bucket squad-files")
+        XCTAssertEqual(headers(files, "row").map { $0.components(separatedBy: " (").first! }, order)
+        XCTAssertEqual(headers(files, "col"), ["actor", "list", "upload", "overwrite", "move", "delete"])
+        XCTAssertTrue(files.contains("class=\"c-denied\">G1's object: ✓ denied</button>"), files)
         // A table nobody could test: "not covered (why)".
         let sketches = try grid("public.sketches")
         XCTAssertTrue(sketches.contains("<td class=\"c-skipped\">– not covered ("), sketches)
