@@ -15,6 +15,10 @@ final class EmptyRunTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("✗ test"), r.stdout)
         XCTAssertFalse(r.stdout.contains("passed in"), r.stdout)
         XCTAssertTrue(r.stdout.contains("failed: nothing was applied"), r.stdout)
+        let withJSON = try CLI.run(
+            ["check", "--dir", tmp + "/m", "--json", tmp + "/f.json"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(withJSON.code, 1, withJSON.output)
+        XCTAssertTrue(try String(contentsOfFile: tmp + "/f.json", encoding: .utf8).contains("\"checkedNothing\": true"))
 
         let allowed = try CLI.run(
             ["check", "--dir", tmp + "/m", "--allow-empty", "--json", tmp + "/r.json"], environment: ["TMPDIR": tmp],
