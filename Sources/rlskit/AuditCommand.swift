@@ -63,9 +63,11 @@ enum AuditCommand {
             [("output", output.path), ("summary", ci.summary.path), ("html", html.path)],
             inputs: args.all("baseline") + args.all("database-urls"))
         if let many = try DatabaseTarget.resolveMany(args) {
-            try CIOutput.refuseMany(ci, html)
+            let files = try PerDatabaseOutput.Files(
+                many, html: html, ci: ci, inputs: args.all("baseline") + args.all("database-urls"))
             return try runMany(
-                many, exposed: exposed, baseline: baseline, failOn: failOn, format: format, output: output, term: term)
+                many, exposed: exposed, baseline: baseline, failOn: failOn, format: format, output: output, term: term,
+                ci: ci, files: files)
         }
         try DatabaseTarget.requireGiven(args, command: "audit")
 
@@ -108,7 +110,7 @@ enum AuditCommand {
     /// Several databases in parallel: a summary line each, the reports one after another.
     static func runMany(
         _ targets: [DatabaseTarget], exposed: [String]?, baseline: Baseline, failOn: FindingLevel,
-        format: String, output: OutputTarget, term: Terminal
+        format: String, output: OutputTarget, term: Terminal, ci: CIOutput, files: PerDatabaseOutput.Files
     ) throws -> ExitCode {
         let results = ManyDatabases.run(targets) { t in
             AuditReport(
@@ -119,11 +121,19 @@ enum AuditCommand {
         var documents: [String] = []
         // With a machine format on stdout, the per-database lines go to stderr.
         let print: (String) -> Void = format != "text" && !output.isFile ? { printNote($0) } : { Swift.print($0) }
-        for (t, result) in zip(targets, results) {
+        for (i, (t, result)) in zip(targets, results).enumerated() {
             let name = t.connection.description
             switch result {
             case .success(let report):
                 let failed = report.fails(at: failOn) || !report.result.failedLints.isEmpty
+                try files.html[i]?.write(
+                    command: "audit", verdict: failed ? "failed" : "passed",
+                    facts: [("database", name), ("exposed schemas", report.schemasLine)], tests: TestReport(),
+                    audit: report, on: t.connection)
+                try ci.emit(
+                    markdown: CISummary.markdown(
+                        command: "audit on \(name)", verdict: failed ? "failed" : "passed", tests: nil, audit: report),
+                    to: files.summary[i])
                 print((failed ? term.red("✗") : term.green("✓")) + " \(name): " + report.summaryLine)
                 codes.append(!report.result.failedLints.isEmpty ? .server : failed ? .checksFailed : .success)
                 switch format {

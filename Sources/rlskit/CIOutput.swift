@@ -31,11 +31,12 @@ struct CIOutput {
         if let stepSummary { try Self.append(text + "\n", to: stepSummary) }
     }
 
-    /// One summary and one report describe one database.
-    static func refuseMany(_ ci: CIOutput, _ html: HTMLOutput) throws {
-        if let option = html.path != nil ? "html" : ci.summary.isFile ? "summary" : nil {
-            throw ConfigurationError("--\(option) reports on one database: run once per database to get one each")
-        }
+    /// One database of several: its summary to its own file, and appended to the step summary.
+    func emit(markdown: @autoclosure () -> String, to file: OutputTarget?) throws {
+        guard file != nil || stepSummary != nil else { return }
+        let text = markdown()
+        if let file { try file.write(text) }
+        if let stepSummary { try Self.append(text + "\n", to: stepSummary) }
     }
 
     /// The step summary collects every step's text: append, never replace.

@@ -125,7 +125,8 @@ enum CheckCommand {
         if format != "text" { try output.write(rendered(format)) }
         try html.write(
             command: "check", verdict: CheckVerdict.line(report, term: Terminal(color: false)),
-            facts: report.phases.map { ($0.name, $0.summary) }, tests: tests, audit: audit,
+            facts: report.phases.map { ($0.name, $0.summary) } + (report.grants.map { [("grants", "\($0)")] } ?? []),
+            tests: tests, audit: audit,
             untested: report.untestedTables, on: target.connection)
         try ci.emit(
             markdown: CISummary.markdown(

@@ -64,8 +64,10 @@ enum TestCommand {
             inputs: paths + args.all("database-urls") + included.sorted())
 
         if let many = try DatabaseTarget.resolveMany(args) {
-            try CIOutput.refuseMany(ci, html)
-            return try runMany(many, suite: suite, options: options, format: format, output: output, term: term)
+            let files = try PerDatabaseOutput.Files(
+                many, html: html, ci: ci, inputs: paths + args.all("database-urls") + included.sorted())
+            return try runMany(
+                many, suite: suite, options: options, format: format, output: output, term: term, ci: ci, files: files)
         }
         let target = try DatabaseTarget.resolve(args) { printNote(term.dim($0)) }
         defer { target.stop() }
@@ -123,7 +125,7 @@ enum TestCommand {
     /// report (suites prefixed with the database), the worst exit code.
     static func runMany(
         _ targets: [DatabaseTarget], suite: TestSuite, options: HarnessOptions, format: TestReportFormat,
-        output: OutputTarget, term: Terminal
+        output: OutputTarget, term: Terminal, ci: CIOutput, files: PerDatabaseOutput.Files
     ) throws -> ExitCode {
         let results = ManyDatabases.run(targets) { t in
             try PolicyTests.run(suite, options: options, on: t.connection, ownsDatabase: t.isThrowaway)
@@ -131,10 +133,18 @@ enum TestCommand {
         var combined = TestReport()
         var codes: [ExitCode] = []
         let print: (String) -> Void = format != .text && !output.isFile ? { printNote($0) } : { Swift.print($0) }
-        for (t, result) in zip(targets, results) {
+        for (i, (t, result)) in zip(targets, results).enumerated() {
             let name = t.connection.description
             switch result {
             case .success(let r):
+                let verdict = r.report.passed && r.problems.isEmpty ? "passed" : "failed"
+                try files.html[i]?.write(
+                    command: "test", verdict: verdict, facts: [("database", name)], tests: r.report, audit: nil,
+                    on: t.connection)
+                try ci.emit(
+                    markdown: CISummary.markdown(
+                        command: "test on \(name)", verdict: verdict, tests: r.report, audit: nil),
+                    to: files.summary[i])
                 let line = "\(r.report.count(.passed)) passed, \(r.report.failed) failed"
                 print((r.report.passed ? term.green("✓") : term.red("✗")) + " \(name): \(line)")
                 for o in r.report.outcomes where o.isFailure {

@@ -15,10 +15,20 @@ final class EmptyRunTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("✗ test"), r.stdout)
         XCTAssertFalse(r.stdout.contains("passed in"), r.stdout)
         XCTAssertTrue(r.stdout.contains("failed: nothing was applied"), r.stdout)
+        let withJSON = try CLI.run(
+            ["check", "--dir", tmp + "/m", "--json", tmp + "/f.json"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(withJSON.code, 1, withJSON.output)
+        XCTAssertTrue(try String(contentsOfFile: tmp + "/f.json", encoding: .utf8).contains("\"checkedNothing\": true"))
 
         let allowed = try CLI.run(
-            ["check", "--dir", tmp + "/m", "--allow-empty"], environment: ["TMPDIR": tmp], directory: tmp)
+            ["check", "--dir", tmp + "/m", "--allow-empty", "--json", tmp + "/r.json"], environment: ["TMPDIR": tmp],
+            directory: tmp)
         XCTAssertEqual(allowed.code, 0, allowed.output)
+        // JSON says it without reading the phases; the exit code is --allow-empty's.
+        let json = try String(contentsOfFile: tmp + "/r.json", encoding: .utf8)
+        for field in ["\"checkedNothing\": true", "\"nothingApplied\": true", "\"nothingTested\": true"] {
+            XCTAssertTrue(json.contains(field), json)
+        }
         XCTAssertTrue(allowed.stdout.contains("nothing checked (nothing was applied; allowed by --allow-empty)"))
         XCTAssertFalse(allowed.stdout.contains("passed"), allowed.stdout)
     }
@@ -36,8 +46,13 @@ final class EmptyRunTests: XCTestCase {
             r.stdout)
         XCTAssertFalse(r.stdout.contains("passed"), r.stdout)
 
-        let builtin = try CLI.run(["check", "--builtin"], environment: ["TMPDIR": tmp], directory: tmp)
+        let builtin = try CLI.run(
+            ["check", "--builtin", "--json", tmp + "/b.json"], environment: ["TMPDIR": tmp], directory: tmp)
         XCTAssertEqual(builtin.code, 0, builtin.output)
+        let json = try String(contentsOfFile: tmp + "/b.json", encoding: .utf8)
+        for field in ["\"checkedNothing\": false", "\"nothingApplied\": false", "\"nothingTested\": false"] {
+            XCTAssertTrue(json.contains(field), json)
+        }
         XCTAssertTrue(builtin.stdout.contains("from the built-in schema"), builtin.stdout)
         XCTAssertTrue(builtin.stdout.contains("passed in"), builtin.stdout)
 

@@ -61,6 +61,8 @@ public enum ProjectCheck {
         public var failOn: FindingLevel
         /// RLS tables in the exposed schemas when no tests were given: each is untested.
         public var untestedTables: [String] = []
+        /// The grants regime modelled on a throwaway database; nil on a given one.
+        public var grants: GrantsRegime? = nil
         /// Nothing was applied (no migration files) or nothing was tested.
         public var checkedNothing: Bool { migrations.plan.isEmpty || tests.outcomes.isEmpty }
         public var passed: Bool { phases.allSatisfy(\.ok) && problems.isEmpty }
@@ -83,6 +85,10 @@ public enum ProjectCheck {
         var jsonValue: JSON {
             .sortedObject([
                 ("passed", .bool(passed)),
+                // Read without parsing phases: an empty run is never a pass unless allowed.
+                ("checkedNothing", .bool(checkedNothing)),
+                ("nothingApplied", .bool(migrations.plan.isEmpty)),
+                ("nothingTested", .bool(tests.outcomes.isEmpty)),
                 (
                     "phases",
                     .array(
@@ -188,7 +194,7 @@ public enum ProjectCheck {
                 milliseconds: lap()))
         return Report(
             phases: phases, migrations: applied, tests: tests, problems: problems, audit: audit, failOn: options.failOn,
-            untestedTables: untested)
+            untestedTables: untested, grants: regime)
     }
 
     static func applySummary(_ applied: Migrator.Result, _ source: MigrationSource) -> String {

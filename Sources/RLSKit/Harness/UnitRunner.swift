@@ -94,7 +94,15 @@ struct UnitRunner {
             ]
         }
         let each = Date().timeIntervalSince(start) / Double(max(1, unit.checks.count))
-        var outcomes = zip(unit.checks, results).map { judge($0, $1, duration: each) }
+        // The API role each actor acts as, for the HTML cell's policies.
+        var roles = Dictionary(unit.users.map { ($0.label, $0.role) }, uniquingKeysWith: { a, _ in a })
+        roles["anon"] = "anon"
+        roles["service_role"] = "service_role"
+        var outcomes = zip(unit.checks, results).map {
+            var o = judge($0, $1, duration: each)
+            if $0.operation != "rls" { o.role = o.role ?? roles[$0.actor] }
+            return o
+        }
         try blame(&outcomes, unit.checks)
         return APIChecks.settle(outcomes, unit.checks)
     }
@@ -124,6 +132,7 @@ struct UnitRunner {
             suite: check.suite, name: check.name, status: .passed, location: check.location,
             sql: check.judgedSQL, actor: check.actor, duration: duration)
         outcome.operation = check.operation
+        outcome.role = check.row?.role
         outcome.expected = check.expectations.map(\.description).joined(separator: ", ")
         outcome.got = "\(observed)"
         outcome.intendedAllowed = check.expectations.first.flatMap(\.intendsAllowed)

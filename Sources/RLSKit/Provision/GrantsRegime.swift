@@ -95,3 +95,22 @@ extension TestReport {
         return r
     }
 }
+
+extension GrantsRegime {
+    /// The regime a given database runs under, read from its default privileges: whether new
+    /// tables in `public` are granted to anon or authenticated without a GRANT.
+    public static func observed(_ conn: PostgresConnection) throws -> String {
+        let auto: Bool = try conn.query(
+            """
+            select exists (
+              select 1 from pg_default_acl d cross join lateral aclexplode(d.defaclacl) a
+              join pg_roles r on r.oid = a.grantee
+              where d.defaclnamespace = to_regnamespace('public') and d.defaclobjtype = 'r'
+                and r.rolname in ('anon', 'authenticated')) as auto
+            """
+        ).rows[0].decode("auto")
+        return auto
+            ? "grants automatic (read from the database: default privileges give anon or authenticated new tables in public)"
+            : "grants explicit (read from the database: no default privileges for anon or authenticated in public)"
+    }
+}

@@ -36,7 +36,7 @@ extension HTMLReport {
         box.append(dl);if(e[10]){box.append(text('h3','Responsible policies'));var r=document.createElement('ul');
         e[10].forEach(function(p){r.append(text('li',p))});box.append(r)}
         if(d.sql){box.append(text('h3','SQL'),text('pre',d.sql))}
-        box.append(text('h3','Policies on this command'));if(d.policies.length){var ul=document.createElement('ul');
+        box.append(text('h3','Policies on this command'+(e[11]?' for '+e[11]:'')));if(d.policies.length){var ul=document.createElement('ul');
         d.policies.forEach(function(p){ul.append(text('li',p))});box.append(ul)}else{box.append(text('p','none'))}
         var c=text('button','close');c.onclick=function(){box.hidden=true};box.append(c);box.hidden=false;box.dataset.i=i;h.focus()}
         document.addEventListener('click',function(e){var b=e.target.closest('button[data-i]');if(b){show(+b.dataset.i);

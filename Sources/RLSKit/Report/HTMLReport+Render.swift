@@ -46,7 +46,7 @@ extension HTMLReport {
     }
 
     /// The details block: per check [suite, name, actor, verdict, expected, got, message, sql,
-    /// file:line, policy group, responsible policies], with the policy lines stored once per table and command.
+    /// file:line, policy group, responsible policies, database role], with the policy lines stored once per table and command.
     struct Details {
         var entries: [JSON] = []
         var groups: [JSON] = []
@@ -56,12 +56,16 @@ extension HTMLReport {
 
     func add(_ o: TestOutcome, to details: inout Details, _ index: [String: [Policy]]) {
         let cmd = o.operation?.uppercased() ?? ""
-        let key = o.suite + "\u{0}" + cmd
+        let role = Self.role(o)
+        let key = o.suite + "\u{0}" + cmd + "\u{0}" + (role ?? "")
         if details.groupIndex[key] == nil {
             let table = o.suite.hasPrefix("bucket ") ? "storage.objects" : o.suite
             let bucket = o.suite.hasPrefix("bucket ") ? String(o.suite.dropFirst(7)) : nil
+            // Only the policies PostgreSQL applies to this role (service_role bypasses them all).
             let mine = (index[table] ?? []).filter { p in
-                guard p.command == "ALL" || p.command == cmd else { return false }
+                guard p.command == "ALL" || p.command == cmd, role != "service_role" else { return false }
+                let roles = p.roles.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                guard role == nil || roles.contains("public") || roles.contains(role!) else { return false }
                 guard let bucket else { return true }
                 return (p.using ?? "").contains("'\(bucket)'") || (p.check ?? "").contains("'\(bucket)'")
             }
@@ -79,6 +83,7 @@ extension HTMLReport {
                 .string(o.suite), .string(o.name), .optional(o.actor), .string(Verdict(o).words), .optional(o.expected),
                 .optional(o.got), .optional(o.message), .optional(o.sql), .optional(o.location?.description),
                 .int(details.groupIndex[key]!), o.policies.map { .array($0.map(JSON.string)) } ?? .null,
+                .optional(role),
             ]))
     }
 
@@ -110,13 +115,16 @@ extension HTMLReport {
             out += "<div class=\"t\"><table><caption>\(Self.h(suite))\(at)</caption>"
             if let skip = notCovered[suite], bySuite[suite] == nil {
                 out +=
-                    "<tbody><tr><td class=\"c-skipped\">\(Self.h(skip.message ?? "not covered"))</td></tr></tbody></table></div>\n"
+                    "<tbody><tr><td class=\"c-skipped\">\(Self.h(Self.notCoveredText(skip)))</td></tr></tbody></table></div>\n"
                 continue
             }
             let rows = bySuite[suite] ?? []
-            let columns = suite.hasPrefix("bucket ") ? Self.bucketColumns : Self.tableColumns
-            var actors: [String] = []
-            for (_, c) in rows where !actors.contains(c.actor) { actors.append(c.actor) }
+            let columns = (suite.hasPrefix("bucket ") ? Self.bucketColumns : Self.tableColumns).filter { col in
+                rows.contains { $0.1.column == col }
+            }
+            var seen: [String] = []
+            for (_, c) in rows where !seen.contains(c.actor) { seen.append(c.actor) }
+            let actors = Self.orderActors(seen)
             out += "<thead><tr><th scope=\"col\">actor</th>"
             for c in columns { out += "<th scope=\"col\">\(c)</th>" }
             out += "</tr></thead><tbody>"
@@ -172,6 +180,13 @@ extension HTMLReport {
                 "<tr class=\"l-\(f.level.rawValue)\"><td>\(f.level.label)</td><td>\(Self.h(f.lint))</td><td>\(Self.h(f.object.display))</td><td>\(Self.h(f.detail))</td><td><code>\(Self.h(f.remediation))</code></td><td><code>\(Self.h(f.fingerprint))</code></td></tr>"
         }
         return out + "</tbody></table></div></section>\n"
+    }
+
+    /// "– not covered (why)": the reason without the harness's own "not covered: " lead.
+    static func notCoveredText(_ o: TestOutcome) -> String {
+        var why = o.message ?? "no reason given"
+        if why.hasPrefix("not covered: ") { why.removeFirst(13) }
+        return "– not covered (\(why))"
     }
 
     static func h(_ s: String) -> String {

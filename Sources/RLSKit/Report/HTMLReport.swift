@@ -52,13 +52,50 @@ public struct HTMLReport: Sendable {
         }
     }
 
-    /// The grid's columns: the verb of a matrix check's name decides it.
-    static let tableColumns = ["select", "insert", "update", "hand-over", "delete"]
+    /// The grid's columns, in this order, each shown where the suite has a check for it: the
+    /// verb after the actor's name decides it ("G1 member promotes self to owner": promote).
+    static let tableColumns = [
+        "select", "insert", "upsert", "update", "hand-over", "move", "delete", "join", "add", "remove", "leave",
+        "promote", "change-role",
+    ]
     static let bucketColumns = ["list", "upload", "overwrite", "move", "delete"]
     static let verbs: [String: String] = [
-        "reads": "select", "inserts": "insert", "updates": "update", "hands": "hand-over", "deletes": "delete",
-        "lists": "list", "uploads": "upload", "overwrites": "overwrite", "moves": "move",
+        "reads": "select", "inserts": "insert", "creates": "insert", "upserts": "upsert", "updates": "update",
+        "changes": "update", "hands": "hand-over", "moves": "move", "deletes": "delete", "joins": "join",
+        "adds": "add", "removes": "remove", "leaves": "leave", "promotes": "promote", "lists": "list",
+        "uploads": "upload", "overwrites": "overwrite",
     ]
+
+    /// Actor rows: owners (A, B), group actors, roles with their forgers and the forged-claims
+    /// user, anon, service_role; within a rank, first seen first.
+    static func orderActors(_ actors: [String]) -> [String] {
+        func rank(_ a: String) -> Int {
+            if a == "A" || a == "B" { return 0 }
+            if a.hasPrefix("G1 ") || a.hasPrefix("G2 ") || a.hasPrefix("outsider") || a.hasPrefix("forged G") {
+                return 1
+            }
+            if a == "anon" { return 3 }
+            if a == "service_role" { return 4 }
+            return 2
+        }
+        // A forger sits right after its holder ("admin", "forged admin").
+        func base(_ a: String) -> String {
+            let name = a.hasPrefix("forged ") ? a.dropFirst(7) : Substring(a)
+            return String(name.prefix { $0 != "(" }).trimmingCharacters(in: .whitespaces)
+        }
+        let seen = Dictionary(actors.enumerated().map { (base($0.element), $0.offset) }, uniquingKeysWith: min)
+        return actors.sorted {
+            (rank($0), seen[base($0)]!, $0.hasPrefix("forged ") ? 1 : 0)
+                < (rank($1), seen[base($1)]!, $1.hasPrefix("forged ") ? 1 : 0)
+        }
+    }
+
+    /// The API role a matrix check ran as, as the harness recorded it; nil for anything else
+    /// (the RLS probe, scenario steps, pgTAP), whose cells list every policy on the command.
+    static func role(_ o: TestOutcome) -> String? {
+        guard let r = o.role, ["anon", "authenticated", "service_role"].contains(r) else { return nil }
+        return r
+    }
 
     /// What a cell says: as intended (allowed or denied), wrong (a leak or a lockout), an error, not covered.
     enum Verdict: String {
@@ -96,13 +133,21 @@ public struct HTMLReport: Sendable {
     }
 
     /// A matrix check's place in its grid, nil for anything else (scenarios, pgTAP, the RLS probe).
+    /// The name starts with the actor's name: the whole label ("outsider sending G1's key") or
+    /// its first words ("M" of "M (user_metadata {…})").
     static func cell(_ o: TestOutcome) -> (actor: String, column: String, object: String)? {
-        // A label may say more than the name a check starts with: "M (user_metadata {…})".
-        guard let actor = o.actor, let short = actor.split(separator: " ").first, o.name.hasPrefix(short + " ")
-        else { return nil }
-        let rest = o.name.dropFirst(short.count + 1)
-        let verb = rest.prefix { $0 != " " }
-        guard let column = verbs[String(verb)] else { return nil }
-        return (actor, column, String(rest.dropFirst(verb.count + 1)))
+        guard let actor = o.actor else { return nil }
+        let words = actor.split(separator: " ")
+        for n in stride(from: words.count, through: 1, by: -1) {
+            let name = words.prefix(n).joined(separator: " ")
+            guard o.name.hasPrefix(name + " ") else { continue }
+            let rest = o.name.dropFirst(name.count + 1)
+            let verb = String(rest.prefix { $0 != " " })
+            guard var column = verbs[verb] else { return nil }
+            let object = String(rest.dropFirst(verb.count + 1))
+            if verb == "changes", object.contains("'s role") { column = "change-role" }
+            return (actor, column, object)
+        }
+        return nil
     }
 }

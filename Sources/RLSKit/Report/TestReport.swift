@@ -26,6 +26,8 @@ public struct TestOutcome: Sendable, Equatable {
     public var expected: String? = nil
     public var got: String? = nil
     public var intendedAllowed: Bool? = nil
+    /// Matrix checks: the database role the actor acts as (anon, authenticated, service_role).
+    public var role: String? = nil
     /// Failed matrix checks: the policies responsible, one line per deciding command and row
     /// ("allowed by policy \"x\" (permissive, USING true)").
     public var policies: [String]? = nil
