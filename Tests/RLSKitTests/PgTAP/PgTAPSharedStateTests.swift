@@ -90,6 +90,46 @@ final class PgTAPSharedStateTests: XCTestCase {
         XCTAssertFalse(api.notes.contains { $0.contains("--helpers api") }, "no hint when already in use")
     }
 
+    func testBasejumpHelpersDetailsAsIn006() throws {
+        // Timestamps, volatility, default privileges in `tests`, and rls_enabled's wording.
+        let db = try projectDatabase()
+        defer { TestServer.drop(db.name) }
+        let files = try PgTAPRunner.discover(
+            ["0000-setup.sql", "0009-rls-enabled-counts-views.sql", "0014-basejump-details.sql"].map {
+                PgTAPFixtures.sharedDir + "/" + $0
+            })
+        let r = try PgTAPRunner(connection: db.connectionString).run(files)
+        XCTAssertEqual(r.files.map(\.passed), [true, false, true], failures(r))
+        XCTAssertEqual(
+            r.files[1].summary.tests.map(\.description),
+            ["All tables in thepublic schema should have row level security enabled"])
+        XCTAssertEqual(
+            r.files[2].summary.tests[3].description,
+            "notestable in thepublic schema should have row level security enabled")
+    }
+
+    func testASetupFileThatFailsSaysWhereAndWhatToDo() throws {
+        // pg_prove's verdicts on these files: PgTAPCountsTests.
+        let dir = PgTAPFixtures.root + "/Tests/Fixtures/pgtap-setup-fails"
+        let db = try PgTAPFixtures.standInDatabase()
+        defer { TestServer.drop(db.name) }
+        let r = try PgTAPRunner(connection: db.connectionString).run(PgTAPRunner.discover([dir]))
+        XCTAssertEqual(r.files.map(\.passed), [false, true, false, true], failures(r))
+        let text = TestReportWriter.render(r.report, format: .text)
+        XCTAssertTrue(
+            text.contains(
+                "  ✗ SQL error: ERROR: relation \"public.no_such_table\" does not exist (SQLSTATE 42P01)  "
+                    + "(\(dir)/0000-setup.sql:4:1)\n"
+                    + "      the file stopped here (as psql with ON_ERROR_STOP does); what it did before this statement "
+                    + "stays for the files after it, as under pg_prove, and the rest never ran: fix this statement, "
+                    + "since files that need the rest fail too\n"), text)
+        XCTAssertTrue(
+            text.contains("\"public.setup_after\" does not exist (SQLSTATE 42P01)  (\(dir)/0002-uses-after.sql:4:38)"),
+            text)
+        XCTAssertTrue(
+            r.files[2].outcomes.last?.message?.hasSuffix("and was rolled back") ?? false, "its own transaction")
+    }
+
     func testPoliciesReadingTheJWTRoleAreNoted() throws {
         let db = try PgTAPFixtures.standInDatabase(
             pgtap: true,
