@@ -59,6 +59,38 @@ final class PgTAPSharedStateTests: XCTestCase {
             three.notes.joined(separator: "\n"))
     }
 
+    func testJobsSpreadTheFilesBeforeTheFirstSetupFile() throws {
+        let db = try PgTAPFixtures.standInDatabase(pgtap: true)
+        defer { TestServer.drop(db.name) }
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let contained =
+            "begin;\nselect plan(1);\nselect diag('pid ' || pg_backend_pid());\nselect pass('alone');\nrollback;\n"
+        try contained.write(toFile: dir + "/01-a.sql", atomically: true, encoding: .utf8)
+        try contained.write(toFile: dir + "/02-b.sql", atomically: true, encoding: .utf8)
+        try "create table public.from_setup (id int);\nselect plan(1);\nselect pass('setup');\n"
+            .write(toFile: dir + "/03-setup.sql", atomically: true, encoding: .utf8)
+        try
+            "begin;\nselect plan(1);\nselect diag('pid ' || pg_backend_pid());\nselect has_table('public', 'from_setup', 'after the setup');\nrollback;\n"
+            .write(toFile: dir + "/04-uses.sql", atomically: true, encoding: .utf8)
+        let files = try PgTAPRunner.discover([dir])
+        let one = try PgTAPRunner(connection: db.connectionString).run(files)
+        let two = try PgTAPRunner(connection: db.connectionString, jobs: 2).run(files)
+        XCTAssertTrue(one.passed && two.passed, failures(two))
+        XCTAssertEqual(verdicts(one), verdicts(two))
+        XCTAssertEqual(
+            two.notes,
+            [
+                "--jobs 2: the 2 files before \(dir)/03-setup.sql ran over 2 connections, then files ran one at a time in name order, because \(dir)/03-setup.sql:1:1 keeps its work for the files after it, as under pg_prove"
+            ])
+        let pids = two.files.map { $0.summary.diagnostics.first { $0.contains("pid ") } }
+        XCTAssertNotNil(pids[0])
+        XCTAssertNotEqual(pids[0], pids[3], "the first files ran on connections of their own")
+        XCTAssertEqual(
+            try PgTAPFixtures.snapshot(PostgresConnection(db.connectionString)).filter { $0.contains("from_setup") }, []
+        )
+    }
+
     func testAContainedSuiteStillRunsInParallel() throws {
         let db = try PgTAPFixtures.standInDatabase(pgtap: true)
         defer { TestServer.drop(db.name) }
