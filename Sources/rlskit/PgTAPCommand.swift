@@ -11,7 +11,7 @@ enum PgTAPRun {
         .option("output", "FILE", "Write the report to FILE (a text summary still goes to standard output)."),
         .option(
             "jobs", "N",
-            "Run files in parallel over N connections (default 1) when no file keeps work for the files after it."),
+            "Run the files before the first one that keeps work for later files over N connections (default 1)."),
         .option(
             "helpers", "SET",
             "tests.* helpers: basejump (default, as supabase-test-helpers 0.0.6) or api (as the data API impersonates)."

@@ -1,7 +1,9 @@
 /// The helpers as basejump-supabase_test_helpers 0.0.6 behaves, written anew: users are
 /// inserted by the calling role, impersonation sets the role and the claims basejump sets
 /// (no `role` key), API keys clear the claims, and `rls_enabled` counts every relation with
-/// a row type (views too), as the original does.
+/// a row type (views too), as the original does. Its quirks are kept, since suites see them:
+/// the descriptions lack spaces ("All tables in thepublic schema …"), `test_overrides.now()`
+/// is volatile, and functions created later in `tests` are executable by the API roles.
 enum BasejumpHelpers {
     typealias Definition = SupabaseTestHelpers.Definition
 
@@ -18,9 +20,10 @@ enum BasejumpHelpers {
                 declare
                   uid uuid := extensions.uuid_generate_v4();
                 begin
-                  insert into auth.users (id, email, phone, raw_user_meta_data, raw_app_meta_data)
+                  insert into auth.users (id, email, phone, raw_user_meta_data, raw_app_meta_data, created_at, updated_at)
                   values (uid, coalesce(email, concat(uid, '@test.com')), phone,
-                          jsonb_build_object('test_identifier', identifier) || coalesce(metadata, '{}'::jsonb), '{}'::jsonb);
+                          jsonb_build_object('test_identifier', identifier) || coalesce(metadata, '{}'::jsonb), '{}'::jsonb,
+                          now(), now());
                   return uid;
                 end
                 $$
@@ -73,8 +76,9 @@ enum BasejumpHelpers {
                 language plpgsql
                 as $$
                 declare
-                  u json := tests.get_supabase_user(identifier);
+                  u json;
                 begin
+                  u := tests.get_supabase_user(identifier);
                   perform set_config('role', 'authenticated', true);
                   perform set_config('request.jwt.claims', json_build_object(
                     'sub', u ->> 'id', 'email', u ->> 'email', 'phone', u ->> 'phone',
@@ -121,7 +125,7 @@ enum BasejumpHelpers {
                        join pg_type t on t.oid = c.reltype
                       where not c.relrowsecurity),
                     0,
-                    'All tables in the ' || testing_schema || ' schema should have row level security enabled')
+                    'All tables in the' || testing_schema || ' schema should have row level security enabled')
                 $$;
 
                 create or replace function tests.rls_enabled(testing_schema text, testing_table text)
@@ -134,7 +138,7 @@ enum BasejumpHelpers {
                        join pg_type t on t.oid = c.reltype
                       where c.relrowsecurity),
                     1,
-                    testing_table || ' table in the ' || testing_schema || ' schema should have row level security enabled')
+                    testing_table || 'table in the' || testing_schema || ' schema should have row level security enabled')
                 $$
                 """),
         Definition(name: "now", sql: TimeHelpers.now),
@@ -148,7 +152,7 @@ enum TimeHelpers {
     static let now = """
         create or replace function test_overrides.now()
         returns timestamptz
-        language plpgsql stable
+        language plpgsql
         as $$
         begin
           if nullif(current_setting('tests.frozen_time'), '') is not null then

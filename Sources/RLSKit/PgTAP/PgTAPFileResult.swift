@@ -38,6 +38,8 @@ public struct PgTAPFileResult: Sendable, Equatable {
     var sqlError: PgTAPSQLError?
     /// The file's dbdev install of supabase-test-helpers was skipped.
     var skippedPreamble = false
+    /// Work before the error outlived the file (done outside its own transaction, or committed).
+    var keptWork = false
     public var duration: Double = 0
 
     public init(file: String) { self.file = file }
@@ -63,7 +65,12 @@ public struct PgTAPFileResult: Sendable, Equatable {
         if let e = sqlError {
             var lines = e.message.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             let first = lines.removeFirst()
-            lines.append("the file stopped here (as psql with ON_ERROR_STOP does) and was rolled back")
+            lines.append(
+                keptWork
+                    ? "the file stopped here (as psql with ON_ERROR_STOP does); what it did before this statement stays "
+                        + "for the files after it, as under pg_prove, and the rest never ran: fix this statement, "
+                        + "since files that need the rest fail too"
+                    : "the file stopped here (as psql with ON_ERROR_STOP does) and was rolled back")
             out.append(
                 TestOutcome(
                     suite: file, name: "SQL error: " + first, status: .error,

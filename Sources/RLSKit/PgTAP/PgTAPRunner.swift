@@ -30,8 +30,8 @@ public struct PgTAPOptions: Sendable {
     }
 }
 
-/// Finds pgTAP files and runs them: in name order on one connection, or spread over
-/// connections when no file keeps work for the files after it.
+/// Finds pgTAP files and runs them: the files before the first one that keeps work for the
+/// files after it spread over connections, the rest in name order on one connection.
 public struct PgTAPRunner: Sendable {
     var connection: ConnectionString
     var jobs: Int
@@ -117,44 +117,53 @@ public struct PgTAPRunner: Sendable {
         if setup.createPgTAP {
             notes.append("pgTAP is not installed in this database: rlskit created it in schema extensions for the run")
         }
-        let shared = scripts.lazy.compactMap(\.firstSharedStep).first
+        // Files before the first one that keeps work depend on nothing: those spread over the
+        // connections. From it on, every file may see what earlier ones kept, so they run in order.
+        let firstShared = scripts.firstIndex { $0.firstSharedStep != nil }
         let workers = min(jobs, scripts.count)
-        let parallel = workers > 1 && setup.isEmpty && shared == nil
-        if workers > 1, !parallel {
+        var spread = workers > 1 && setup.isEmpty ? (firstShared ?? scripts.count) : 0
+        if spread < 2 { spread = 0 }
+        if workers > 1, spread < scripts.count {
             let why =
-                shared.map { "\($0) keeps its work for the files after it, as under pg_prove" }
+                firstShared.flatMap { scripts[$0].firstSharedStep }.map {
+                    "\($0) keeps its work for the files after it, as under pg_prove"
+                }
                 ?? "rlskit creates pgTAP or the test helpers for the run (install them in the database to run files in parallel)"
-            notes.append("--jobs \(jobs): files ran one at a time in name order, because \(why)")
+            notes.append(
+                spread > 0
+                    ? "--jobs \(jobs): the \(spread) files before \(scripts[spread].file) ran over \(min(workers, spread)) "
+                        + "connections, then files ran one at a time in name order, because \(why)"
+                    : "--jobs \(jobs): files ran one at a time in name order, because \(why)")
         }
         let notesAPI = helpers == .basejump && setup.helpersSQL != nil
         // Workers take the next file; a bail-out or a lost connection stops them all.
-        let step: @Sendable (PgTAPSession, Int) throws -> (result: PgTAPFileResult, stop: Bool)
-        let done: [PgTAPFileResult?]
-        if parallel {
-            // No file keeps anything, so each may run in a transaction of its own.
-            step = { session, i in
+        var done: [PgTAPFileResult?] = []
+        if spread > 0 {
+            // No such file keeps anything, so each may run in a transaction of its own.
+            let target = connection
+            done = try WorkerPool.run(
+                spread, workers: min(workers, spread),
+                open: { PgTAPSession(try PostgresConnection(target), setup: setup) }
+            ) { session, i in
                 try session.open()
                 let r = try session.run(scripts[i])
                 try session.close()
                 return (r, r.summary.bailOut != nil)
             }
-            if notesAPI { notes += try HelperNotes.apiDifferences(first) }
-            let target = connection
-            done = try WorkerPool.run(
-                scripts.count, workers: workers,
-                open: { PgTAPSession(try PostgresConnection(target), setup: setup) }, step)
-        } else {
-            step = { session, i in
-                let r = try session.run(scripts[i])
-                return (r, r.summary.bailOut != nil)
-            }
+        }
+        let stopped = done.contains { $0 == nil || $0?.summary.bailOut != nil }
+        if spread < scripts.count, !stopped {
             let session = PgTAPSession(first, setup: setup)
             try session.open()
-            done = try WorkerPool.serial(scripts.count, on: session, step)
+            done += try WorkerPool.serial(scripts.count - spread, on: session) { session, i in
+                let r = try session.run(scripts[spread + i])
+                return (r, r.summary.bailOut != nil)
+            }
             // After the files, so what setup files created counts too.
             if notesAPI { notes += try HelperNotes.apiDifferences(first) }
             try session.close()
         }
+        done += [PgTAPFileResult?](repeating: nil, count: scripts.count - done.count)
         let skipped = done.compactMap { $0 }.filter(\.skippedPreamble).map(\.file)
         if !skipped.isEmpty {
             notes.append(

@@ -175,6 +175,8 @@ final class PgTAPSession {
         var statementSavepoint = false
         var failedStatement = false
         var skippedPreamble = false
+        /// Something done so far outlives the file.
+        var kept = false
         var valuesAtBegin = "{}"
         /// The last statement of the file's own that released or rolled back to a savepoint.
         var released: SourceLocation?
@@ -193,6 +195,7 @@ final class PgTAPSession {
         sessionValues = freshValues
         let complete = try runSteps(script, state: &state, into: &lines, result: &result)
         result.skippedPreamble = state.skippedPreamble
+        result.keptWork = state.kept
         // Undo what psql's exit would undo: an open transaction, or the statement that failed.
         var undo = ""
         if state.open {
@@ -248,6 +251,7 @@ final class PgTAPSession {
                     if !state.open { continue }
                     control = "RELEASE SAVEPOINT \(Self.fileSavepoint)"
                     state.open = false
+                    state.kept = true
                 case .rollback:
                     if !state.open { continue }
                     control = "ROLLBACK TO SAVEPOINT \(Self.fileSavepoint); RELEASE SAVEPOINT \(Self.fileSavepoint)"
@@ -290,6 +294,7 @@ final class PgTAPSession {
                     return false
                 }
                 let elapsed = Date().timeIntervalSince(t0)
+                if !state.open { state.kept = true }
                 for n in conn.takeNotices() {
                     lines.append(TAPLine("# \(n.severity): \(n.message)", location: step.location))
                 }

@@ -36,9 +36,24 @@ public enum PgTAPHelperSet: String, Sendable, CaseIterable {
         parts += [
             "grant usage on schema tests, test_overrides to public",
             "grant execute on all functions in schema tests, test_overrides to public",
+            defaultPrivilegesSQL,
         ]
         return parts.joined(separator: ";\n\n") + ";\n"
     }
+
+    /// As basejump's install does: functions the project creates later in these schemas are
+    /// executable by the API roles, even where it revoked execute from public by default.
+    static let defaultPrivilegesSQL = """
+        do $$
+        begin
+          if (select count(*) from pg_roles where rolname in ('anon', 'authenticated', 'service_role')) = 3 then
+            alter default privileges in schema tests, test_overrides revoke execute on functions from public;
+            alter default privileges in schema tests, test_overrides
+              grant execute on functions to anon, authenticated, service_role;
+          end if;
+        end
+        $$
+        """
 
     /// Creates schema `tests` with every helper, committed where it runs.
     /// pgTAP's functions are named unqualified and may be off this session's search path.

@@ -96,6 +96,9 @@ final class PgTAPComparisonTests: XCTestCase {
             XCTAssertEqual(mine?.passed, p.terminationStatus == 0, "rlskit vs pg_prove on \(e.file)")
             XCTAssertEqual(
                 mine.map { String($0.summary.tests.count) }, Self.testsRun(text), "tests run in \(e.file)\n\(text)")
+            XCTAssertEqual(
+                PgTAPCountsTests.ours(rlskit)[e.file],
+                PgTAPCountsTests.counts(text, passed: p.terminationStatus == 0), "planned, run, failed in \(e.file)")
         }
     }
 

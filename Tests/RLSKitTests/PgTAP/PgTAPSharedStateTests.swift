@@ -59,6 +59,38 @@ final class PgTAPSharedStateTests: XCTestCase {
             three.notes.joined(separator: "\n"))
     }
 
+    func testJobsSpreadTheFilesBeforeTheFirstSetupFile() throws {
+        let db = try PgTAPFixtures.standInDatabase(pgtap: true)
+        defer { TestServer.drop(db.name) }
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let contained =
+            "begin;\nselect plan(1);\nselect diag('pid ' || pg_backend_pid());\nselect pass('alone');\nrollback;\n"
+        try contained.write(toFile: dir + "/01-a.sql", atomically: true, encoding: .utf8)
+        try contained.write(toFile: dir + "/02-b.sql", atomically: true, encoding: .utf8)
+        try "create table public.from_setup (id int);\nselect plan(1);\nselect pass('setup');\n"
+            .write(toFile: dir + "/03-setup.sql", atomically: true, encoding: .utf8)
+        try
+            "begin;\nselect plan(1);\nselect diag('pid ' || pg_backend_pid());\nselect has_table('public', 'from_setup', 'after the setup');\nrollback;\n"
+            .write(toFile: dir + "/04-uses.sql", atomically: true, encoding: .utf8)
+        let files = try PgTAPRunner.discover([dir])
+        let one = try PgTAPRunner(connection: db.connectionString).run(files)
+        let two = try PgTAPRunner(connection: db.connectionString, jobs: 2).run(files)
+        XCTAssertTrue(one.passed && two.passed, failures(two))
+        XCTAssertEqual(verdicts(one), verdicts(two))
+        XCTAssertEqual(
+            two.notes,
+            [
+                "--jobs 2: the 2 files before \(dir)/03-setup.sql ran over 2 connections, then files ran one at a time in name order, because \(dir)/03-setup.sql:1:1 keeps its work for the files after it, as under pg_prove"
+            ])
+        let pids = two.files.map { $0.summary.diagnostics.first { $0.contains("pid ") } }
+        XCTAssertNotNil(pids[0])
+        XCTAssertNotEqual(pids[0], pids[3], "the first files ran on connections of their own")
+        XCTAssertEqual(
+            try PgTAPFixtures.snapshot(PostgresConnection(db.connectionString)).filter { $0.contains("from_setup") }, []
+        )
+    }
+
     func testAContainedSuiteStillRunsInParallel() throws {
         let db = try PgTAPFixtures.standInDatabase(pgtap: true)
         defer { TestServer.drop(db.name) }
@@ -88,6 +120,46 @@ final class PgTAPSharedStateTests: XCTestCase {
         let api = try PgTAPRunner(connection: db.connectionString, helpers: .api).run(files)
         XCTAssertFalse(api.files[0].passed, "the setup's sign-up fails under --helpers api")
         XCTAssertFalse(api.notes.contains { $0.contains("--helpers api") }, "no hint when already in use")
+    }
+
+    func testBasejumpHelpersDetailsAsIn006() throws {
+        // Timestamps, volatility, default privileges in `tests`, and rls_enabled's wording.
+        let db = try projectDatabase()
+        defer { TestServer.drop(db.name) }
+        let files = try PgTAPRunner.discover(
+            ["0000-setup.sql", "0009-rls-enabled-counts-views.sql", "0014-basejump-details.sql"].map {
+                PgTAPFixtures.sharedDir + "/" + $0
+            })
+        let r = try PgTAPRunner(connection: db.connectionString).run(files)
+        XCTAssertEqual(r.files.map(\.passed), [true, false, true], failures(r))
+        XCTAssertEqual(
+            r.files[1].summary.tests.map(\.description),
+            ["All tables in thepublic schema should have row level security enabled"])
+        XCTAssertEqual(
+            r.files[2].summary.tests[3].description,
+            "notestable in thepublic schema should have row level security enabled")
+    }
+
+    func testASetupFileThatFailsSaysWhereAndWhatToDo() throws {
+        // pg_prove's verdicts on these files: PgTAPCountsTests.
+        let dir = PgTAPFixtures.root + "/Tests/Fixtures/pgtap-setup-fails"
+        let db = try PgTAPFixtures.standInDatabase()
+        defer { TestServer.drop(db.name) }
+        let r = try PgTAPRunner(connection: db.connectionString).run(PgTAPRunner.discover([dir]))
+        XCTAssertEqual(r.files.map(\.passed), [false, true, false, true], failures(r))
+        let text = TestReportWriter.render(r.report, format: .text)
+        XCTAssertTrue(
+            text.contains(
+                "  ✗ SQL error: ERROR: relation \"public.no_such_table\" does not exist (SQLSTATE 42P01)  "
+                    + "(\(dir)/0000-setup.sql:4:1)\n"
+                    + "      the file stopped here (as psql with ON_ERROR_STOP does); what it did before this statement "
+                    + "stays for the files after it, as under pg_prove, and the rest never ran: fix this statement, "
+                    + "since files that need the rest fail too\n"), text)
+        XCTAssertTrue(
+            text.contains("\"public.setup_after\" does not exist (SQLSTATE 42P01)  (\(dir)/0002-uses-after.sql:4:38)"),
+            text)
+        XCTAssertTrue(
+            r.files[2].outcomes.last?.message?.hasSuffix("and was rolled back") ?? false, "its own transaction")
     }
 
     func testPoliciesReadingTheJWTRoleAreNoted() throws {
