@@ -20,7 +20,7 @@ final class SupabaseProjectCLITests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("skipped ALL_MIGRATIONS.sql"), r.stdout)
         XCTAssertTrue(
             r.stdout.contains(
-                "from \(Self.fixture)/supabase/config.toml: api.schemas, db.seed.enabled, db.seed.sql_paths, "
+                "from \(Self.fixture)/supabase/config.toml: api.schemas, api.extra_search_path, db.seed.enabled, db.seed.sql_paths, "
                     + "storage.buckets.avatars.public, storage.buckets.avatars.file_size_limit, "
                     + "storage.buckets.avatars.allowed_mime_types, auth.hook.custom_access_token.enabled, auth.hook.custom_access_token.uri"
             ), r.stdout)

@@ -236,6 +236,7 @@ extension ProjectCheck.Options {
         if throwaway, o.migrations.buckets.isEmpty { o.migrations.buckets = project.config?.buckets ?? [] }
         if o.harness.exposedSchemas == nil { o.harness.exposedSchemas = project.config?.exposedSchemas }
         if o.harness.accessTokenHook == nil { o.harness.accessTokenHook = project.config?.accessTokenHook }
+        if o.harness.extraSearchPath == nil { o.harness.extraSearchPath = project.config?.extraSearchPath }
         if o.audit.exposedSchemas == nil, let schemas = project.config?.exposedSchemas {
             o.audit.exposedSchemas = schemas
             o.audit.exposedSource = project.config!.path

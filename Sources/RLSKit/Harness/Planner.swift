@@ -143,6 +143,10 @@ enum Planner {
         }
 
         let schemas = input.access.flatMap(\.exposedSchemas)
+        // PostgREST's default profile is the first exposed schema.
+        let path = options.requestSearchPath(
+            schema: (schemas.isEmpty ? options.exposedSchemas : schemas)?.first ?? "public")
+        for i in plan.units.indices { plan.units[i].searchPath = path }
         let declared = Set(
             input.access.flatMap(\.tables).map(\.qualifiedName)
                 + input.access.flatMap(\.memberships).map(\.qualifiedName))

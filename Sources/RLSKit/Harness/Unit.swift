@@ -19,6 +19,8 @@ struct HarnessUnit: Sendable {
     var hook: AccessTokenHook?
     /// GoTrue's role exists, so the hook is called as it.
     var hookAsAuthAdmin = false
+    /// The search_path the checks run with, as the Data API sets it per request.
+    var searchPath: String?
 
     public init(
         suite: String, users: [HarnessActor] = [], setup: String = "", checks: [PolicyCheck] = [],

@@ -45,7 +45,10 @@ struct UnitRunner {
         }
         let groups = unit.checks.map { $0.statements.map { PostgresStatement($0) } }
         let results: [[StatementOutcome]]
-        do { results = try conn.pipeline(groups: groups, isolation: unit.isolation) } catch let e as PostgresError {
+        do {
+            if let path = unit.searchPath { try conn.query("select set_config('search_path', $1, true)", [path]) }
+            results = try conn.pipeline(groups: groups, isolation: unit.isolation)
+        } catch let e as PostgresError {
             if e.isConnectionFailure { throw e }
             return [
                 TestOutcome(

@@ -23,7 +23,8 @@ public struct SupabaseConfig: Sendable, Equatable {
     /// `[api] schemas`: the schemas the Data API exposes (`public` and `graphql_public` are
     /// always exposed on the platform, so they are included).
     public var exposedSchemas: [String]?
-    /// `[api] extra_search_path`: added to the API roles' search path.
+    /// `[api] extra_search_path`: what PostgREST puts after the request's schema in every
+    /// request's search_path (the platform's default is `public, extensions`).
     public var extraSearchPath: [String]?
     /// `[api] auto_expose_new_tables`: true keeps the old default grants to the API roles.
     public var autoExposeNewTables: Bool?
@@ -136,7 +137,10 @@ public struct SupabaseConfig: Sendable, Equatable {
 
     /// The settings rlskit acts on, of those the file gave (for the summary).
     public var settingsUsed: [String] {
-        let used = ["api.schemas", "db.seed.", "storage.buckets.", "auth.hook.", "api.auto_expose_new_tables"]
+        let used = [
+            "api.schemas", "api.extra_search_path", "db.seed.", "storage.buckets.", "auth.hook.",
+            "api.auto_expose_new_tables",
+        ]
         return settingsRead.filter { key in used.contains { key.hasPrefix($0) } }
     }
 
