@@ -131,6 +131,7 @@ public enum ProjectCheck {
         options.migrations.grants = regime
         let applied = try Migrator.run(input.migrations, options: options.migrations, on: target)
         var summary = applySummary(applied, input.migrations)
+        if database.isThrowaway, let warning = input.project?.seedWarning { summary += "; " + warning }
         if let config = input.project?.config, !config.settingsUsed.isEmpty {
             summary += "; from \(config.path): " + config.settingsUsed.joined(separator: ", ")
         }

@@ -149,15 +149,27 @@ public struct SupabaseConfig: Sendable, Equatable {
         guard seedEnabled else { return [] }
         var out: [String] = []
         for pattern in seedPaths {
-            let full = pattern.hasPrefix("/") ? pattern : (dir as NSString).appendingPathComponent(pattern)
-            let standard = (full as NSString).standardizingPath
-            if standard.contains("*") || standard.contains("?") || standard.contains("[") {
-                out += Self.glob(standard)
-            } else if FileManager.default.fileExists(atPath: standard), !out.contains(standard) {
-                out.append(standard)
-            }
+            for file in Self.matches(pattern, in: dir) where !out.contains(file) { out.append(file) }
         }
         return out
+    }
+
+    /// The `sql_paths` patterns that match no file, as the CLI names them when it warns
+    /// (`supabase/seed.sql`): a warning there, not an error, and the reset goes on.
+    public func unmatchedSeedPatterns(supabaseDirectory dir: String) -> [String] {
+        guard seedEnabled else { return [] }
+        return seedPaths.filter { Self.matches($0, in: dir).isEmpty }.map { Self.standard($0, in: dir) }
+    }
+
+    static func standard(_ pattern: String, in dir: String) -> String {
+        let full = pattern.hasPrefix("/") ? pattern : (dir as NSString).appendingPathComponent(pattern)
+        return (full as NSString).standardizingPath
+    }
+
+    static func matches(_ pattern: String, in dir: String) -> [String] {
+        let standard = standard(pattern, in: dir)
+        if standard.contains("*") || standard.contains("?") || standard.contains("[") { return glob(standard) }
+        return FileManager.default.fileExists(atPath: standard) ? [standard] : []
     }
 
     static func glob(_ pattern: String) -> [String] {
