@@ -122,7 +122,8 @@ public enum ProjectCheck {
                 milliseconds: database.startMilliseconds + lap()))
 
         progress("applying \(input.migrations)")
-        var options = input.project.map { options.adopting($0, throwaway: database.isThrowaway) } ?? options
+        var options = (input.project.map { options.adopting($0, throwaway: database.isThrowaway) } ?? options)
+            .exposing(input.tests.harness.access)
         let regime =
             database.isThrowaway
             ? GrantsRegime.choose(
@@ -242,6 +243,24 @@ extension ProjectCheck.Options {
             o.audit.exposedSchemas = schemas
             o.audit.exposedSource = project.config!.path
         }
+        return o
+    }
+}
+
+extension ProjectCheck.Options {
+    /// The access files' `expose` lines feed the audit too, beside `config.toml`'s schemas
+    /// (a schema either names is served); only `--exposed-schemas` overrides them.
+    func exposing(_ access: [AccessFile]) -> Self {
+        let lines = access.flatMap { zip($0.exposedSchemas, $0.exposedLocations) }
+        let given = audit.exposedSchemas != nil && audit.exposedSource == "--exposed-schemas"
+        guard !lines.isEmpty, !given else { return self }
+        var o = self
+        var names = audit.exposedSchemas ?? []
+        for (name, _) in lines where !names.contains(name) { names.append(name) }
+        var sources = audit.exposedSchemas == nil ? [] : [audit.exposedSource]
+        for (_, at) in lines where !sources.contains(at.file) { sources.append(at.file) }
+        o.audit.exposedSchemas = names
+        o.audit.exposedSource = sources.joined(separator: " and ")
         return o
     }
 }
