@@ -22,6 +22,8 @@ final class ExtraSearchPathCLITests: XCTestCase {
         let r = try CLI.run(["check"], environment: ["TMPDIR": tmp], directory: tmp)
         XCTAssertEqual(r.code, 0, r.output)
         XCTAssertTrue(r.stdout.contains("api.extra_search_path"), r.stdout)
+        let test = try CLI.run(["test"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(test.code, 0, test.output)
     }
 
     /// Without the schema in `extra_search_path` the same call fails, as PostgREST's would.
@@ -32,6 +34,8 @@ final class ExtraSearchPathCLITests: XCTestCase {
         let r = try CLI.run(["check"], environment: ["TMPDIR": tmp], directory: tmp)
         XCTAssertEqual(r.code, 1, r.output)
         XCTAssertTrue(r.stdout.contains("is_tagged(text) does not exist"), r.stdout)
+        let test = try CLI.run(["test"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(test.code, 1, test.output)
     }
 
     func project(in dir: String, extra: String) throws {
