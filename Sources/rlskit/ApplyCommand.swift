@@ -98,6 +98,7 @@ enum ApplyCommand {
             opts.grants = GrantsRegime.choose(
                 flag: try grants(args), config: project?.config, versions: try source.load().map(\.version))
             print(term.dim(opts.grants!.description))
+            if let warning = project?.seedWarning { print(warning) }
         }
         print("applying \(source) to \(target.connection.description)")
         _ = try Migrator.run(source, options: opts, on: target.connection) { print($0) }

@@ -8,8 +8,9 @@ enum AuditCommand {
         summary: "lint the live catalog's security surface",
         details: """
             Reads the catalog of the database in one read-only transaction and reports findings
-            (ERROR, WARN, INFO). Exposed schemas: --exposed-schemas, else the data API's
-            pgrst.db_schemas setting, else public; storage policies are always audited.
+            (ERROR, WARN, INFO). Exposed schemas: --exposed-schemas, else [api] schemas of the
+            project's supabase/config.toml (in this folder), else the data API's pgrst.db_schemas
+            setting, else public; storage policies are always audited.
             Exit 1 when a finding is at or above --fail-on (default error).
             Baseline file: one '<fingerprint> # reason' per line.
             """,
@@ -39,12 +40,19 @@ enum AuditCommand {
             }
             return .success
         }
-        let exposed = try args.value("exposed-schemas").map { text -> [String] in
+        var exposed = try args.value("exposed-schemas").map { text -> [String] in
             let names = ExposedSchemas.parseList(text)
             if names.isEmpty {
                 throw ConfigurationError("--exposed-schemas is empty: give a comma-separated list such as public,api")
             }
             return names
+        }
+        // Without the option, the project's config.toml says what the Data API serves.
+        var exposedSource = "--exposed-schemas"
+        if exposed == nil, let config = try SupabaseProject.locate(MigrationSource.projectSource())?.config,
+            let schemas = config.exposedSchemas
+        {
+            (exposed, exposedSource) = (schemas, config.path)
         }
         if args.flag("print-queries") {
             print(Auditor.script(exposedSchemas: exposed ?? ["public"]), terminator: "")
@@ -66,15 +74,16 @@ enum AuditCommand {
             let files = try PerDatabaseOutput.Files(
                 many, html: html, ci: ci, inputs: args.all("baseline") + args.all("database-urls"))
             return try runMany(
-                many, exposed: exposed, baseline: baseline, failOn: failOn, format: format, output: output, term: term,
-                ci: ci, files: files)
+                many, exposed: exposed, source: exposedSource, baseline: baseline, failOn: failOn, format: format,
+                output: output, term: term, ci: ci, files: files)
         }
         try DatabaseTarget.requireGiven(args, command: "audit")
 
         let target = try DatabaseTarget.resolve(args) { _ in }
         defer { target.stop() }
         let report = AuditReport(
-            result: try Auditor.run(options: AuditOptions(exposedSchemas: exposed), on: target.connection),
+            result: try Auditor.run(
+                options: AuditOptions(exposedSchemas: exposed, source: exposedSource), on: target.connection),
             baseline: baseline)
         switch format {
         case "json": try output.write(report.json())
@@ -109,12 +118,13 @@ enum AuditCommand {
 
     /// Several databases in parallel: a summary line each, the reports one after another.
     static func runMany(
-        _ targets: [DatabaseTarget], exposed: [String]?, baseline: Baseline, failOn: FindingLevel,
+        _ targets: [DatabaseTarget], exposed: [String]?, source: String, baseline: Baseline, failOn: FindingLevel,
         format: String, output: OutputTarget, term: Terminal, ci: CIOutput, files: PerDatabaseOutput.Files
     ) throws -> ExitCode {
         let results = ManyDatabases.run(targets) { t in
             AuditReport(
-                result: try Auditor.run(options: AuditOptions(exposedSchemas: exposed), on: t.connection),
+                result: try Auditor.run(
+                    options: AuditOptions(exposedSchemas: exposed, source: source), on: t.connection),
                 baseline: baseline)
         }
         var codes: [ExitCode] = []

@@ -118,6 +118,7 @@ struct DatabaseTarget: Sendable {
         let regime = GrantsRegime.choose(
             flag: flag, config: project?.config, versions: try source.load().map(\.version))
         options.grants = regime
+        if let warning = project?.seedWarning { log(warning) }
         let r = try Migrator.run(source, options: options, on: connection)
         if source == .none {
             log("no sql/migrations or supabase/migrations here: the throwaway database has the Supabase stand-in only")

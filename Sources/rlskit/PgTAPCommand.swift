@@ -17,6 +17,7 @@ enum PgTAPRun {
             "tests.* helpers: basejump (default, as supabase-test-helpers 0.0.6) or api (as the data API impersonates)."
         ),
         .flag("print-helpers", "Print SQL that installs the tests.* helpers in use (e.g. for pg_prove) and exit."),
+        ApplyCommand.grantsOption,
     ]
 
     static let spec = CommandSpec(
@@ -51,6 +52,7 @@ enum PgTAPRun {
         }
         let format = try reportFormat(args)
         let jobs = try jobCount(args)
+        let grants = try ApplyCommand.grants(args)
         var paths = paths
         if paths.isEmpty {
             guard FileManager.default.fileExists(atPath: "supabase/tests") else {
@@ -66,14 +68,14 @@ enum PgTAPRun {
 
         let target = try DatabaseTarget.resolve(args) { printNote($0) }
         defer { target.stop() }
-        try target.provisionIfThrowaway { printNote($0) }
+        let regime = try target.provisionIfThrowaway(grants: grants) { printNote($0) }
         var options = HarnessOptions()
         options.jobs = jobs
         var suite = TestSuite(pgtap: files)
         suite.pgtapHelpers = helpers
         let result = try PolicyTests.run(
             suite, options: options, on: target.connection, ownsDatabase: target.isThrowaway)
-        let report = result.report
+        let report = regime.map { result.report.naming($0) } ?? result.report
         if outputTarget.isFile {
             try outputTarget.write(TestReportWriter.render(report, format: format))
             print(TestReportWriter.render(report, format: .text, color: term.color), terminator: "")

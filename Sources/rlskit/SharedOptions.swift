@@ -15,7 +15,8 @@ extension OptionSpec {
     static let audit: [OptionSpec] = [
         .option(
             "exposed-schemas", "LIST",
-            "Comma-separated schemas the API serves (default: pgrst.db_schemas, else public)."),
+            "Comma-separated schemas the API serves (default: config.toml's [api] schemas, else pgrst.db_schemas, else public)."
+        ),
         .option("fail-on", "LEVEL", "error (default), warn or info: fail when a finding is at or above it."),
         .option("baseline", "FILE", "Accepted findings: '<fingerprint> # reason' per line."),
     ]

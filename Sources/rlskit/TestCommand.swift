@@ -35,10 +35,9 @@ enum TestCommand {
                 return v
             } ?? .text
         var options = try harnessOptions(args)
-        if options.accessTokenHook == nil {
-            options.accessTokenHook = try SupabaseProject.locate(MigrationSource.projectSource())?.config?
-                .accessTokenHook
-        }
+        let config = try SupabaseProject.locate(MigrationSource.projectSource())?.config
+        if options.accessTokenHook == nil { options.accessTokenHook = config?.accessTokenHook }
+        if options.extraSearchPath == nil { options.extraSearchPath = config?.extraSearchPath }
         let grants = try ApplyCommand.grants(args)
         var paths = args.positionals
         if paths.isEmpty {

@@ -72,4 +72,29 @@ extension GrantsCLITests {
         XCTAssertEqual(explicit.code, 1, explicit.output)
         XCTAssertTrue(explicit.stdout.contains("— grants are explicit here (from --grants)"), explicit.output)
     }
+
+    /// `rlskit pgtap` on a throwaway server models it too, and takes `--grants`.
+    func testPgTAPCommandTakesGrants() throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        try FileManager.default.createDirectory(atPath: tmp + "/supabase/tests", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.fixture + "/migrations", toPath: tmp + "/supabase/migrations")
+        try """
+        begin;
+        select plan(1);
+        set local role authenticated;
+        select lives_ok('select count(*) from public.notes', 'authenticated can query notes');
+        select * from finish();
+        rollback;
+        """.write(toFile: tmp + "/supabase/tests/notes_test.sql", atomically: true, encoding: .utf8)
+        let auto = try CLI.run(["pgtap"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(auto.code, 0, auto.output)
+        XCTAssertTrue(auto.stderr.contains("; grants automatic (the first migration, 20240301000000"), auto.stderr)
+        let explicit = try CLI.run(["pgtap", "--grants", "explicit"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(explicit.code, 1, explicit.output)
+        XCTAssertTrue(explicit.stderr.contains("; grants explicit (from --grants)"), explicit.stderr)
+        XCTAssertTrue(explicit.stdout.contains("permission denied for table notes"), explicit.stdout)
+        let bad = try CLI.run(["pgtap", "--grants", "sometimes"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(bad.code, 2, bad.output)
+    }
 }

@@ -20,7 +20,7 @@ final class SupabaseProjectCLITests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("skipped ALL_MIGRATIONS.sql"), r.stdout)
         XCTAssertTrue(
             r.stdout.contains(
-                "from \(Self.fixture)/supabase/config.toml: api.schemas, db.seed.enabled, db.seed.sql_paths, "
+                "from \(Self.fixture)/supabase/config.toml: api.schemas, api.extra_search_path, db.seed.enabled, db.seed.sql_paths, "
                     + "storage.buckets.avatars.public, storage.buckets.avatars.file_size_limit, "
                     + "storage.buckets.avatars.allowed_mime_types, auth.hook.custom_access_token.enabled, auth.hook.custom_access_token.uri"
             ), r.stdout)
@@ -80,5 +80,40 @@ extension SupabaseProjectCLITests {
             toFile: tmp + "/supabase/config.toml", atomically: true, encoding: .utf8)
         let r = try CLI.run(["check", "--strict"], environment: ["TMPDIR": tmp], directory: tmp)
         XCTAssertTrue(r.stdout.contains("api.secrets has row level security but no block in the access file"), r.output)
+    }
+
+    /// A `[db.seed] sql_paths` pattern that matches nothing is a warning, as `supabase db reset`
+    /// gives, in the summary's apply line: the run goes on.
+    func testUnmatchedSeedPatternIsOneWarning() throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        try FileManager.default.createDirectory(atPath: tmp + "/supabase/migrations", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: tmp + "/supabase/seeds", withIntermediateDirectories: true)
+        try "create table public.t (id int);\nalter table public.t enable row level security;\n".write(
+            toFile: tmp + "/supabase/migrations/20260601000000_t.sql", atomically: true, encoding: .utf8)
+        try "insert into public.t values (1);\n".write(
+            toFile: tmp + "/supabase/seeds/a.sql", atomically: true, encoding: .utf8)
+        try "[db.seed]\nsql_paths = ['./seeds/*.sql', './fixtures/*.sql']\n".write(
+            toFile: tmp + "/supabase/config.toml", atomically: true, encoding: .utf8)
+        let r = try CLI.run(["check", "--allow-empty"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(r.code, 0, r.output)
+        XCTAssertTrue(r.stdout.contains("seeded from supabase/seeds/a.sql"), r.stdout)
+        let warning =
+            "warning: no seed files matched supabase/fixtures/*.sql ([db.seed] sql_paths in supabase/config.toml; "
+            + "as `supabase db reset`, the run goes on without them)"
+        XCTAssertEqual(r.stdout.components(separatedBy: warning).count, 2, r.stdout)
+        let apply = try CLI.run(["apply"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(apply.code, 0, apply.output)
+        XCTAssertTrue(apply.output.contains(warning), apply.output)
+        try FileManager.default.createDirectory(atPath: tmp + "/supabase/tests", withIntermediateDirectories: true)
+        try "select plan(1);\nselect ok(true);\n".write(
+            toFile: tmp + "/supabase/tests/t_test.sql", atomically: true, encoding: .utf8)
+        let pgtap = try CLI.run(["pgtap"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(pgtap.code, 0, pgtap.output)
+        XCTAssertTrue(pgtap.stderr.contains(warning), pgtap.output)
+        try FileManager.default.createDirectory(atPath: tmp + "/supabase/fixtures", withIntermediateDirectories: true)
+        try "select 1;\n".write(toFile: tmp + "/supabase/fixtures/b.sql", atomically: true, encoding: .utf8)
+        let all = try CLI.run(["check", "--allow-empty"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertFalse(all.output.contains("no seed files matched"), all.output)
     }
 }

@@ -20,7 +20,10 @@ public struct AuditOptions: Sendable {
     public var exposedSchemas: [String]?
     /// Where `exposedSchemas` came from, for messages.
     public var exposedSource = "--exposed-schemas"
-    public init(exposedSchemas: [String]? = nil) { self.exposedSchemas = exposedSchemas }
+    public init(exposedSchemas: [String]? = nil, source: String = "--exposed-schemas") {
+        self.exposedSchemas = exposedSchemas
+        self.exposedSource = source
+    }
 }
 
 public enum Auditor {

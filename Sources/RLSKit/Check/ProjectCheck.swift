@@ -128,7 +128,8 @@ public enum ProjectCheck {
                 milliseconds: database.startMilliseconds + lap()))
 
         progress("applying \(input.migrations)")
-        var options = input.project.map { options.adopting($0, throwaway: database.isThrowaway) } ?? options
+        var options = (input.project.map { options.adopting($0, throwaway: database.isThrowaway) } ?? options)
+            .exposing(input.tests.harness.access)
         let regime =
             database.isThrowaway
             ? GrantsRegime.choose(
@@ -137,6 +138,7 @@ public enum ProjectCheck {
         options.migrations.grants = regime
         let applied = try Migrator.run(input.migrations, options: options.migrations, on: target)
         var summary = applySummary(applied, input.migrations)
+        if database.isThrowaway, let warning = input.project?.seedWarning { summary += "; " + warning }
         if let config = input.project?.config, !config.settingsUsed.isEmpty {
             summary += "; from \(config.path): " + config.settingsUsed.joined(separator: ", ")
         }
@@ -242,10 +244,29 @@ extension ProjectCheck.Options {
         if throwaway, o.migrations.buckets.isEmpty { o.migrations.buckets = project.config?.buckets ?? [] }
         if o.harness.exposedSchemas == nil { o.harness.exposedSchemas = project.config?.exposedSchemas }
         if o.harness.accessTokenHook == nil { o.harness.accessTokenHook = project.config?.accessTokenHook }
+        if o.harness.extraSearchPath == nil { o.harness.extraSearchPath = project.config?.extraSearchPath }
         if o.audit.exposedSchemas == nil, let schemas = project.config?.exposedSchemas {
             o.audit.exposedSchemas = schemas
             o.audit.exposedSource = project.config!.path
         }
+        return o
+    }
+}
+
+extension ProjectCheck.Options {
+    /// The access files' `expose` lines feed the audit too, beside `config.toml`'s schemas
+    /// (a schema either names is served); only `--exposed-schemas` overrides them.
+    func exposing(_ access: [AccessFile]) -> Self {
+        let lines = access.flatMap { zip($0.exposedSchemas, $0.exposedLocations) }
+        let given = audit.exposedSchemas != nil && audit.exposedSource == "--exposed-schemas"
+        guard !lines.isEmpty, !given else { return self }
+        var o = self
+        var names = audit.exposedSchemas ?? []
+        for (name, _) in lines where !names.contains(name) { names.append(name) }
+        var sources = audit.exposedSchemas == nil ? [] : [audit.exposedSource]
+        for (_, at) in lines where !sources.contains(at.file) { sources.append(at.file) }
+        o.audit.exposedSchemas = names
+        o.audit.exposedSource = sources.joined(separator: " and ")
         return o
     }
 }

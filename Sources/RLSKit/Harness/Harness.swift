@@ -17,7 +17,17 @@ public struct HarnessOptions: Sendable {
     public var exposedSchemas: [String]?
     /// The project's custom access-token hook: every signed-in actor's claims go through it.
     public var accessTokenHook: AccessTokenHook?
+    /// `config.toml`'s `[api] extra_search_path`: what PostgREST puts after the request's schema
+    /// in every request's search_path; nil means the platform's `public, extensions`.
+    public var extraSearchPath: [String]?
     public init() {}
+
+    /// The search_path PostgREST sets for a request to `schema`: that schema, then the extras.
+    public func requestSearchPath(schema: String) -> String {
+        var names: [String] = []
+        for n in [schema] + (extraSearchPath ?? ["public", "extensions"]) where !names.contains(n) { names.append(n) }
+        return names.map { SQL.ident($0) }.joined(separator: ", ")
+    }
 }
 
 /// The policy test harness: plans every unit from the access files, scenarios and the live

@@ -161,6 +161,14 @@ enum Planner {
         }
 
         let schemas = input.access.flatMap(\.exposedSchemas)
+        // PostgREST's default profile is the first exposed schema.
+        let path = options.requestSearchPath(
+            schema: (schemas.isEmpty ? options.exposedSchemas : schemas)?.first ?? "public")
+        // Set at the end of the seeding script (seeds still resolve names as the connecting role):
+        // no round trip of its own.
+        for i in plan.units.indices where plan.units[i].notCovered == nil {
+            plan.units[i].setup += "select set_config('search_path', \(SQL.literal(path)), true);\n"
+        }
         let declared = Set(
             input.access.flatMap(\.tables).map(\.qualifiedName)
                 + input.access.flatMap(\.memberships).map(\.qualifiedName))

@@ -77,7 +77,9 @@ struct UnitRunner {
         }
         let groups = unit.checks.map { $0.statements.map { PostgresStatement($0) } }
         let results: [[StatementOutcome]]
-        do { results = try conn.pipeline(groups: groups, isolation: unit.isolation) } catch let e as PostgresError {
+        do {
+            results = try conn.pipeline(groups: groups, isolation: unit.isolation)
+        } catch let e as PostgresError {
             if e.isConnectionFailure { throw e }
             return [
                 TestOutcome(

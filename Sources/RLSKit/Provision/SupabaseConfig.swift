@@ -23,7 +23,8 @@ public struct SupabaseConfig: Sendable, Equatable {
     /// `[api] schemas`: the schemas the Data API exposes (`public` and `graphql_public` are
     /// always exposed on the platform, so they are included).
     public var exposedSchemas: [String]?
-    /// `[api] extra_search_path`: added to the API roles' search path.
+    /// `[api] extra_search_path`: what PostgREST puts after the request's schema in every
+    /// request's search_path (the platform's default is `public, extensions`).
     public var extraSearchPath: [String]?
     /// `[api] auto_expose_new_tables`: true keeps the old default grants to the API roles.
     public var autoExposeNewTables: Bool?
@@ -136,7 +137,10 @@ public struct SupabaseConfig: Sendable, Equatable {
 
     /// The settings rlskit acts on, of those the file gave (for the summary).
     public var settingsUsed: [String] {
-        let used = ["api.schemas", "db.seed.", "storage.buckets.", "auth.hook.", "api.auto_expose_new_tables"]
+        let used = [
+            "api.schemas", "api.extra_search_path", "db.seed.", "storage.buckets.", "auth.hook.",
+            "api.auto_expose_new_tables",
+        ]
         return settingsRead.filter { key in used.contains { key.hasPrefix($0) } }
     }
 
@@ -145,15 +149,27 @@ public struct SupabaseConfig: Sendable, Equatable {
         guard seedEnabled else { return [] }
         var out: [String] = []
         for pattern in seedPaths {
-            let full = pattern.hasPrefix("/") ? pattern : (dir as NSString).appendingPathComponent(pattern)
-            let standard = (full as NSString).standardizingPath
-            if standard.contains("*") || standard.contains("?") || standard.contains("[") {
-                out += Self.glob(standard)
-            } else if FileManager.default.fileExists(atPath: standard), !out.contains(standard) {
-                out.append(standard)
-            }
+            for file in Self.matches(pattern, in: dir) where !out.contains(file) { out.append(file) }
         }
         return out
+    }
+
+    /// The `sql_paths` patterns that match no file, as the CLI names them when it warns
+    /// (`supabase/seed.sql`): a warning there, not an error, and the reset goes on.
+    public func unmatchedSeedPatterns(supabaseDirectory dir: String) -> [String] {
+        guard seedEnabled else { return [] }
+        return seedPaths.filter { Self.matches($0, in: dir).isEmpty }.map { Self.standard($0, in: dir) }
+    }
+
+    static func standard(_ pattern: String, in dir: String) -> String {
+        let full = pattern.hasPrefix("/") ? pattern : (dir as NSString).appendingPathComponent(pattern)
+        return (full as NSString).standardizingPath
+    }
+
+    static func matches(_ pattern: String, in dir: String) -> [String] {
+        let standard = standard(pattern, in: dir)
+        if standard.contains("*") || standard.contains("?") || standard.contains("[") { return glob(standard) }
+        return FileManager.default.fileExists(atPath: standard) ? [standard] : []
     }
 
     static func glob(_ pattern: String) -> [String] {

@@ -9,6 +9,15 @@ public struct SupabaseProject: Sendable, Equatable {
     /// The seed files in the order they run: `[db.seed] sql_paths`, else `seed.sql` when
     /// the folder is a Supabase project's (`supabase/`, or it holds a `config.toml`).
     public var seeds: [SQLFile]
+    /// `[db.seed] sql_paths` patterns that matched no file (the CLI warns about each).
+    public var unmatchedSeeds: [String] = []
+
+    /// One line for the summary when a seed pattern matched nothing; nil when all matched.
+    public var seedWarning: String? {
+        guard !unmatchedSeeds.isEmpty, let config else { return nil }
+        return "warning: no seed files matched \(unmatchedSeeds.joined(separator: ", ")) ([db.seed] sql_paths in "
+            + "\(config.path); as `supabase db reset`, the run goes on without them)"
+    }
 
     /// The project around `source`; nil for the built-in schema.
     public static func locate(_ source: MigrationSource) throws -> SupabaseProject? {
@@ -26,6 +35,8 @@ public struct SupabaseProject: Sendable, Equatable {
             let isProject = (folder as NSString).lastPathComponent == "supabase"
             paths = isProject && FileManager.default.fileExists(atPath: seed) ? [seed] : []
         }
-        return SupabaseProject(directory: folder, config: config, seeds: try paths.map(SQLFile.load))
+        return SupabaseProject(
+            directory: folder, config: config, seeds: try paths.map(SQLFile.load),
+            unmatchedSeeds: config?.unmatchedSeedPatterns(supabaseDirectory: folder) ?? [])
     }
 }

@@ -120,6 +120,9 @@ final class SupabaseConfigTests: XCTestCase {
         try "[db.seed]\nsql_paths = ['./missing.sql']\n".write(
             toFile: dir + "/config.toml", atomically: true, encoding: .utf8)
         XCTAssertEqual(try SupabaseConfig.load(supabaseDirectory: dir)?.seedFiles(supabaseDirectory: dir), [])
+        XCTAssertEqual(
+            try SupabaseConfig.load(supabaseDirectory: dir)?.unmatchedSeedPatterns(supabaseDirectory: dir),
+            [dir + "/missing.sql"])
         XCTAssertNil(try SupabaseConfig.load(supabaseDirectory: dir + "/seeds"))
     }
 }
