@@ -64,7 +64,9 @@ struct UnitRunner {
         let each = Date().timeIntervalSince(start) / Double(max(1, unit.checks.count))
         var outcomes = zip(unit.checks, results).map { judge($0, $1, duration: each) }
         try blame(&outcomes, unit.checks)
-        return APIChecks.settle(outcomes, unit.checks)
+        outcomes = APIChecks.settle(outcomes, unit.checks)
+        if let probe = unit.probe { outcomes += try probe.run(conn) }
+        return outcomes
     }
 
     static let ended =
