@@ -96,6 +96,8 @@ enum FunctionProbe {
         let victim = victim ?? others.first
         let function = AuditNames.function(c.schema, c.signature)
         try conn.query("SAVEPOINT rlskit_probe")
+        // A function that loops or sleeps is refused, not waited for; undone with the savepoint.
+        try conn.query("select set_config('statement_timeout', '5s', true)")
         defer {
             _ = try? conn.query("ROLLBACK TO SAVEPOINT rlskit_probe")
             _ = try? conn.query("RELEASE SAVEPOINT rlskit_probe")
