@@ -87,9 +87,11 @@ SQL
   echo "  psql -f same catalog queries (median of $runs):  ${ps_s} s"
   echo "  ratio rlskit / psql: $(echo "scale=2; $rk_s / $ps_s" | bc)"
   if [ -n "${SPLINTER_SQL:-}" ]; then
-    sp=$(for _ in $(seq "$runs"); do /usr/bin/time -q -f "%e" -o "$work/t" psql -X -q -d "$db" -f "$SPLINTER_SQL" > /dev/null; cat "$work/t"; done)
+    # One transaction, as splinter is meant to run (its `set local search_path` then applies).
+    sp=$(for _ in $(seq "$runs"); do /usr/bin/time -q -f "%e" -o "$work/t" psql -X -q -1 -d "$db" -f "$SPLINTER_SQL" > /dev/null; cat "$work/t"; done)
     sp_s=$(echo "$sp" | median)
-    echo "  splinter via psql -f (median of $runs): ${sp_s} s"
-    echo "  ratio splinter / rlskit: $(echo "scale=2; $sp_s / $rk_s" | bc)"
+    sp_ratio=$(echo "scale=2; $sp_s / $rk_s" | bc)
+    echo "  splinter via psql -1 -f (median of $runs): ${sp_s} s"
+    echo "  ratio splinter / rlskit: $sp_ratio (target >= 3: $(echo "$sp_ratio >= 3" | bc | sed 's/1/met/; s/0/missed/'))"
   fi
 done

@@ -154,7 +154,7 @@ final class HTMLTeamReportTests: XCTestCase {
         // Actors in a stable order: group actors, the role's holder and forger, anon.
         let tasks = try grid("public.tasks")
         let actors = headers(tasks, "row")
-        let order = ["G1 lead", "G1 crew", "G2 lead", "outsider", "admin", "forged admin", "anon"]
+        let order = ["G1 lead", "G1 crew", "G2 lead", "outsider", "G1 lead in G2 as crew", "admin", "forged admin", "anon"]
         XCTAssertEqual(actors.map { $0.components(separatedBy: " (").first! }, order, "\(actors)")
         XCTAssertEqual(headers(tasks, "col"), ["actor", "select", "insert", "update", "move", "delete"])
         XCTAssertTrue(tasks.contains("class=\"c-leak\">G1's row: ✗ leak</button>"), tasks)

@@ -48,6 +48,23 @@ final class TestCommandTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("sql: delete from public.posts where author_id = '"), r.stdout)
     }
 
+    func testAFunctionThatChangesAnotherUsersRowFailsTheRun() throws {
+        let url = try database(
+            """
+            create function public.rename_profile(profile_id uuid, new_name text) returns void language sql
+              security definer set search_path = '' as $$
+              update public.profiles set full_name = new_name where id = profile_id $$;
+            """)
+        let r = try CLI.run(["test", "--database-url", url, tests + "/access.rls"])
+        XCTAssertEqual(r.code, 1, r.output)
+        XCTAssertTrue(
+            r.stdout.contains(
+                "functions · call public.rename_profile(uuid, text) · as B, with arguments from A's row: wrote public.profiles: 1 updated"
+            ), r.stdout)
+        XCTAssertTrue(r.stdout.contains("call public.rename_profile(uuid, text) · as anon"), r.stdout)
+        XCTAssertFalse(r.stdout.contains("call public.rename_profile(uuid, text) · as A,"), r.stdout)
+    }
+
     func testReportFormatsAndOutputFile() throws {
         let url = try database()
         let dir = try folder([:])

@@ -39,74 +39,92 @@ enum FunctionProbe {
         "uuid", "integer", "bigint", "smallint", "text", "character varying", "boolean", "numeric", "jsonb", "json",
     ]
 
+    struct Column { var schema, table, column, type: String }
+
     struct Candidate {
         var schema, name, signature, body: String
         var argNames, argTypes: [String]
         var anon, authenticated: Bool
+        var columns: [Column]
     }
 
     public static func run(_ conn: PostgresConnection, exposedSchemas: [String]) throws -> [Outcome] {
-        let schemas =
-            "{"
-            + exposedSchemas.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
-            .joined(separator: ",") + "}"
-        let candidates = try conn.query(candidatesSQL, [schemas]).rows.map { r in
-            Candidate(
-                schema: try r.decode("schema"), name: try r.decode("fname"), signature: try r.decode("signature"),
-                body: try r.decode("body"), argNames: try r.decode("argnames"), argTypes: try r.decode("argtypes"),
-                anon: try r.decode("anon"), authenticated: try r.decode("authenticated"))
-        }
-        let columns = try conn.query(columnsSQL, [schemas]).rows.map { r in
-            (
-                schema: try r.decode("schema") as String, table: try r.decode("table_name") as String,
-                column: try r.decode("column_name") as String, type: try r.decode("type") as String
-            )
-        }
+        let others: [String] = try conn.query("select id::text from auth.users order by created_at nulls last, id")
+            .rows.map { try $0.decode(0) }
+        let callers = [(HarnessActor.anon, "anon", others), (HarnessActor.user("stranger"), "a stranger", others)]
         var out: [Outcome] = []
-        for c in candidates {
-            let lower = c.body.lowercased()
-            guard !outside.contains(where: { lower.contains($0) }), c.argTypes.allSatisfy(supported.contains) else {
-                continue
-            }
-            let callers = (c.anon ? [HarnessActor.anon] : []) + (c.authenticated ? [HarnessActor.user("stranger")] : [])
-            for actor in callers {
-                out.append(try probe(c, as: actor, columns: columns, conn))
+        for c in try candidates(conn, exposedSchemas: exposedSchemas) {
+            for (actor, label, others) in callers where actor.kind == .anon ? c.anon : c.authenticated {
+                try conn.query("BEGIN")
+                defer { _ = try? conn.query("ROLLBACK") }
+                out.append(try probe(c, as: actor, label: label, others: others, conn))
             }
         }
         return out
     }
 
+    /// The functions it may call: callable by an API role, arguments it can fill, nothing
+    /// reaching outside the database.
+    static func candidates(_ conn: PostgresConnection, exposedSchemas: [String]) throws -> [Candidate] {
+        let schemas =
+            "{"
+            + exposedSchemas.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
+            .joined(separator: ",") + "}"
+        let columns = try conn.query(columnsSQL, [schemas]).rows.map { r in
+            Column(
+                schema: try r.decode("schema"), table: try r.decode("table_name"), column: try r.decode("column_name"),
+                type: try r.decode("type"))
+        }
+        return try conn.query(candidatesSQL, [schemas]).rows.map { r in
+            Candidate(
+                schema: try r.decode("schema"), name: try r.decode("fname"), signature: try r.decode("signature"),
+                body: try r.decode("body"), argNames: try r.decode("argnames"), argTypes: try r.decode("argtypes"),
+                anon: try r.decode("anon"), authenticated: try r.decode("authenticated"), columns: columns)
+        }.filter { c in
+            let lower = c.body.lowercased()
+            return !outside.contains(where: { lower.contains($0) }) && c.argTypes.allSatisfy(supported.contains)
+        }
+    }
+
+    /// One call as `actor` inside the caller's open transaction, undone by a savepoint.
+    /// `others` are the user ids whose rows the caller must not get; the first is the victim
+    /// whose id fills a uuid argument nothing else fills.
     static func probe(
-        _ c: Candidate, as actor: HarnessActor,
-        columns: [(schema: String, table: String, column: String, type: String)], _ conn: PostgresConnection
+        _ c: Candidate, as actor: HarnessActor, label: String, others: [String], victim: String? = nil,
+        _ conn: PostgresConnection
     ) throws -> Outcome {
+        let victim = victim ?? others.first
         let function = AuditNames.function(c.schema, c.signature)
-        let caller = actor.kind == .anon ? "anon" : "a stranger"
-        try conn.query("BEGIN")
-        defer { _ = try? conn.query("ROLLBACK") }
-        let others: [String] = try conn.query("select id::text from auth.users order by created_at nulls last, id")
-            .rows.map { try $0.decode(0) }
+        try conn.query("SAVEPOINT rlskit_probe")
+        // A function that loops or sleeps is refused, not waited for; undone with the savepoint.
+        try conn.query("select set_config('statement_timeout', '5s', true)")
+        defer {
+            _ = try? conn.query("ROLLBACK TO SAVEPOINT rlskit_probe")
+            _ = try? conn.query("RELEASE SAVEPOINT rlskit_probe")
+        }
         var values: [String] = []
         for (name, type) in zip(c.argNames, c.argTypes) {
-            values.append(try value(for: name, type: type, columns: columns, others: others, conn))
+            values.append(try value(for: name, type: type, columns: c.columns, victim: victim, conn))
         }
         let before = try stats(conn)
         let args = c.argTypes.indices.map { "$\($0 + 1)::\(c.argTypes[$0])" }
         let call =
             "select count(*) filter (where to_jsonb(r)::text ~ $\(values.count + 1)) from \(SQL.qualified(c.schema, c.name))(\(args.joined(separator: ", "))) r"
         let pattern = others.isEmpty ? "^$x" : "(" + others.joined(separator: "|") + ")"
-        try conn.query("SAVEPOINT probe")
+        try conn.query("SAVEPOINT rlskit_call")
         var othersRows = 0
         var refused: String?
+        var after = before
         do {
             try conn.query(actor.impersonation())
             othersRows = Int(try conn.query(call, values + [pattern]).rows.first?.decode(0) as Int64? ?? 0)
             try conn.query("select set_config('role', 'none', true), set_config('request.jwt.claims', '', true)")
+            after = try stats(conn)
         } catch let e as PostgresError {
+            if e.isConnectionFailure { throw e }
             refused = e.message
-            try conn.query("ROLLBACK TO SAVEPOINT probe")
+            try conn.query("ROLLBACK TO SAVEPOINT rlskit_call")
         }
-        let after = try stats(conn)
         var writes: [String] = []
         for (table, counts) in after.sorted(by: { $0.key < $1.key }) where refused == nil {
             let b = before[table] ?? (0, 0, 0)
@@ -114,32 +132,34 @@ enum FunctionProbe {
                 .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
             if !d.isEmpty { writes.append("\(table): " + d.joined(separator: ", ")) }
         }
-        return Outcome(function: function, caller: caller, writes: writes, othersRows: othersRows, refused: refused)
+        return Outcome(function: function, caller: label, writes: writes, othersRows: othersRows, refused: refused)
     }
 
     /// A value for one argument: a row's value of the column it is named after, else another
     /// user's id for a uuid, else a plain constant.
     static func value(
-        for name: String, type: String, columns: [(schema: String, table: String, column: String, type: String)],
-        others: [String], _ conn: PostgresConnection
+        for name: String, type: String, columns: [Column],
+        victim: String?, _ conn: PostgresConnection
     ) throws -> String {
         var stem = name.lowercased()
         for prefix in ["p_", "in_", "_", "target_"] where stem.hasPrefix(prefix) { stem.removeFirst(prefix.count) }
         let entity = stem.hasSuffix("_id") ? String(stem.dropLast(3)) : stem
-        let match =
-            columns.first { $0.column == stem && $0.type == type }
-            ?? columns.first {
+        let matches =
+            columns.filter { $0.column == stem && $0.type == type }
+            + columns.filter {
                 ($0.table == entity || $0.table == entity + "s") && $0.column == "id" && $0.type == type
             }
-        if let m = match,
-            let v: String = try conn.query(
-                "select \(SQL.ident(m.column))::text from \(SQL.qualified(m.schema, m.table)) where \(SQL.ident(m.column)) is not null limit 1"
-            ).rows.first?.decode(0)
-        {
-            return v
+        // The victim's row first: the call acts on what another user owns.
+        for m in matches {
+            if let v: String = try conn.query(
+                "select t.\(SQL.ident(m.column))::text from \(SQL.qualified(m.schema, m.table)) t where t.\(SQL.ident(m.column)) is not null order by (to_jsonb(t)::text ~ $1) desc limit 1",
+                [victim ?? "^$x"]
+            ).rows.first?.decode(0) {
+                return v
+            }
         }
         switch type {
-        case "uuid": return others.first ?? "00000000-0000-0000-0000-000000000001"
+        case "uuid": return victim ?? "00000000-0000-0000-0000-000000000001"
         case "boolean": return "true"
         case "jsonb", "json": return "{}"
         case "text", "character varying": return "probe"

@@ -8,7 +8,7 @@ public enum LintRegistry {
         .anonSecurityDefinerFunctionExecutable, .authenticatedSecurityDefinerFunctionExecutable,
         .storageWriteWithoutOwnerCheck, .authUidIsNullDisjunct, .withCheckWeakerThanUsing,
         .secretInCatalog, .unindexedPolicyColumn, .policySelfComparison, .uncorrelatedPolicySubquery,
-        .nullDefeatedGuard, .ownRowUpdatePrivilegeColumn,
+        .nullDefeatedGuard, .ownRowUpdatePrivilegeColumn, .realtimeChannelWithoutTopicCheck,
     ]
 
     /// By name or id (`auth_users_exposed`, `0002`).

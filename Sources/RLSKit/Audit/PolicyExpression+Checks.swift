@@ -86,22 +86,74 @@ extension PolicyExpression.Scan {
         return out
     }
 
-    /// The conjuncts of the expression when every one is an EXISTS or IN subquery that reads
-    /// a table, never names the policy's table `table` (no correlation with the row), and
-    /// does not compare anything with the caller directly: true for every row or for none.
+    /// The conjuncts of the expression when each is an EXISTS, IN or scalar subquery that reads
+    /// a table, never names the policy's table `table` (no correlation with the row), and does
+    /// not compare anything with the caller directly, or a row-free test such as a role check:
+    /// true for every row or for none.
     static func uncorrelatedRestriction(_ nodes: [Node], table: String) -> String? {
         let parts = conjuncts(nodes).map(stripped)
-        guard !parts.isEmpty else { return nil }
+        var decided: [String] = []
         for p in parts {
-            let sub: [Node]
-            if p.count == 2, p[0].token?.isKeyword("EXISTS") == true, case .group(false, let inner) = p[1] {
-                sub = inner
-            } else {
-                return nil
-            }
-            guard inner(sub, isUncorrelatedWith: table) else { return nil }
+            var subs: [[Node]] = []
+            var rest: [Node] = []
+            // A bare scalar subquery (`( SELECT true FROM … LIMIT 1)`) lost its parentheses to `stripped`.
+            split([.group(bracket: false, p)], subqueries: &subs, rest: &rest)
+            guard !hasIdentity(rest), !hasColumnRef(rest) else { return nil }
+            guard subs.allSatisfy({ inner($0, isUncorrelatedWith: table) }) else { return nil }
+            if !subs.isEmpty { decided.append(PolicyExpression.Render.nodes(p)) }
         }
-        return parts.map { PolicyExpression.Render.nodes($0) }.joined(separator: " AND ")
+        return decided.isEmpty ? nil : decided.joined(separator: " AND ")
+    }
+
+    /// Separates the subqueries that read a table (outermost only) from the rest of `nodes`.
+    static func split(_ nodes: [Node], subqueries: inout [[Node]], rest: inout [Node]) {
+        for n in nodes {
+            guard case .group(let bracket, let inner) = n else { rest.append(n); continue }
+            if inner.first?.token?.isKeyword("SELECT") == true, hasFrom(inner) {
+                subqueries.append(inner)
+                rest.append(.group(bracket: bracket, []))
+            } else {
+                var innerRest: [Node] = []
+                split(inner, subqueries: &subqueries, rest: &innerRest)
+                rest.append(.group(bracket: bracket, innerRest))
+            }
+        }
+    }
+
+    static let expressionKeywords: Set<String> = [
+        "AND", "OR", "NOT", "IS", "NULL", "TRUE", "FALSE", "IN", "LIKE", "ILIKE", "SIMILAR", "TO", "BETWEEN",
+        "CASE", "WHEN", "THEN", "ELSE", "END", "ANY", "ALL", "SOME", "ARRAY", "DISTINCT", "FROM", "AS", "EXISTS",
+        "SELECT",
+    ]
+
+    /// Names a column outside any subquery: at the top of a policy expression that is a column
+    /// of the policy's table (the server qualifies nothing there).
+    static func hasColumnRef(_ nodes: [Node]) -> Bool {
+        var i = 0
+        while i < nodes.count {
+            switch nodes[i] {
+            case .token(.cast):
+                i = PolicyExpression.Render.skipType(nodes, after: i)
+                continue
+            case .token(.ident(let s, let quoted)):
+                let next = i + 1 < nodes.count ? nodes[i + 1] : nil
+                if case .group(false, _)? = next {
+                    // A function's name.
+                } else if next?.token == .dot {
+                    i += 2
+                    continue
+                } else if i > 0, nodes[i - 1].token?.isKeyword("AS") == true {
+                    // An output name: `( SELECT my_org() AS my_org)`.
+                } else if quoted || !expressionKeywords.contains(s.uppercased()) {
+                    return true
+                }
+            case .group(_, let inner):
+                if hasColumnRef(inner) { return true }
+            default: break
+            }
+            i += 1
+        }
+        return false
     }
 
     static func inner(_ sub: [Node], isUncorrelatedWith table: String) -> Bool {

@@ -75,6 +75,9 @@ extension AccessFile {
             case "header":
                 file.headers.append(try header(line, file.headers))
                 block = .none
+            case "function":
+                file.functions.append(try function(line, file.functions))
+                block = .none
             case "members" where words.count >= 2 && words[1] == "claim":
                 guard words.count == 3, let path = Self.claimPath(words[2]) else {
                     throw InputError(

@@ -5,6 +5,7 @@ import Foundation
 ///
 ///     expose public                 # schemas whose RLS tables must be declared
 ///     header x-tenant-id = {uid}    # sent by every signed-in user with each request
+///     function public.get_team(uuid) callable-by members   # for the function probe
 ///     table public.posts
 ///       owner author_id
 ///       read anyone                 # a `who`: anyone | signed-in | owner | members | a role | nobody
@@ -29,6 +30,8 @@ struct AccessFile: Sendable, Equatable {
     public var buckets: [BucketIntent] = []
     /// Headers the callers send with every Data API request (`header name = value`).
     public var headers: [APIHeader] = []
+    /// Who may call each SECURITY DEFINER function the probe calls (`function … callable-by …`).
+    public var functions: [FunctionIntent] = []
     public var path: String = ""
 }
 

@@ -47,6 +47,8 @@ enum Planner {
             try checkRoleRows(file, conn: conn)
             let worlds = try groupWorlds(file, conn: conn)
             let signUpTexts = worlds.isEmpty ? [] : try Catalog.signUpTriggerBodies(conn)
+            try checkFunctions(file, conn: conn)
+            var probed = false
             let roles = MatrixActor.roleActors(file.roles)
             for (intent, info) in zip(file.tables, infos) {
                 guard info.exists else {
@@ -82,6 +84,14 @@ enum Planner {
                         roles: file.roles, hook: hooked)
                     matrix.request.headers = file.headers
                     plan.units.append(matrix.unit())
+                    if !probed, plan.units[plan.units.count - 1].notCovered == nil {
+                        probed = true
+                        plan.units[plan.units.count - 1].probe = FunctionProbeRequest(
+                            exposedSchemas: file.exposedSchemas.isEmpty
+                                ? options.exposedSchemas ?? ["public"] : file.exposedSchemas,
+                            a: matrix.a, b: matrix.b, intents: file.functions,
+                            location: SourceLocation(file: file.path, line: 1))
+                    }
                     if let note = ClaimAttack.unforgeable(
                         suite: info.qualifiedName, info.policyTexts, hook: hooked, at: intent.location)
                     {

@@ -106,7 +106,9 @@ struct UnitRunner {
             return o
         }
         try blame(&outcomes, unit.checks)
-        return APIChecks.settle(outcomes, unit.checks)
+        outcomes = APIChecks.settle(outcomes, unit.checks)
+        if let probe = unit.probe { outcomes += try probe.run(conn) }
+        return outcomes
     }
 
     static let ended =

@@ -1,3 +1,4 @@
+import Foundation
 import Postgres
 @testable import RLSKit
 import TestSupport
@@ -71,5 +72,22 @@ final class FunctionProbeTests: XCTestCase {
             try $0.decode(0)
         }
         XCTAssertEqual(roles, ["owner", "member"])
+    }
+
+    func testAFunctionThatNeverReturnsIsRefusedByATimeout() throws {
+        let db = try StandIn.makeDatabase(prefix: "probe")
+        let conn = try PostgresConnection(db.connectionString)
+        _ = try conn.runScript(
+            """
+            create function public.spin() returns void language sql security definer set search_path = ''
+              as $$ select pg_catalog.pg_sleep(60) $$;
+            revoke execute on function public.spin() from public;
+            grant execute on function public.spin() to anon;
+            """)
+        let started = Date()
+        let outcomes = try FunctionProbe.run(conn, exposedSchemas: ["public"])
+        XCTAssertEqual(outcomes.map(\.caller), ["anon"])
+        XCTAssertEqual(outcomes.first?.refused, "canceling statement due to statement timeout")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 30)
     }
 }

@@ -33,4 +33,7 @@ extension LintExampleTests {
     func test_1007_uncorrelated_policy_subquery() throws { try checkExamples("uncorrelated_policy_subquery") }
     func test_1008_null_defeated_guard() throws { try checkExamples("null_defeated_guard") }
     func test_1009_own_row_update_privilege_column() throws { try checkExamples("own_row_update_privilege_column") }
+    func test_1010_realtime_channel_without_topic_check() throws {
+        try checkExamples("realtime_channel_without_topic_check")
+    }
 }

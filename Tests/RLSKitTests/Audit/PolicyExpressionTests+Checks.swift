@@ -54,6 +54,28 @@ extension PolicyExpressionTests {
         let mixed = PolicyExpression("((owner = ( SELECT auth.uid() AS uid)) AND \(bug.text))")
         XCTAssertNil(PolicyExpression.Scan.uncorrelatedRestriction(mixed.nodes, table: "users"))
     }
+
+    func testUncorrelatedInAndScalarSubqueries() {
+        func decided(_ text: String) -> String? {
+            PolicyExpression.Scan.uncorrelatedRestriction(PolicyExpression(text).nodes, table: "users")
+        }
+        let inner = "FROM memberships WHERE (memberships.organization_id IN ( SELECT get_orgs() AS get_orgs))"
+        XCTAssertNotNil(decided("(( SELECT count(*) AS count \(inner)) > 0)"))
+        XCTAssertNotNil(decided("( SELECT true AS bool \(inner) LIMIT 1)"))
+        XCTAssertNotNil(decided("COALESCE(( SELECT true AS bool \(inner) LIMIT 1), false)"))
+        XCTAssertNotNil(decided("('owner'::text IN ( SELECT memberships.role \(inner)))"))
+        XCTAssertNotNil(
+            decided(
+                "((auth.role() = 'authenticated'::text) AND ('owner'::text IN ( SELECT memberships.role \(inner))))"))
+        // The row's own column, or the caller, on the outside.
+        XCTAssertNil(decided("(organization_id IN ( SELECT memberships.organization_id \(inner)))"))
+        XCTAssertNil(decided("(users.organization_id IN ( SELECT memberships.organization_id \(inner)))"))
+        XCTAssertNil(decided("(auth.uid() IN ( SELECT memberships.user_id \(inner)))"))
+        XCTAssertNil(decided("(( SELECT count(*) AS count \(inner)) > users.seats)"))
+        // No subquery that reads a table.
+        XCTAssertNil(decided("(auth.role() = 'authenticated'::text)"))
+        XCTAssertNil(decided("(( SELECT get_org() AS get_org) IN ( SELECT get_orgs() AS get_orgs))"))
+    }
 }
 
 final class FunctionBodyTests: XCTestCase {

@@ -36,6 +36,10 @@ extension Lint {
               from pg_catalog.pg_policy p
               join pg_catalog.pg_roles ar on ar.rolname = 'authenticated'
               where p.polcmd in ('w', '*') and (0 = any(p.polroles) or ar.oid = any(p.polroles))
+                -- Deparsing opens the table: only where a privilege-named column exists.
+                and exists (select 1 from pg_catalog.pg_attribute a
+                            where a.attrelid = p.polrelid and a.attnum > 0 and not a.attisdropped
+                              and lower(a.attname) ~ '(^|_)(\(privilegeColumnWords.joined(separator: "|")))$')
             )
             select n.nspname as schema, c.relname as name, 'policy' as kind, k.polname::text as member,
                    format('%s.%s: policy %s lets authenticated update their own rows, and authenticated may write %s, which no column grant, BEFORE UPDATE trigger or WITH CHECK protects',

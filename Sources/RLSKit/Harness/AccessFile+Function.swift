@@ -1,0 +1,59 @@
+/// `function public.get_team(uuid) callable-by members`: who may call a SECURITY DEFINER
+/// function and have it return or change the rows it was given (see FunctionProbe).
+struct FunctionIntent: Sendable, Equatable {
+    public var schema: String
+    public var name: String
+    /// Argument types as the catalog prints them (`uuid`, `integer`); nil: every overload.
+    public var argTypes: [String]?
+    public var callableBy: Who
+    public var location: SourceLocation
+
+    /// `schema.name(types)` as the probe names functions.
+    public var display: String {
+        AuditNames.function(schema, name + (argTypes.map { "(" + $0.joined(separator: ", ") + ")" } ?? ""))
+    }
+
+    func matches(schema s: String, name n: String, argTypes types: [String]) -> Bool {
+        s == schema && n == name && (argTypes == nil || argTypes == types)
+    }
+}
+
+extension AccessFile.Parser {
+    static let typeAliases = [
+        "int": "integer", "int4": "integer", "int8": "bigint", "int2": "smallint", "bool": "boolean",
+        "varchar": "character varying",
+    ]
+    static let functionUsage =
+        "write 'function schema.name(argument types) callable-by WHO', e.g. 'function public.get_team(uuid) callable-by members'"
+
+    func function(_ line: Line, _ earlier: [FunctionIntent]) throws(InputError) -> FunctionIntent {
+        let at = line.at
+        let text = line.text.dropFirst("function".count)
+        guard let key = text.range(of: " callable-by") else { throw InputError(at, Self.functionUsage) }
+        var signature = text[..<key.lowerBound].trimmingCharacters(in: .whitespaces)
+        var types: [String]?
+        if let open = signature.firstIndex(of: "(") {
+            guard signature.hasSuffix(")") else { throw InputError(at, Self.functionUsage) }
+            let inner = signature[signature.index(after: open)..<signature.index(before: signature.endIndex)]
+            types = inner.split(separator: ",").map {
+                let t = $0.trimmingCharacters(in: .whitespaces).lowercased()
+                return Self.typeAliases[t] ?? t
+            }
+            signature = String(signature[..<open])
+        }
+        guard let parts = AccessFile.nameParts(signature), parts.count == 2 else {
+            throw InputError(at, "'\(signature)' is not a function name: write schema.name, e.g. public.get_team")
+        }
+        let words = AccessFile.splitWords(String(text[key.upperBound...]))
+        let who = try Who.parse(words, key: "callable-by", at: at)
+        if !who.roleNames.isEmpty || !who.memberRoles.isEmpty {
+            throw InputError(
+                at, "callable-by: use anyone, signed-in, owner, members or nobody (roles are not probed yet)")
+        }
+        let f = FunctionIntent(schema: parts[0], name: parts[1], argTypes: types, callableBy: who, location: at)
+        if let prev = earlier.first(where: { $0.display == f.display }) {
+            throw InputError(at, "\(f.display) is declared twice (first at line \(prev.location.line)): keep one")
+        }
+        return f
+    }
+}

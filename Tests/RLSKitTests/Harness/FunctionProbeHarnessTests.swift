@@ -1,0 +1,138 @@
+import Postgres
+@testable import RLSKit
+import TestSupport
+import XCTest
+
+/// `rlskit test` calls the exposed SECURITY DEFINER functions with A's seeded row as anon, A
+/// and B, and fails those that hand another user's rows over or change them.
+final class FunctionProbeHarnessTests: XCTestCase {
+    static let schema = """
+        create table public.notes (
+          id bigint generated always as identity primary key,
+          user_id uuid not null references auth.users (id) on delete cascade,
+          body text not null
+        );
+        alter table public.notes enable row level security;
+        grant select, insert, update, delete on public.notes to authenticated;
+        grant all on public.notes to service_role;
+        create policy "own notes" on public.notes for all to authenticated
+          using ((select auth.uid()) = user_id) with check ((select auth.uid()) = user_id);
+        -- Anyone's notes by owner id.
+        create function public.notes_of(p_user_id uuid) returns setof public.notes language sql stable
+          security definer set search_path = '' as $$ select * from public.notes n where n.user_id = p_user_id $$;
+        -- Deletes any note by id.
+        create function public.drop_note(note_id bigint) returns void language sql
+          security definer set search_path = '' as $$ delete from public.notes n where n.id = note_id $$;
+        -- The caller's own, by both.
+        create function public.my_notes() returns setof public.notes language sql stable
+          security definer set search_path = '' as $$ select * from public.notes n where n.user_id = auth.uid() $$;
+        create function public.drop_my_note(note_id bigint) returns void language sql
+          security definer set search_path = '' as $$
+          delete from public.notes n where n.id = note_id and n.user_id = auth.uid() $$;
+        """
+
+    static let access = """
+        table public.notes
+          owner user_id
+          read owner
+          write owner
+
+        """
+
+    func run(_ access: String) throws -> TestReport {
+        let db = try OurSchema.makeDatabase(extra: Self.schema)
+        defer { TestServer.drop(db.name) }
+        var input = HarnessInput()
+        input.access = [try AccessFile.parse(access, path: "notes.rls")]
+        let report = try Harness.run(input, on: db.connectionString)
+        let conn = try PostgresConnection(db.connectionString)
+        defer { conn.close() }
+        XCTAssertEqual(try conn.query("select count(*) from public.notes").rows.first?.decode(0) as Int64?, 0)
+        return report
+    }
+
+    func testCallsThatReachAnotherUsersRowsFail() throws {
+        let report = try run(Self.access)
+        let calls = report.outcomes.filter { $0.suite == FunctionProbeRequest.suite }
+        let failed = Set(calls.filter(\.isFailure).map(\.name))
+        XCTAssertEqual(
+            failed,
+            [
+                "public.notes_of(uuid) called as anon", "public.notes_of(uuid) called as B",
+                "public.drop_note(bigint) called as anon", "public.drop_note(bigint) called as B",
+            ])
+        let b = try XCTUnwrap(calls.first { $0.name == "public.drop_note(bigint) called as B" })
+        XCTAssertEqual(
+            b.message,
+            "functions · call public.drop_note(bigint) · as B, with arguments from A's row: wrote public.notes: 1 deleted (undeclared: only the owner of the rows it is given; declare 'function public.drop_note(bigint) callable-by WHO' if that is meant)"
+        )
+        XCTAssertEqual(b.location, SourceLocation(file: "notes.rls", line: 1))
+        // A deleting its own note, and the caller's own rows, are fine.
+        for name in [
+            "public.drop_note(bigint) called as A", "public.drop_my_note(bigint) called as B",
+            "public.drop_my_note(bigint) called as A", "public.my_notes() called as B",
+        ] {
+            XCTAssertEqual(calls.first { $0.name == name }?.status, .passed, name)
+        }
+    }
+
+    func testDeclaredCallersTurnCallsIntoExpectations() throws {
+        let report = try run(
+            Self.access + """
+                function public.notes_of(uuid) callable-by anyone
+                function public.drop_my_note(bigint) callable-by nobody
+
+                """)
+        let calls = report.outcomes.filter { $0.suite == FunctionProbeRequest.suite }
+        XCTAssertEqual(
+            Set(calls.filter(\.isFailure).map(\.name)),
+            [
+                "public.drop_note(bigint) called as anon", "public.drop_note(bigint) called as B",
+                "public.drop_my_note(bigint) called as A",
+            ])
+        let a = try XCTUnwrap(calls.first { $0.name == "public.drop_my_note(bigint) called as A" })
+        XCTAssertEqual(a.location?.line, 6)
+        XCTAssertTrue(
+            a.message?.hasSuffix("wrote public.notes: 1 deleted (callable-by nobody)") == true, a.message ?? "")
+    }
+
+    func testFunctionLineMistakes() throws {
+        func mistake(_ line: String) -> String? {
+            do {
+                _ = try AccessFile.parse(Self.access + line + "\n", path: "notes.rls")
+                return nil
+            } catch { return error.description }
+        }
+        XCTAssertEqual(
+            mistake("function public.notes_of(uuid)"),
+            "notes.rls:5: write 'function schema.name(argument types) callable-by WHO', e.g. 'function public.get_team(uuid) callable-by members'"
+        )
+        XCTAssertEqual(
+            mistake("function public.notes_of(uuid) callable-by admin"),
+            "notes.rls:5: callable-by: use anyone, signed-in, owner, members or nobody (roles are not probed yet)")
+        XCTAssertNil(mistake("function public.notes_of(int8, text) callable-by signed-in"))
+        let db = try OurSchema.makeDatabase(extra: Self.schema)
+        defer { TestServer.drop(db.name) }
+        var input = HarnessInput()
+        input.access = [
+            try AccessFile.parse(Self.access + "function public.notes_of(text) callable-by anyone\n", path: "notes.rls")
+        ]
+        XCTAssertThrowsError(try Harness.run(input, on: db.connectionString)) { e in
+            XCTAssertEqual(
+                (e as? InputError)?.description,
+                "notes.rls:5: function public.notes_of(text) does not exist in the database: fix the name or argument types, or apply the migrations first"
+            )
+        }
+        input.access = [
+            try AccessFile.parse(
+                "table public.notes\n  read anyone\n  write nobody\nfunction public.my_notes() callable-by anyone\n",
+                path: "notes.rls")
+        ]
+        XCTAssertThrowsError(try Harness.run(input, on: db.connectionString)) { e in
+            XCTAssertEqual(
+                (e as? InputError)?.description,
+                "notes.rls:4: function public.my_notes(): the probe calls functions with the rows of a table that has an owner and no group: declare one with 'owner COLUMN'"
+            )
+        }
+    }
+}
