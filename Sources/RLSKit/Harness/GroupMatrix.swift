@@ -274,6 +274,14 @@ struct GroupMatrix {
                 update.allows(plain.standing(group: g1, owner: plain.actor.uid))
                     && update.allows(plain.standing(group: g1, owner: top.actor.uid)),
                 on("UPDATE", k1, set: [(SQL.ident(oc), SQL.literal(top.actor.uid))]))
+            // Writing a row in another member's name (a message whose author is someone else).
+            n += 1
+            let r = seeder(k1).row(owner: top.actor.uid, n: n)
+            add(
+                plain.actor, "insert", "\(plain.actor.name) inserts a row into G1 owned by \(top.actor.name)", clear1,
+                seeder(k1).insert(owner: top.actor.uid, n: n),
+                insert.allows(plain.standing(group: g1, owner: top.actor.uid)),
+                CheckRow(table: t, name: info.name, command: "INSERT", role: "", insert: (r.columns, r.values)))
         }
         return finished(checks)
     }
