@@ -136,7 +136,7 @@ RLS
     case $(kind "$t") in
       m) printf '  insert members\n  update members\n  delete members with role owner, admin\n' ;;
       w) printf '  insert members with role owner, admin\n  update members with role owner, admin\n  delete members with role owner, admin\n' ;;
-      o) printf '  owner created_by\n  read members or owner\n  insert members\n  update owner\n  delete owner or members with role owner\n' ;;
+      o) printf '  owner created_by\n  read members or owner\n  insert owner and members\n  update owner\n  delete owner or members with role owner\n' ;;
     esac
   done
 } > "$gen/team.rls"
@@ -159,6 +159,14 @@ as() {
     "$role" "$(claims "$1")"
 }
 uid() { case $1 in anon) echo "$O" ;; *) echo "$1" ;; esac; }
+# What PostgREST sets for the request, as rlskit sends it per check (reads READ ONLY).
+req() {
+  local m t; t=$(grep -o 'public\.[a-z_]*' <<< "$1" | head -1)
+  case ${1%% *} in select) m=GET ;; insert) m=POST ;; update) m=PATCH ;; *) m=DELETE ;; esac
+  local h='{"accept":"application/json","content-type":"application/json"}' ro=""
+  if [ $m = GET ]; then h='{"accept":"application/json"}'; ro=", set_config('transaction_read_only', 'on', true)"; fi
+  printf "%s" ", set_config('request.method', '$m', true), set_config('request.path', '/${t#public.}', true), set_config('request.headers', '$h', true), set_config('request.cookies', '{}', true)$ro"
+}
 
 # Checks as (expectation|actor|setup|statement); expectations: true, vis, hid, ok (written), no (nothing written).
 yn() { if [ "$1" = 1 ]; then echo "$2"; else echo "$3"; fi; }
@@ -248,7 +256,7 @@ all_checks() { members_checks; teams_checks; for t in "${names[@]}"; do table_ch
   while IFS='|' read -r want actor setup sql; do
     echo "begin"
     [ -n "$setup" ] && echo "  execute \$q\$ $setup \$q\$;"
-    [ "$actor" = admin ] || echo "  $(as "$actor" | sed 's/^select /perform /');"
+    [ "$actor" = admin ] || echo "  $(as "$actor" | sed 's/^select /perform /')$(req "$sql");"
     case $want in
       true) echo "  execute \$q\$ select ($sql)::int \$q\$ into v; ok := ok + v;" ;;
       vis | hid) echo "  execute \$q\$ $sql \$q\$ into v; ok := ok + (v $([ "$want" = vis ] && echo '>' || echo '=') 0)::int;" ;;

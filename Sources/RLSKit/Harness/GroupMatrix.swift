@@ -138,6 +138,8 @@ struct GroupMatrix {
                 statements: ["select relrowsecurity from pg_class where oid = \(SQL.literal(t))::regclass"],
                 expectations: [.isTrue], location: intent.location)
         ]
+        var impersonations: [String: String] = [:]  // built once per actor and operation
+        let request = self.request
         func add(
             _ actor: HarnessActor, _ op: String, _ name: String, _ setup: [String], _ sql: String, _ yes: Bool,
             _ row: CheckRow? = nil
@@ -145,12 +147,15 @@ struct GroupMatrix {
             let e: Expectation = op == "select" ? (yes ? .visible : .hidden) : (yes ? .allowed : .blocked)
             var r = row
             r?.role = actor.role
+            let key = actor.uid + op
+            let imp =
+                impersonations[key]
+                ?? actor.impersonation() + request.settings(op, as: actor, group: groupKey(of: actor))
+            impersonations[key] = imp
             checks.append(
                 PolicyCheck(
                     suite: suite, actor: actor.label, operation: op, name: name,
-                    statements: setup + [
-                        actor.impersonation() + request.settings(op, as: actor, group: groupKey(of: actor)), sql,
-                    ],
+                    statements: setup + [imp, sql],
                     expectations: [e], location: intent.location,
                     row: r))
         }
