@@ -1,3 +1,4 @@
+import Foundation
 // What the lints ask of a policy expression: auth calls, bindings, conjuncts.
 extension PolicyExpression {
     enum Scan {
@@ -68,6 +69,31 @@ extension PolicyExpression {
         static func lists(_ nodes: [Node], _ body: ([Node]) -> Void) {
             body(nodes)
             for n in nodes { if case .group(false, let inner) = n { lists(inner, body) } }
+        }
+
+        /// The same, without going into subqueries: comparisons about the policy's own row.
+        static func rowLists(_ nodes: [Node], _ body: ([Node]) -> Void) {
+            body(nodes)
+            for n in nodes {
+                if case .group(false, let inner) = n, inner.first?.token?.isKeyword("SELECT") != true {
+                    rowLists(inner, body)
+                }
+            }
+        }
+
+        /// Calls a function other than auth.*/current_setting with arguments: a helper whose body
+        /// the expression does not show (`has_org_role(organization_id, 'admin')`).
+        static func callsHelper(_ canonical: String) -> Bool {
+            let ns = canonical as NSString
+            let re = try! NSRegularExpression(pattern: #"(?<![\w.])((?:\w+\.)?\w+)\((?!\))"#)
+            return re.matches(in: canonical, range: NSRange(location: 0, length: ns.length)).contains { m in
+                let name = ns.substring(with: m.range(at: 1)).lowercased()
+                return !name.hasPrefix("auth.")
+                    && ![
+                        "current_setting", "coalesce", "nullif", "exists", "any", "lower",
+                        "upper", "array", "storage.foldername", "storage.filename", "storage.extension",
+                    ].contains(name)
+            }
         }
 
         static func tokens(_ nodes: [Node]) -> [Token] {

@@ -13,6 +13,10 @@ struct PolicyExpression: Sendable, Equatable {
     public let authCalls: [AuthCall]
     /// Things compared with the caller's identity (`owner`, `storage.foldername(name)[1]`).
     public let bindings: Set<String>
+    /// Those outside subqueries: the policy's own row compared with the caller.
+    public let rowBindings: Set<String>
+    /// Calls a helper function whose body the expression does not show.
+    public let callsHelper: Bool
     /// Top-level AND parts, in normal form.
     public let conjuncts: [String]
     /// Has an `auth.uid() IS NULL OR …` disjunct: true for every row when there is no session.
@@ -53,6 +57,10 @@ struct PolicyExpression: Sendable, Equatable {
             if Scan.identityIsNullDisjunct(list) { isNullOr = true }
         }
         bindings = b
+        var rb = Set<String>()
+        Scan.rowLists(nodes) { list in if let binding = Scan.binding(list) { rb.insert(binding) } }
+        rowBindings = rb
+        callsHelper = Scan.callsHelper(Render.nodes(nodes))
         bucketIds = Scan.bucketIds(nodes)
         hasNameMembershipCheck = Scan.hasNameMembershipCheck(nodes)
         selfComparisons = Scan.selfComparisons(nodes)

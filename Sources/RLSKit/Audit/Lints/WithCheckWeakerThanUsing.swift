@@ -18,9 +18,13 @@ extension Lint {
                 guard ["UPDATE", "ALL"].contains(p.command), let using = p.usingExpr, let check = p.checkExpr,
                     using.hasIdentity, !using.bindings.isEmpty
                 else { return nil }
-                let missing = using.bindings.subtracting(check.bindings).sorted()
-                guard !check.hasIdentity || !missing.isEmpty else { return nil }
-                let what = missing.isEmpty ? "the caller" : missing.joined(separator: ", ")
+                var missing = using.bindings.subtracting(check.bindings)
+                // A WITH CHECK through a helper (`has_org_role(organization_id, …)`) may well check
+                // the caller: only the row's own columns bound in USING still count as missing.
+                if check.callsHelper { missing.formIntersection(using.rowBindings) }
+                guard !(check.hasIdentity || check.callsHelper) || !missing.isEmpty else { return nil }
+                let missingSorted = missing.sorted()
+                let what = missingSorted.isEmpty ? "the caller" : missingSorted.joined(separator: ", ")
                 return FindingDraft(
                     object: p.object,
                     detail:
@@ -43,6 +47,16 @@ extension Lint {
                 """, reports: "policy \"edit own notes\" on public.notes"),
         ],
         nonTriggering: [
+            // USING looks the caller up in a subquery; WITH CHECK asks a helper about the row's org.
+            """
+            create table public.projects (id int primary key, organization_id uuid, name text);
+            create table public.org_members (organization_id uuid, user_id uuid, role text);
+            alter table public.projects enable row level security;
+            create function public.has_org_role(o uuid, r text) returns boolean language sql stable as $$ select true $$;
+            create policy edit on public.projects for update to authenticated
+              using (exists (select 1 from public.org_members m where m.user_id = (select auth.uid()) and m.role = 'admin'))
+              with check (public.has_org_role(organization_id, 'admin'));
+            """,
             // Owners change other members' roles: the caller is only excluded, never the owner.
             """
             create table public.team_members (team_id uuid, user_id uuid, role text);
