@@ -44,22 +44,7 @@ struct CatalogMatrix {
             return HarnessUnit(
                 suite: suite, notCovered: "the table has no column rlskit can write", location: intent.location)
         }
-        var checks: [PolicyCheck] = [
-            PolicyCheck(
-                suite: suite, actor: "admin", operation: "rls", name: "row level security is enabled",
-                statements: ["select relrowsecurity from pg_class where oid = \(SQL.literal(t))::regclass"],
-                expectations: [.isTrue], location: intent.location)
-        ]
-        func add(_ actor: HarnessActor, _ op: String, _ name: String, _ sql: String, _ yes: Bool, _ row: CheckRow) {
-            let e: Expectation = op == "select" ? (yes ? .visible : .hidden) : (yes ? .allowed : .blocked)
-            var r = row
-            r.role = actor.role
-            checks.append(
-                PolicyCheck(
-                    suite: suite, actor: actor.label, operation: op, name: name,
-                    statements: [actor.impersonation() + request.settings(op, as: actor), sql], expectations: [e],
-                    location: intent.location, row: r))
-        }
+        let b = MatrixChecks(suite: suite, table: t, location: intent.location, request: request)
         func on(_ command: String, set: [(String, String)] = []) -> CheckRow {
             CheckRow(table: t, name: info.name, command: command, role: "", existing: row, assignments: set)
         }
@@ -68,23 +53,23 @@ struct CatalogMatrix {
         for x in [user, anon] + roleActors {
             let u = x.actor, s = x.standing()
             n += 1
-            add(
+            b.add(
                 u, "select", "\(u.name) reads the row", "select count(*) from \(t) where \(row)",
                 intent.read!.allows(s),
                 on("SELECT"))
             let r = seeder.row(owner: u.uid, n: n)
-            add(
+            b.add(
                 u, "insert", "\(u.name) inserts a row", seeder.insert(owner: u.uid, n: n), intent.insert!.allows(s),
                 CheckRow(table: t, name: info.name, command: "INSERT", role: "", insert: (r.columns, r.values)))
-            add(
+            b.add(
                 u, "update", "\(u.name) updates the row", "update \(t) set \(touch) = \(touch) where \(row)",
                 intent.update!.allows(s), on("UPDATE", set: [(touch, touch)]))
-            add(
+            b.add(
                 u, "delete", "\(u.name) deletes the row", "delete from \(t) where \(row)", intent.delete!.allows(s),
                 on("DELETE"))
         }
         return HarnessUnit(
-            suite: suite, users: [user.actor] + roleActors.map(\.actor), setup: seedScript(), checks: checks,
+            suite: suite, users: [user.actor] + roleActors.map(\.actor), setup: seedScript(), checks: b.checks,
             location: intent.location)
     }
 }

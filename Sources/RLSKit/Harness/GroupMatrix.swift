@@ -132,33 +132,9 @@ struct GroupMatrix {
         if let p = world.problem ?? levelProblem ?? seeder(k1).problem {
             return HarnessUnit(suite: suite, notCovered: p, location: intent.location)
         }
-        var checks: [PolicyCheck] = [
-            PolicyCheck(
-                suite: suite, actor: "admin", operation: "rls", name: "row level security is enabled",
-                statements: ["select relrowsecurity from pg_class where oid = \(SQL.literal(t))::regclass"],
-                expectations: [.isTrue], location: intent.location)
-        ]
-        var impersonations: [String: String] = [:]  // built once per actor and operation
-        let request = self.request
-        func add(
-            _ actor: HarnessActor, _ op: String, _ name: String, _ setup: [String], _ sql: String, _ yes: Bool,
-            _ row: CheckRow? = nil
-        ) {
-            let e: Expectation = op == "select" ? (yes ? .visible : .hidden) : (yes ? .allowed : .blocked)
-            var r = row
-            r?.role = actor.role
-            let key = actor.uid + op
-            let imp =
-                impersonations[key]
-                ?? actor.impersonation() + request.settings(op, as: actor, group: groupKey(of: actor))
-            impersonations[key] = imp
-            checks.append(
-                PolicyCheck(
-                    suite: suite, actor: actor.label, operation: op, name: name,
-                    statements: setup + [imp, sql],
-                    expectations: [e], location: intent.location,
-                    row: r))
-        }
+        let b = MatrixChecks(
+            suite: suite, table: t, location: intent.location, request: request,
+            groupKey: { [self] in groupKey(of: $0) })
         func on(_ command: String, _ group: String, set: [(String, String)] = []) -> CheckRow {
             CheckRow(
                 table: t, name: info.name, command: command, role: "", existing: whereGroup(group), assignments: set)
@@ -184,19 +160,20 @@ struct GroupMatrix {
         let everyone = actors + [MatrixActor(actor: .anon)]
         for x in everyone {
             let u = x.actor, name = u.name, on1 = x.standing(group: g1, owner: owner1)
-            add(u, "select", "\(name) reads G1's row", [], select + whereGroup(k1), read.allows(on1), on("SELECT", k1))
+            b.add(
+                u, "select", "\(name) reads G1's row", [], select + whereGroup(k1), read.allows(on1), on("SELECT", k1))
             let rowOwner = u.id == attacker?.id ? r1Owner.uid : u.uid
             let creates =
                 isGroupTable
                 ? x.standing(owner: ownerColumn.map { _ in rowOwner })
                 : x.standing(group: g1, owner: ownerColumn.map { _ in rowOwner })
-            add(
+            b.add(
                 u, "insert", isGroupTable ? "\(name) creates a group" : "\(name) inserts a row into G1", clear1,
                 newRow(k1, by: u), insert.allows(creates), lastInsert)
-            add(
+            b.add(
                 u, "update", "\(name) updates G1's row", [], touch + whereGroup(k1), update.allows(on1),
                 on("UPDATE", k1, set: [(touchColumn, touchColumn)]))
-            add(
+            b.add(
                 u, "delete", "\(name) deletes G1's row", [], "delete from \(t) where \(whereGroup(k1))",
                 delete.allows(on1), on("DELETE", k1))
         }
@@ -212,68 +189,49 @@ struct GroupMatrix {
                 let key = isGroupTable ? GroupWorld.key(info.column(intent.group), n) : k1
                 var s = seeder(key)
                 s.fixed[intent.group] = key
-                checks.append(
-                    PolicyCheck(
-                        suite: suite, actor: x.actor.label, operation: "insert",
-                        name: isGroupTable
-                            ? "\(x.actor.name) creates a group with \(q) set"
-                            : "\(x.actor.name) inserts a row into G1 with \(q) set",
-                        statements: (isGroupTable ? [] : clear1) + [
-                            "select set_config('rlskit.protected', '', true)",
-                            x.actor.impersonation()
-                                + request.settings("insert", as: x.actor, group: groupKey(of: x.actor)),
-                            ProtectedColumns.insert(c, seeder: s, owner: x.actor.uid, n: n),
-                        ],
-                        expectations: [.notStored], location: intent.location,
-                        row: {
-                            var r = ProtectedColumns.insertRow(c, seeder: s, owner: x.actor.uid, n: n)
-                            r.role = x.actor.role
-                            return r
-                        }()))
+                b.append(
+                    x.actor, "insert",
+                    isGroupTable
+                        ? "\(x.actor.name) creates a group with \(q) set"
+                        : "\(x.actor.name) inserts a row into G1 with \(q) set",
+                    (isGroupTable ? [] : clear1) + [
+                        "select set_config('rlskit.protected', '', true)", b.impersonation(x.actor, "insert"),
+                        ProtectedColumns.insert(c, seeder: s, owner: x.actor.uid, n: n),
+                    ], .notStored, ProtectedColumns.insertRow(c, seeder: s, owner: x.actor.uid, n: n))
             }
             if let x = world.g1Actors.first(where: { update.allows($0.standing(group: g1, owner: owner1)) }) {
-                checks.append(
-                    PolicyCheck(
-                        suite: suite, actor: x.actor.label, operation: "update",
-                        name: "\(x.actor.name) changes \(q) on G1's row",
-                        statements: [
-                            ProtectedColumns.save(c, table: t, where: whereGroup(k1)),
-                            x.actor.impersonation()
-                                + request.settings("update", as: x.actor, group: groupKey(of: x.actor)),
-                            ProtectedColumns.update(c, table: t, where: whereGroup(k1)),
-                        ],
-                        expectations: [.notStored], location: intent.location,
-                        row: {
-                            var r = ProtectedColumns.updateRow(c, table: info, where: whereGroup(k1))
-                            r.role = x.actor.role
-                            return r
-                        }()))
+                b.append(
+                    x.actor, "update", "\(x.actor.name) changes \(q) on G1's row",
+                    [
+                        ProtectedColumns.save(c, table: t, where: whereGroup(k1)), b.impersonation(x.actor, "update"),
+                        ProtectedColumns.update(c, table: t, where: whereGroup(k1)),
+                    ], .notStored, ProtectedColumns.updateRow(c, table: info, where: whereGroup(k1)))
             }
         }
         guard !isGroupTable else {
-            return finished(checks)
+            return finished(b.checks)
         }
         let top = world.top, plain = world.plain, other = world.g2Owner
-        add(
+        b.add(
             top.actor, "select", "\(top.actor.name) reads G2's row", [], select + whereGroup(k2),
             read.allows(top.standing(group: g2, owner: owner2)), on("SELECT", k2))
-        add(
+        b.add(
             top.actor, "update", "\(top.actor.name) moves G1's row into G2", clear2,
             "update \(t) set \(g) = \(k2) where \(whereGroup(k1))",
             // Moving a row into a group is also putting a row there: only for who may insert there.
             moves(top, from: g1, to: g2, owner: owner1), on("UPDATE", k1, set: [(g, k2)]))
-        add(
+        b.add(
             other.actor, "update", "\(other.actor.name) moves G2's row into G1", clear1,
             "update \(t) set \(g) = \(k1) where \(whereGroup(k2))",
             moves(other, from: g2, to: g1, owner: owner2), on("UPDATE", k2, set: [(g, k1)]))
         if let d = world.dual, !world.onePerUser {
-            add(
+            b.add(
                 d.actor, "update", "\(d.actor.name) moves G1's row into G2", clear2,
                 "update \(t) set \(g) = \(k2) where \(whereGroup(k1))",
                 moves(d, from: g1, to: g2, owner: owner1), on("UPDATE", k1, set: [(g, k2)]))
         }
         if let oc = ownerColumn, top.actor.uid != plain.actor.uid {
-            add(
+            b.add(
                 plain.actor, "update", "\(plain.actor.name) hands G1's row over to \(top.actor.name)", [],
                 "update \(t) set \(SQL.ident(oc)) = \(SQL.literal(top.actor.uid)) where \(whereGroup(k1))",
                 update.allows(plain.standing(group: g1, owner: plain.actor.uid))
@@ -282,12 +240,12 @@ struct GroupMatrix {
             // Writing a row in another member's name (a message whose author is someone else).
             n += 1
             let r = seeder(k1).row(owner: top.actor.uid, n: n)
-            add(
+            b.add(
                 plain.actor, "insert", "\(plain.actor.name) inserts a row into G1 owned by \(top.actor.name)", clear1,
                 seeder(k1).insert(owner: top.actor.uid, n: n),
                 insert.allows(plain.standing(group: g1, owner: top.actor.uid)),
                 CheckRow(table: t, name: info.name, command: "INSERT", role: "", insert: (r.columns, r.values)))
         }
-        return finished(checks)
+        return finished(b.checks)
     }
 }

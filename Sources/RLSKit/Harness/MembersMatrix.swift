@@ -16,24 +16,9 @@ struct MembersMatrix {
     func unit() -> HarnessUnit {
         let suite = intent.qualifiedName
         if let p = world.problem { return HarnessUnit(suite: suite, notCovered: p, location: intent.location) }
-        var checks: [PolicyCheck] = [
-            PolicyCheck(
-                suite: suite, actor: "admin", operation: "rls", name: "row level security is enabled",
-                statements: ["select relrowsecurity from pg_class where oid = \(SQL.literal(m))::regclass"],
-                expectations: [.isTrue], location: intent.location)
-        ]
-        func add(_ actor: HarnessActor, _ op: String, _ name: String, _ sql: String, _ yes: Bool, _ row: CheckRow) {
-            let e: Expectation = op == "select" ? (yes ? .visible : .hidden) : (yes ? .allowed : .blocked)
-            var r = row
-            r.role = actor.role
-            checks.append(
-                PolicyCheck(
-                    suite: suite, actor: actor.label, operation: op, name: name,
-                    statements: [
-                        actor.impersonation() + request.settings(op, as: actor, group: world.groupKey(of: actor)), sql,
-                    ], expectations: [e],
-                    location: intent.location, row: r))
-        }
+        let world = self.world
+        let b = MatrixChecks(
+            suite: suite, table: m, location: intent.location, request: request, groupKey: { world.groupKey(of: $0) })
         func on(_ command: String, _ group: String, _ u: HarnessActor, set: [(String, String)] = []) -> CheckRow {
             CheckRow(
                 table: m, name: world.membersInfo.name, command: command, role: "",
@@ -67,52 +52,52 @@ struct MembersMatrix {
         // Each reads another G1 member's membership (the owner's; the owner reads the plain member's).
         for x in everyone {
             let target = x.actor.uid == top.actor.uid ? plain.actor : top.actor
-            add(
+            b.add(
                 x.actor, "select", "\(x.actor.name) reads G1's membership of \(target.name)",
                 "select count(*) from \(m) where \(world.whereMember(g1, target))", read.allows(x.standing(group: g1)),
                 on("SELECT", g1, target))
         }
         // Joining: the outsider and G2's owner add themselves; members add the outsider.
-        add(
+        b.add(
             outsider.actor, joinOp, "outsider joins G1 uninvited", join(g1, outsider.actor, as: lowest),
             addWho.allows(outsider.standing(group: g1)), lastJoin!)
         if world.hasRoles && highest != lowest {
-            add(
+            b.add(
                 outsider.actor, joinOp, "outsider joins G1 uninvited as \(highest)",
                 join(g1, outsider.actor, as: highest), addWho.allows(outsider.standing(group: g1)), lastJoin!)
         }
-        add(
+        b.add(
             other.actor, joinOp, "\(other.actor.name) joins G1 uninvited", join(g1, other.actor, as: lowest),
             addWho.allows(other.standing(group: g1)), lastJoin!)
         for x in world.g1Actors + roleActors + [anon] {
-            add(
+            b.add(
                 x.actor, joinOp, "\(x.actor.name) adds outsider to G1", join(g1, outsider.actor, as: lowest),
                 addWho.allows(x.standing(group: g1)), lastJoin!)
         }
         // Removing others, and leaving.
         let deleteFrom = "delete from \(m) where "
         if top.actor.uid != plain.actor.uid {
-            add(
+            b.add(
                 top.actor, "delete", "\(top.actor.name) removes \(plain.actor.name)",
                 deleteFrom + world.whereMember(g1, plain.actor), remove.allows(top.standing(group: g1)),
                 on("DELETE", g1, plain.actor))
-            add(
+            b.add(
                 plain.actor, "delete", "\(plain.actor.name) removes \(top.actor.name)",
                 deleteFrom + world.whereMember(g1, top.actor), remove.allows(plain.standing(group: g1)),
                 on("DELETE", g1, top.actor))
         }
         for x in [other] + roleActors + [anon] {
-            add(
+            b.add(
                 x.actor, "delete", "\(x.actor.name) removes \(plain.actor.name) from G1",
                 deleteFrom + world.whereMember(g1, plain.actor), remove.allows(x.standing(group: g1)),
                 on("DELETE", g1, plain.actor))
         }
         let leaver = top.actor.uid == plain.actor.uid ? top : plain
-        add(
+        b.add(
             leaver.actor, "delete", "\(leaver.actor.name) leaves G1", deleteFrom + world.whereMember(g1, leaver.actor),
             leave.allows(leaver.standing(group: g1)), on("DELETE", g1, leaver.actor))
         // Moving one's membership into another group is joining it uninvited.
-        add(
+        b.add(
             plain.actor, "update", "\(plain.actor.name) moves own membership into G2",
             "update \(m) set \(SQL.ident(intent.groupColumn)) = \(g2) where \(world.whereMember(g1, plain.actor))",
             addWho.allows(plain.standing(group: g2)) && leave.allows(plain.standing(group: g1)),
@@ -120,17 +105,17 @@ struct MembersMatrix {
         if world.hasRoles && highest != lowest {
             let col = SQL.ident(intent.roleColumn), change = intent.changeRole!
             let next = intent.roles[intent.roles.count >= 3 ? 1 : 0]
-            add(
+            b.add(
                 plain.actor, "update", "\(plain.actor.name) promotes self to \(highest)",
                 "update \(m) set \(col) = \(world.roleLiteral(highest)) where \(world.whereMember(g1, plain.actor))",
                 false, on("UPDATE", g1, plain.actor, set: [(col, world.roleLiteral(highest))]))
-            add(
+            b.add(
                 top.actor, "update", "\(top.actor.name) changes \(plain.actor.name)'s role to \(next)",
                 "update \(m) set \(col) = \(world.roleLiteral(next)) where \(world.whereMember(g1, plain.actor))",
                 change.allows(top.standing(group: g1)),
                 on("UPDATE", g1, plain.actor, set: [(col, world.roleLiteral(next))]))
             for x in [other] + roleActors + [anon] {
-                add(
+                b.add(
                     x.actor, "update", "\(x.actor.name) changes \(plain.actor.name)'s role in G1",
                     "update \(m) set \(col) = \(world.roleLiteral(next)) where \(world.whereMember(g1, plain.actor))",
                     change.allows(x.standing(group: g1)),
@@ -140,6 +125,6 @@ struct MembersMatrix {
         return HarnessUnit(
             suite: suite, users: world.users + roleActors.map(\.actor),
             setup: world.seedScript(serviceRole: serviceRole),
-            checks: checks, location: intent.location)
+            checks: b.checks, location: intent.location)
     }
 }

@@ -204,13 +204,12 @@ enum Planner {
     static func checkRoleRows(_ file: AccessFile, conn: PostgresConnection) throws {
         for r in file.roles where r.byRow {
             let at = r.settings["row"] ?? r.location
-            let info = try conn.query("select to_regclass($1) is not null as e", [r.rowTable]).rows[0]
-            guard try info.decode("e", as: Bool.self) else {
+            let t = try Catalog.table(conn, schema: r.rowSchema, name: r.rowName)
+            guard t.exists else {
                 throw InputError(
                     at, "role \(r.name): table \(r.rowTable) does not exist: fix the name or apply the migrations first"
                 )
             }
-            let t = try Catalog.table(conn, schema: r.rowSchema, name: r.rowName)
             for c in [r.rowUserColumn] + r.rowValues.map(\.column) where t.column(c) == nil {
                 throw InputError(
                     at,
