@@ -7,6 +7,12 @@ enum CheckVerdict {
         let what = report.migrations.plan.isEmpty ? "nothing was applied" : "nothing was tested"
         if !report.checkedNothing { return report.passed ? term.green("passed") : term.red("failed") }
         if report.passed { return term.yellow("nothing checked") + " (\(what); allowed by --allow-empty)" }
+        // Another phase failed (the audit, say): the empty run itself was allowed.
+        let emptyPhase = report.migrations.plan.isEmpty ? "apply" : "test"
+        if report.phases.contains(where: { $0.name == emptyPhase && $0.ok }) {
+            let failed = report.phases.filter { !$0.ok }.map(\.name).joined(separator: ", ")
+            return term.red("failed") + ": \(failed) (\(what); allowed by --allow-empty)"
+        }
         let fix = report.migrations.plan.isEmpty ? "give --dir DIR" : "add tests"
         return term.red("failed") + ": \(what) (\(fix), or pass --allow-empty to accept an empty run)"
     }

@@ -51,7 +51,7 @@ enum InitCommand {
         }
         if !toStdout && args.value("output") == nil {
             try? FileManager.default.createDirectory(
-                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                atPath: FilePath.parent(path), withIntermediateDirectories: true)
         }
         try OutputTarget(toStdout ? nil : path).write(draft.text)
         let counts = [

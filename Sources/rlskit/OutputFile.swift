@@ -18,7 +18,7 @@ struct OutputTarget {
             if isDir.boolValue { throw ConfigurationError("cannot write \(path): it is a directory") }
             if !fm.isWritableFile(atPath: path) { throw ConfigurationError("cannot write \(path): permission denied") }
         } else {
-            let dir = (path as NSString).deletingLastPathComponent
+            let dir = FilePath.parent(path)
             let parent = dir.isEmpty ? "." : dir
             if !fm.fileExists(atPath: parent, isDirectory: &isDir) || !isDir.boolValue {
                 throw ConfigurationError("cannot write \(path): directory \(parent) does not exist")

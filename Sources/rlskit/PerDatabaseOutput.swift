@@ -20,7 +20,7 @@ enum PerDatabaseOutput {
 
     /// `path` with `name` inserted before the extension, or at the end when there is none.
     static func path(_ path: String, inserting name: String) -> String {
-        let dir = (path as NSString).deletingLastPathComponent
+        let dir = FilePath.parent(path)
         let file = (path as NSString).lastPathComponent
         let ext = (file as NSString).pathExtension
         let stem = ext.isEmpty ? file : String(file.dropLast(ext.count + 1))

@@ -33,6 +33,27 @@ final class EmptyRunTests: XCTestCase {
         XCTAssertFalse(allowed.stdout.contains("passed"), allowed.stdout)
     }
 
+    /// `--dir m` and `--json x` relative and one character long (the toolchain's path helper
+    /// trapped on those); an allowed empty run whose audit fails names the audit, not --allow-empty.
+    func testOneCharacterRelativePathsAndAnAllowedEmptyRunFailingItsAudit() throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        try FileManager.default.createDirectory(atPath: tmp + "/m", withIntermediateDirectories: true)
+        try "create table public.t (id int primary key);\n".write(
+            toFile: tmp + "/m/20240101000000_t.sql", atomically: true, encoding: .utf8)
+        let r = try CLI.run(["check", "--dir", "m", "--json", "x"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(r.code, 1, r.output)
+        XCTAssertTrue(r.stdout.contains("failed: nothing was tested (add tests, or pass --allow-empty"), r.stdout)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: tmp + "/x"), r.output)
+
+        let allowed = try CLI.run(
+            ["check", "--dir", "m", "--allow-empty"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(allowed.code, 1, allowed.output)
+        XCTAssertTrue(
+            allowed.stdout.contains("failed: audit (nothing was tested; allowed by --allow-empty)"), allowed.stdout)
+        XCTAssertFalse(allowed.stdout.contains("or pass --allow-empty"), allowed.stdout)
+    }
+
     /// A project folder with no migrations folder is not silently given the example schema.
     func testFolderWithoutMigrationsDoesNotCheckTheBuiltInSchema() throws {
         let tmp = try CLI.temporaryDirectory()

@@ -168,7 +168,7 @@ struct PsqlStep: Sendable, Equatable {
     /// Names an included file relative to the including file's display path where possible.
     static func displayPath(_ resolved: String, like display: String, from path: String, target: String) -> String {
         if target.hasPrefix("/") { return target }
-        let dir = (display as NSString).deletingLastPathComponent
+        let dir = FilePath.parent(display)
         let beside = (URL(fileURLWithPath: path).deletingLastPathComponent().path as NSString).appendingPathComponent(
             target)
         guard resolved == beside else { return target }

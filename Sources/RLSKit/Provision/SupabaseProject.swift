@@ -24,7 +24,7 @@ public struct SupabaseProject: Sendable, Equatable {
         guard case .directory(let dir) = source else { return nil }
         var trimmed = dir
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
-        let parent = (trimmed as NSString).deletingLastPathComponent
+        let parent = FilePath.parent(trimmed)
         let folder = parent.isEmpty ? "." : parent
         let config = try SupabaseConfig.load(supabaseDirectory: folder)
         let paths: [String]
