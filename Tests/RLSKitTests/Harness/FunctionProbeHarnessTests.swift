@@ -109,7 +109,8 @@ final class FunctionProbeHarnessTests: XCTestCase {
         )
         XCTAssertEqual(
             mistake("function public.notes_of(uuid) callable-by admin"),
-            "notes.rls:5: callable-by: use anyone, signed-in, owner, members or nobody (roles are not probed yet)")
+            "notes.rls:5: unknown callable-by value 'admin' for function public.notes_of(uuid): use anyone | signed-in | owner | members | members with role R | a declared role | nobody (declare 'role admin' if it is a role)"
+        )
         XCTAssertNil(mistake("function public.notes_of(int8, text) callable-by signed-in"))
         let db = try OurSchema.makeDatabase(extra: Self.schema)
         defer { TestServer.drop(db.name) }
@@ -131,7 +132,7 @@ final class FunctionProbeHarnessTests: XCTestCase {
         XCTAssertThrowsError(try Harness.run(input, on: db.connectionString)) { e in
             XCTAssertEqual(
                 (e as? InputError)?.description,
-                "notes.rls:4: function public.my_notes(): the probe calls functions with the rows of a table that has an owner and no group: declare one with 'owner COLUMN'"
+                "notes.rls:4: function public.my_notes(): the probe calls functions with the seeded rows of a table with an owner or a group: declare one with 'owner COLUMN' or 'group COLUMN'"
             )
         }
     }
