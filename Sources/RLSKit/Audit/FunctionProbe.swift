@@ -27,7 +27,9 @@ enum FunctionProbe {
             var parts: [String] = []
             if !writes.isEmpty { parts.append("wrote " + writes.joined(separator: ", ")) }
             if othersRows > 0 { parts.append("returned \(othersRows) row\(othersRows == 1 ? "" : "s") of other users") }
-            if !requests.isEmpty { parts.append("requested " + requests.joined(separator: ", ") + " (recorded, not sent)") }
+            if !requests.isEmpty {
+                parts.append("requested " + requests.joined(separator: ", ") + " (recorded, not sent)")
+            }
             return "\(function) as \(caller): "
                 + (parts.isEmpty ? "did nothing visible" : parts.joined(separator: "; "))
         }

@@ -39,9 +39,11 @@ struct FunctionProbeRequest: Sendable {
         intents: [FunctionIntent], location: SourceLocation
     ) -> FunctionProbeRequest {
         var callers = [
-            Caller(actor: .anon, label: "anon", others: [a.uid, b.uid], writer: Who.Standing(), reader: Who.Standing()),
             Caller(
-                actor: a, label: "A", others: [b.uid], writer: Who.Standing(signedIn: true, isOwner: true, memberRole: ""),
+                actor: .anon, label: "anon", others: [a.uid, b.uid], writer: Who.Standing(), reader: Who.Standing()),
+            Caller(
+                actor: a, label: "A", others: [b.uid],
+                writer: Who.Standing(signedIn: true, isOwner: true, memberRole: ""),
                 reader: Who.Standing(signedIn: true)),
             Caller(
                 actor: b, label: "B", others: [a.uid], writer: Who.Standing(signedIn: true),
@@ -86,7 +88,8 @@ struct FunctionProbeRequest: Sendable {
             wrong.append("returned \(o.othersRows) row\(o.othersRows == 1 ? "" : "s") of \(others)")
         }
         // A declared role's holder is who the function is for: its call must go through.
-        if let refused = o.refused, let d = declared, !d.callableBy.roleNames.isEmpty || !d.callableBy.memberRoles.isEmpty,
+        if let refused = o.refused, let d = declared,
+            !d.callableBy.roleNames.isEmpty || !d.callableBy.memberRoles.isEmpty,
             who.allows(caller.writer)
         {
             wrong.append("refused (\(refused)), yet it is callable-by \(d.callableBy)")

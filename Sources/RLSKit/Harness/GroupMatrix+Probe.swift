@@ -35,8 +35,7 @@ extension GroupMatrix {
         }
     }
 
-    func probe(exposedSchemas: [String], intents: [FunctionIntent], location: SourceLocation) -> FunctionProbeRequest
-    {
+    func probe(exposedSchemas: [String], intents: [FunctionIntent], location: SourceLocation) -> FunctionProbeRequest {
         let (g1, g2) = (world.g1, world.g2)
         func caller(_ x: MatrixActor, _ label: String) -> FunctionProbeRequest.Caller {
             let in1 = x.groups[g1] != nil, in2 = x.groups[g2] != nil

@@ -87,7 +87,8 @@ enum Planner {
                                 tables: [info, world.world.membersInfo] + levels.map(\.info)
                                     + (world.world.groupTable.map { [$0] } ?? []),
                                 groupNames: matrix.groupArgumentNames,
-                                request: matrix.probe(exposedSchemas: exposed, intents: file.functions, location: fileLine)))
+                                request: matrix.probe(
+                                    exposedSchemas: exposed, intents: file.functions, location: fileLine)))
                     }
                 } else if !intent.owner.isEmpty {
                     var matrix = TableMatrix(

@@ -70,7 +70,9 @@ final class FunctionProbeCallersTests: XCTestCase {
         guard !extra.isEmpty else {
             let db = try OurSchema.makeDatabase(extra: schema)
             defer { TestServer.drop(db.name) }
-            return try Harness.run(input, on: db.connectionString).outcomes.filter { $0.suite == FunctionProbeRequest.suite }
+            return try Harness.run(input, on: db.connectionString).outcomes.filter {
+                $0.suite == FunctionProbeRequest.suite
+            }
         }
         // The stand-in extensions live on a server set up as `rlskit check` sets it up.
         if Self.cluster == nil { Self.cluster = try LocalCluster(options: PlatformExtensions.clusterOptions) }
@@ -83,9 +85,10 @@ final class FunctionProbeCallersTests: XCTestCase {
         _ = try Migrator.run(.builtIn, on: cs)
         _ = try PostgresConnection(cs).runScript(schema)
         let outcomes = try Harness.run(input, on: cs).outcomes.filter { $0.suite == FunctionProbeRequest.suite }
-        let queued: Int64? = try PostgresConnection(cs).query("select count(*) from net.http_request_queue").rows.first?
-            .decode(0)
-        XCTAssertEqual(queued, 0)
+        let check = try PostgresConnection(cs)
+        for log in ["net.http_request_queue", "rlskit_http.requests"] {
+            XCTAssertEqual(try check.query("select count(*) from \(log)").rows.first?.decode(0) as Int64?, 0, log)
+        }
         return outcomes
     }
 
@@ -118,7 +121,8 @@ final class FunctionProbeCallersTests: XCTestCase {
             ])
         XCTAssertEqual(
             Set(purges.map(\.actor)), ["anon", "A", "B", "admin", "forged admin"])
-        let forged = try XCTUnwrap(purges.first { $0.name == "public.purge_notes_forgeable(uuid) called as forged admin" })
+        let forged = try XCTUnwrap(
+            purges.first { $0.name == "public.purge_notes_forgeable(uuid) called as forged admin" })
         XCTAssertEqual(
             forged.message,
             "functions · call public.purge_notes_forgeable(uuid) · as forged admin, with arguments from A's row: wrote public.notes: 1 deleted (callable-by admin)"
@@ -137,6 +141,10 @@ final class FunctionProbeCallersTests: XCTestCase {
             Self.access,
             extra: """
                 create extension pg_net with schema extensions;
+                create extension http with schema extensions;
+                create function public.fetch_note(note_id bigint) returns void language plpgsql
+                  security definer set search_path = '' as $$
+                begin perform extensions.http_get('https://api.example.test/notes'); end $$;
                 create function public.ping(note_id bigint) returns void language plpgsql
                   security definer set search_path = '' as $$
                 begin perform net.http_post(url := 'https://hooks.example.test/notes', body := pg_catalog.jsonb_build_object('note', note_id)); end $$;
@@ -148,6 +156,9 @@ final class FunctionProbeCallersTests: XCTestCase {
         let ping = try XCTUnwrap(calls.first { $0.name == "public.ping(bigint) called as B" })
         XCTAssertEqual(ping.status, .passed)
         XCTAssertEqual(ping.message, "requested POST https://hooks.example.test/notes (recorded, not sent)")
+        XCTAssertEqual(
+            calls.first { $0.name == "public.fetch_note(bigint) called as anon" }?.message,
+            "requested GET https://api.example.test/notes (recorded, not sent)")
         XCTAssertFalse(calls.contains { $0.name.hasPrefix("public.hook(") })
     }
 }

@@ -112,6 +112,10 @@ final class FunctionProbeHarnessTests: XCTestCase {
             "notes.rls:5: unknown callable-by value 'admin' for function public.notes_of(uuid): use anyone | signed-in | owner | members | members with role R | a declared role | nobody (declare 'role admin' if it is a role)"
         )
         XCTAssertNil(mistake("function public.notes_of(int8, text) callable-by signed-in"))
+        XCTAssertEqual(
+            mistake("function public.notes_of(uuid) callable-by members with role owner"),
+            "notes.rls:5: function public.notes_of(uuid): no members block lists the role 'owner': add it to a 'roles' line (the owner's role first), or fix the name"
+        )
         let db = try OurSchema.makeDatabase(extra: Self.schema)
         defer { TestServer.drop(db.name) }
         var input = HarnessInput()
