@@ -55,6 +55,25 @@ struct FunctionProbeRequest: Sendable {
             source: "A's row", intents: intents, location: location)
     }
 
+    /// A signed-in user and anon in the unit of a table no user owns, with its seeded row.
+    static func catalogRow(
+        exposedSchemas: [String], table: String, user: HarnessActor, roleActors: [MatrixActor],
+        intents: [FunctionIntent], location: SourceLocation
+    ) -> FunctionProbeRequest {
+        let signedIn = Who.Standing(signedIn: true)
+        var callers = [
+            Caller(actor: .anon, label: "anon", others: [], writer: Who.Standing(), reader: Who.Standing()),
+            Caller(actor: user, label: user.name, others: [], writer: signedIn, reader: signedIn),
+        ]
+        callers += roleCallers(roleActors, intents, others: [])
+        var request = FunctionProbeRequest(
+            exposedSchemas: exposedSchemas, callers: callers, arguments: .init(),
+            source: "the seeded row of \(table)", intents: intents, location: location)
+        request.undeclared = .nobody
+        request.undeclaredText = "no caller changes a table no user owns"
+        return request
+    }
+
     /// Holders and forgers of the roles a `callable-by` line names.
     static func roleCallers(_ actors: [MatrixActor], _ intents: [FunctionIntent], others: [String]) -> [Caller] {
         let named = Set(intents.flatMap(\.callableBy.roleNames))
@@ -120,7 +139,8 @@ extension Planner {
     /// A unit that can call functions: its seeded tables and the request it would run.
     struct ProbeSite {
         var unit: Int
-        var group: Bool
+        /// Own-row tables first, then group tables, then tables no user owns.
+        var rank: Int
         var tables: [TableInfo]
         var groupNames: Set<String>
         var request: FunctionProbeRequest
@@ -128,12 +148,13 @@ extension Planner {
 
     /// Each function is called in the unit whose seeded rows its arguments name best (a group
     /// argument counts twice), then whose table its body names; when none does, in the first
-    /// own-row table's unit, else the first group table's.
+    /// own-row table's unit, else the first group table's, else the first other table's.
     static func assignFunctions(
         _ sites: [ProbeSite], exposedSchemas: [String], to plan: inout HarnessPlan, conn: PostgresConnection
     ) throws {
         guard !sites.isEmpty else { return }
-        let ordered = sites.filter { !$0.group } + sites.filter(\.group)
+        let ordered = sites.enumerated().sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }
+            .map(\.element)
         var given = [Set<String>](repeating: [], count: ordered.count)
         for c in try FunctionProbe.candidates(conn, exposedSchemas: exposedSchemas) {
             var best = 0, top = -1
@@ -141,7 +162,7 @@ extension Planner {
                 var score = c.argNames.reduce(0) { sum, name in
                     let stem = FunctionProbe.argumentStem(name)
                     let entity = stem.hasSuffix("_id") ? String(stem.dropLast(3)) : stem
-                    let group = site.group && site.groupNames.contains(stem) ? 4 : 0
+                    let group = site.groupNames.contains(stem) ? 4 : 0
                     let named = site.tables.contains { t in
                         t.column(stem) != nil || (t.name == entity || t.name == entity + "s")
                     }
@@ -178,12 +199,10 @@ extension Planner {
                 )
             }
         }
-        if let f = file.functions.first,
-            !file.tables.contains(where: { !$0.owner.isEmpty || !$0.group.isEmpty })
-        {
+        if let f = file.functions.first, file.tables.isEmpty {
             throw InputError(
                 f.location,
-                "function \(f.display): the probe calls functions with the seeded rows of a table with an owner or a group: declare one with 'owner COLUMN' or 'group COLUMN'"
+                "function \(f.display): the probe calls functions with the seeded rows of a declared table: add a 'table schema.name' block"
             )
         }
     }

@@ -83,7 +83,7 @@ enum Planner {
                     if plan.units[plan.units.count - 1].notCovered == nil {
                         probes.append(
                             ProbeSite(
-                                unit: plan.units.count - 1, group: true,
+                                unit: plan.units.count - 1, rank: 1,
                                 tables: [info, world.world.membersInfo] + levels.map(\.info)
                                     + (world.world.groupTable.map { [$0] } ?? []),
                                 groupNames: matrix.groupArgumentNames,
@@ -99,7 +99,7 @@ enum Planner {
                     if plan.units[plan.units.count - 1].notCovered == nil {
                         probes.append(
                             ProbeSite(
-                                unit: plan.units.count - 1, group: false, tables: [info], groupNames: [],
+                                unit: plan.units.count - 1, rank: 0, tables: [info], groupNames: [],
                                 request: .ownRows(
                                     exposedSchemas: exposed, a: matrix.a, b: matrix.b, roleActors: matrix.roleActors,
                                     intents: file.functions, location: fileLine)))
@@ -114,6 +114,14 @@ enum Planner {
                         info: info, intent: intent, roleActors: roles, serviceRole: info.serviceRoleCanInsert)
                     matrix.headers = file.headers
                     plan.units.append(matrix.unit())
+                    if plan.units[plan.units.count - 1].notCovered == nil {
+                        probes.append(
+                            ProbeSite(
+                                unit: plan.units.count - 1, rank: 2, tables: [info], groupNames: [],
+                                request: .catalogRow(
+                                    exposedSchemas: exposed, table: info.qualifiedName, user: matrix.user.actor,
+                                    roleActors: roles, intents: file.functions, location: fileLine)))
+                    }
                 }
             }
             try assignFunctions(probes, exposedSchemas: exposed, to: &plan, conn: conn)
