@@ -17,6 +17,8 @@ enum FunctionProbe {
         public var othersRows: Int
         /// The error that refused the call, when it raised.
         public var refused: String?
+        /// Requests the stand-ins recorded (`POST https://…`), never sent.
+        public var requests: [String] = []
         /// A write or another user's rows, done by a caller that should get neither.
         public var isFinding: Bool { refused == nil && (!writes.isEmpty || othersRows > 0) }
 
@@ -25,16 +27,23 @@ enum FunctionProbe {
             var parts: [String] = []
             if !writes.isEmpty { parts.append("wrote " + writes.joined(separator: ", ")) }
             if othersRows > 0 { parts.append("returned \(othersRows) row\(othersRows == 1 ? "" : "s") of other users") }
+            if !requests.isEmpty {
+                parts.append("requested " + requests.joined(separator: ", ") + " (recorded, not sent)")
+            }
             return "\(function) as \(caller): "
                 + (parts.isEmpty ? "did nothing visible" : parts.joined(separator: "; "))
         }
     }
 
-    /// Bodies that reach outside the database synchronously are never called (pg_net only
-    /// queues requests, and the rollback drops the queue).
+    /// Bodies that reach outside the database are called only when the stand-ins record the
+    /// requests (rlskit's pg_net and http, never sending them); dblink and webhooks never.
     static let outside = [
-        "dblink", "http_get", "http_post", "http_put", "http_delete", "http_patch", "extensions.http(",
+        "dblink", "http_get", "http_post", "http_put", "http_delete", "http_patch", "http_head", "http(",
+        "supabase_functions.http_request",
     ]
+    static let neverCalled = ["dblink", "supabase_functions.http_request"]
+    /// The stand-ins' request logs: a recorded request is reported, not counted as a write.
+    static let recorders = ["net.http_request_queue", "net._http_response", "rlskit_http.requests"]
     static let supported: Set<String> = [
         "uuid", "integer", "bigint", "smallint", "text", "character varying", "boolean", "numeric", "jsonb", "json",
     ]
@@ -75,6 +84,8 @@ enum FunctionProbe {
                 schema: try r.decode("schema"), table: try r.decode("table_name"), column: try r.decode("column_name"),
                 type: try r.decode("type"))
         }
+        // Network functions that are not the recording stand-ins: bodies reaching them are never called.
+        let real = try Catalog.networkFunctions(conn)
         return try conn.query(candidatesSQL, [schemas]).rows.map { r in
             Candidate(
                 schema: try r.decode("schema"), name: try r.decode("fname"), signature: try r.decode("signature"),
@@ -82,18 +93,41 @@ enum FunctionProbe {
                 anon: try r.decode("anon"), authenticated: try r.decode("authenticated"), columns: columns)
         }.filter { c in
             let lower = c.body.lowercased()
-            return !outside.contains(where: { lower.contains($0) }) && c.argTypes.allSatisfy(supported.contains)
+            let reaches = outside.contains(where: { lower.contains($0) })
+            let blocked = neverCalled.contains(where: { lower.contains($0) }) || (reaches && !real.isEmpty)
+            return !blocked && c.argTypes.allSatisfy(supported.contains)
         }
     }
 
+    /// Where a call's arguments come from: the rows of `prefer` (a user's id or a group's key)
+    /// first; `user` fills user ids, `group` the arguments naming a group.
+    struct Arguments: Sendable {
+        var prefer: String?
+        var user: String?
+        var group: GroupArgument?
+    }
+
+    /// A group's key and the argument names that mean it (`team_id`, `org_id`, …).
+    struct GroupArgument: Sendable {
+        var key: String
+        var type: String
+        var names: Set<String>
+    }
+
+    /// Rows a caller must not change: `sql` returns one fingerprint of them.
+    struct Watch: Sendable {
+        var table: String
+        var sql: String
+    }
+
     /// One call as `actor` inside the caller's open transaction, undone by a savepoint.
-    /// `others` are the user ids whose rows the caller must not get; the first is the victim
-    /// whose id fills a uuid argument nothing else fills.
+    /// `others` are the ids whose rows the caller must not get; with `watch`, only changes to
+    /// those rows count as writes.
     static func probe(
         _ c: Candidate, as actor: HarnessActor, label: String, others: [String], victim: String? = nil,
-        _ conn: PostgresConnection
+        arguments: Arguments? = nil, watch: [Watch]? = nil, _ conn: PostgresConnection
     ) throws -> Outcome {
-        let victim = victim ?? others.first
+        let args = arguments ?? Arguments(prefer: victim ?? others.first, user: victim ?? others.first)
         let function = AuditNames.function(c.schema, c.signature)
         try conn.query("SAVEPOINT rlskit_probe")
         // A function that loops or sleeps is refused, not waited for; undone with the savepoint.
@@ -104,67 +138,109 @@ enum FunctionProbe {
         }
         var values: [String] = []
         for (name, type) in zip(c.argNames, c.argTypes) {
-            values.append(try value(for: name, type: type, columns: c.columns, victim: victim, conn))
+            values.append(try value(for: name, type: type, columns: c.columns, args, conn))
         }
         let before = try stats(conn)
-        let args = c.argTypes.indices.map { "$\($0 + 1)::\(c.argTypes[$0])" }
+        let prints = try watch.map { try fingerprints($0, conn) }
+        let params = c.argTypes.indices.map { "$\($0 + 1)::\(c.argTypes[$0])" }
         let call =
-            "select count(*) filter (where to_jsonb(r)::text ~ $\(values.count + 1)) from \(SQL.qualified(c.schema, c.name))(\(args.joined(separator: ", "))) r"
+            "select count(*) filter (where to_jsonb(r)::text ~ $\(values.count + 1)) from \(SQL.qualified(c.schema, c.name))(\(params.joined(separator: ", "))) r"
         let pattern = others.isEmpty ? "^$x" : "(" + others.joined(separator: "|") + ")"
         try conn.query("SAVEPOINT rlskit_call")
         var othersRows = 0
         var refused: String?
         var after = before
+        var changed: Set<String>?
         do {
             try conn.query(actor.impersonation())
             othersRows = Int(try conn.query(call, values + [pattern]).rows.first?.decode(0) as Int64? ?? 0)
             try conn.query("select set_config('role', 'none', true), set_config('request.jwt.claims', '', true)")
             after = try stats(conn)
+            if let watch, let prints {
+                let now = try fingerprints(watch, conn)
+                changed = Set(watch.indices.filter { now[$0] != prints[$0] }.map { watch[$0].table })
+            }
         } catch let e as PostgresError {
             if e.isConnectionFailure { throw e }
             refused = e.message
             try conn.query("ROLLBACK TO SAVEPOINT rlskit_call")
         }
         var writes: [String] = []
+        var recorded = 0
         for (table, counts) in after.sorted(by: { $0.key < $1.key }) where refused == nil {
             let b = before[table] ?? (0, 0, 0)
+            if recorders.contains(table) {
+                if table != "net._http_response" { recorded += Int(counts.0 - b.0) }
+                continue
+            }
             let d = [(counts.0 - b.0, "inserted"), (counts.1 - b.1, "updated"), (counts.2 - b.2, "deleted")]
                 .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
-            if !d.isEmpty { writes.append("\(table): " + d.joined(separator: ", ")) }
+            if !d.isEmpty, changed?.contains(table) ?? true { writes.append("\(table): " + d.joined(separator: ", ")) }
         }
-        return Outcome(function: function, caller: label, writes: writes, othersRows: othersRows, refused: refused)
+        var o = Outcome(function: function, caller: label, writes: writes, othersRows: othersRows, refused: refused)
+        if recorded > 0 { o.requests = try requests(recorded, conn) }
+        return o
     }
 
-    /// A value for one argument: a row's value of the column it is named after, else another
-    /// user's id for a uuid, else a plain constant.
+    /// The newest `n` recorded requests, as `METHOD url`.
+    static func requests(_ n: Int, _ conn: PostgresConnection) throws -> [String] {
+        var out: [String] = []
+        for table in ["net.http_request_queue", "rlskit_http.requests"] {
+            let exists: Bool =
+                try conn.query("select to_regclass($1) is not null", [table]).rows.first?.decode(0) ?? false
+            guard exists else { continue }
+            out += try conn.query("select method || ' ' || url from \(table) order by id desc limit \(n)").rows.map {
+                try $0.decode(0)
+            }
+        }
+        return Array(out.prefix(n).reversed())
+    }
+
+    static func fingerprints(_ watch: [Watch], _ conn: PostgresConnection) throws -> [String] {
+        try watch.map { try conn.query($0.sql).rows.first?.decode(0) ?? "" }
+    }
+
+    /// A value for one argument: the group's key for an argument naming the group, a user's id
+    /// for `user_id`, else a row's value of the column it is named after, else a constant.
     static func value(
-        for name: String, type: String, columns: [Column],
-        victim: String?, _ conn: PostgresConnection
+        for name: String, type: String, columns: [Column], _ args: Arguments, _ conn: PostgresConnection
     ) throws -> String {
-        var stem = name.lowercased()
-        for prefix in ["p_", "in_", "_", "target_"] where stem.hasPrefix(prefix) { stem.removeFirst(prefix.count) }
+        let stem = argumentStem(name)
+        if let g = args.group, g.type == type || g.type.hasPrefix(type + "("), g.names.contains(stem) {
+            return g.key
+        }
+        if let u = args.user, type == "uuid", userNames.contains(stem) { return u }
         let entity = stem.hasSuffix("_id") ? String(stem.dropLast(3)) : stem
         let matches =
             columns.filter { $0.column == stem && $0.type == type }
             + columns.filter {
                 ($0.table == entity || $0.table == entity + "s") && $0.column == "id" && $0.type == type
             }
-        // The victim's row first: the call acts on what another user owns.
+        // The victim's row first: the call acts on what another user (or group) owns.
         for m in matches {
             if let v: String = try conn.query(
                 "select t.\(SQL.ident(m.column))::text from \(SQL.qualified(m.schema, m.table)) t where t.\(SQL.ident(m.column)) is not null order by (to_jsonb(t)::text ~ $1) desc limit 1",
-                [victim ?? "^$x"]
+                [args.prefer ?? "^$x"]
             ).rows.first?.decode(0) {
                 return v
             }
         }
         switch type {
-        case "uuid": return victim ?? "00000000-0000-0000-0000-000000000001"
+        case "uuid": return args.user ?? "00000000-0000-0000-0000-000000000001"
         case "boolean": return "true"
         case "jsonb", "json": return "{}"
         case "text", "character varying": return "probe"
         default: return "1"
         }
+    }
+
+    static let userNames: Set<String> = ["user_id", "uid", "profile_id", "member_id", "owner_id", "user"]
+
+    /// `p_team_id` → `team_id`: the prefixes functions put on argument names.
+    static func argumentStem(_ name: String) -> String {
+        var stem = name.lowercased()
+        for prefix in ["p_", "in_", "_", "target_"] where stem.hasPrefix(prefix) { stem.removeFirst(prefix.count) }
+        return stem
     }
 
     static func stats(_ conn: PostgresConnection) throws -> [String: (Int64, Int64, Int64)] {

@@ -46,10 +46,6 @@ extension AccessFile.Parser {
         }
         let words = AccessFile.splitWords(String(text[key.upperBound...]))
         let who = try Who.parse(words, key: "callable-by", at: at)
-        if !who.roleNames.isEmpty || !who.memberRoles.isEmpty {
-            throw InputError(
-                at, "callable-by: use anyone, signed-in, owner, members or nobody (roles are not probed yet)")
-        }
         let f = FunctionIntent(schema: parts[0], name: parts[1], argTypes: types, callableBy: who, location: at)
         if let prev = earlier.first(where: { $0.display == f.display }) {
             throw InputError(at, "\(f.display) is declared twice (first at line \(prev.location.line)): keep one")

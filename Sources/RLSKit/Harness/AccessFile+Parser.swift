@@ -453,6 +453,9 @@ extension AccessFile {
                 )
             }
             for b in file.buckets { try finishBucket(b) }
+            for f in file.functions {
+                try checkNames(f.callableBy, at: f.location, what: "function \(f.display)", key: "callable-by")
+            }
             if file.tables.isEmpty && file.buckets.isEmpty && file.memberships.isEmpty {
                 throw InputError(
                     SourceLocation(file: file.path, line: 1),

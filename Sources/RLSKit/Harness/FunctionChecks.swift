@@ -1,48 +1,117 @@
 import Postgres
 
-/// The function probe inside a table's matrix unit: with A's and B's rows seeded, every
-/// SECURITY DEFINER function the API roles may call is called as anon, as A and as B with
-/// arguments taken from A's row (A's id for a uuid nothing else fills).
+/// The function probe inside a matrix unit, in its seeded state: every SECURITY DEFINER
+/// function the API roles may call (of those the planner gave this unit) is called by each
+/// caller with arguments taken from the rows of someone it does not own (A's row in an
+/// own-row table, G2's rows in a group table).
 struct FunctionProbeRequest: Sendable {
+    struct Caller: Sendable {
+        var actor: HarnessActor
+        var label: String
+        /// Ids (users or group keys) whose rows it must not get.
+        var others: [String]
+        /// Its standing on the rows the arguments come from, and on rows of `others`.
+        var writer: Who.Standing
+        var reader: Who.Standing
+        /// Rows it must not change; nil: every write counts.
+        var watch: [FunctionProbe.Watch]?
+    }
+
     var exposedSchemas: [String]
-    var a: HarnessActor, b: HarnessActor
+    var callers: [Caller]
+    var arguments: FunctionProbe.Arguments
+    /// Whose rows the arguments come from: "A's row", "G2's rows".
+    var source: String
+    /// Who may call a function no line declares, and how the message says it.
+    var undeclared: Who = .owner
+    var undeclaredText = "only the owner of the rows it is given"
+    /// The functions this unit calls (`schema.name(types)`); nil: all.
+    var only: Set<String>?
     var intents: [FunctionIntent]
     /// The access file, for outcomes of functions it does not declare.
     var location: SourceLocation
 
     static let suite = "functions"
 
+    /// A's and B's calls in an own-row table's unit, and anon's.
+    static func ownRows(
+        exposedSchemas: [String], a: HarnessActor, b: HarnessActor, roleActors: [MatrixActor],
+        intents: [FunctionIntent], location: SourceLocation
+    ) -> FunctionProbeRequest {
+        var callers = [
+            Caller(
+                actor: .anon, label: "anon", others: [a.uid, b.uid], writer: Who.Standing(), reader: Who.Standing()),
+            Caller(
+                actor: a, label: "A", others: [b.uid],
+                writer: Who.Standing(signedIn: true, isOwner: true, memberRole: ""),
+                reader: Who.Standing(signedIn: true)),
+            Caller(
+                actor: b, label: "B", others: [a.uid], writer: Who.Standing(signedIn: true),
+                reader: Who.Standing(signedIn: true)),
+        ]
+        callers += roleCallers(roleActors, intents, others: [a.uid, b.uid])
+        return FunctionProbeRequest(
+            exposedSchemas: exposedSchemas, callers: callers, arguments: .init(prefer: a.uid, user: a.uid),
+            source: "A's row", intents: intents, location: location)
+    }
+
+    /// A signed-in user and anon in the unit of a table no user owns, with its seeded row.
+    static func catalogRow(
+        exposedSchemas: [String], table: String, user: HarnessActor, roleActors: [MatrixActor],
+        intents: [FunctionIntent], location: SourceLocation
+    ) -> FunctionProbeRequest {
+        let signedIn = Who.Standing(signedIn: true)
+        var callers = [
+            Caller(actor: .anon, label: "anon", others: [], writer: Who.Standing(), reader: Who.Standing()),
+            Caller(actor: user, label: user.name, others: [], writer: signedIn, reader: signedIn),
+        ]
+        callers += roleCallers(roleActors, intents, others: [])
+        var request = FunctionProbeRequest(
+            exposedSchemas: exposedSchemas, callers: callers, arguments: .init(),
+            source: "the seeded row of \(table)", intents: intents, location: location)
+        request.undeclared = .nobody
+        request.undeclaredText = "no caller changes a table no user owns"
+        return request
+    }
+
+    /// Holders and forgers of the roles a `callable-by` line names.
+    static func roleCallers(_ actors: [MatrixActor], _ intents: [FunctionIntent], others: [String]) -> [Caller] {
+        let named = Set(intents.flatMap(\.callableBy.roleNames))
+        return actors.filter { a in
+            named.contains { a.roles.contains($0) || a.actor.name == "forged \($0)" }
+        }.map { x in
+            let s = Who.Standing(signedIn: true, roles: x.roles)
+            return Caller(actor: x.actor, label: x.actor.name, others: others, writer: s, reader: s)
+        }
+    }
+
     func run(_ conn: PostgresConnection) throws -> [TestOutcome] {
         var out: [TestOutcome] = []
-        let declared = try FunctionProbe.candidates(conn, exposedSchemas: exposedSchemas)
-        for c in declared {
+        let found = try FunctionProbe.candidates(conn, exposedSchemas: exposedSchemas)
+        for c in found where only?.contains(AuditNames.function(c.schema, c.signature)) ?? true {
             let intent = intents.first { $0.matches(schema: c.schema, name: c.name, argTypes: c.argTypes) }
-            let who = intent?.callableBy ?? .owner
-            // (actor, label, whose rows it must not get, standing for writes)
-            var calls: [(HarnessActor, String, [String], Who.Standing)] = []
-            if c.anon { calls.append((.anon, "anon", [a.uid, b.uid], Who.Standing())) }
-            if c.authenticated {
-                calls.append((a, "A", [b.uid], Who.Standing(signedIn: true, isOwner: true, memberRole: "")))
-                calls.append((b, "B", [a.uid], Who.Standing(signedIn: true)))
-            }
-            for (actor, label, others, standing) in calls {
-                let o = try FunctionProbe.probe(c, as: actor, label: label, others: others, victim: a.uid, conn)
-                out.append(
-                    judge(
-                        o, who: who, declared: intent, writer: standing,
-                        reader: Who.Standing(signedIn: actor.kind == .user)))
+            let who = intent?.callableBy ?? undeclared
+            for x in callers where x.actor.kind == .anon ? c.anon : c.authenticated {
+                let o = try FunctionProbe.probe(
+                    c, as: x.actor, label: x.label, others: x.others, arguments: arguments, watch: x.watch, conn)
+                out.append(judge(o, who: who, declared: intent, caller: x))
             }
         }
         return out
     }
 
-    func judge(
-        _ o: FunctionProbe.Outcome, who: Who, declared: FunctionIntent?, writer: Who.Standing, reader: Who.Standing
-    ) -> TestOutcome {
+    func judge(_ o: FunctionProbe.Outcome, who: Who, declared: FunctionIntent?, caller: Caller) -> TestOutcome {
         var wrong: [String] = []
-        if !o.writes.isEmpty, !who.allows(writer) { wrong.append("wrote " + o.writes.joined(separator: ", ")) }
-        if o.othersRows > 0, !who.allows(reader) {
-            wrong.append("returned \(o.othersRows) row\(o.othersRows == 1 ? "" : "s") of another user")
+        if !o.writes.isEmpty, !who.allows(caller.writer) { wrong.append("wrote " + o.writes.joined(separator: ", ")) }
+        if o.othersRows > 0, !who.allows(caller.reader) {
+            wrong.append("returned \(o.othersRows) row\(o.othersRows == 1 ? "" : "s") of \(others)")
+        }
+        // A declared role's holder is who the function is for: its call must go through.
+        if let refused = o.refused, let d = declared,
+            !d.callableBy.roleNames.isEmpty || !d.callableBy.memberRoles.isEmpty,
+            who.allows(caller.writer)
+        {
+            wrong.append("refused (\(refused)), yet it is callable-by \(d.callableBy)")
         }
         var outcome = TestOutcome(
             suite: Self.suite, name: "\(o.function) called as \(o.caller)", status: wrong.isEmpty ? .passed : .failed,
@@ -51,15 +120,67 @@ struct FunctionProbeRequest: Sendable {
         if !wrong.isEmpty {
             let intent =
                 declared.map { "callable-by \($0.callableBy)" }
-                ?? "undeclared: only the owner of the rows it is given; declare 'function \(o.function) callable-by WHO' if that is meant"
+                ?? "undeclared: \(undeclaredText); declare 'function \(o.function) callable-by WHO' if that is meant"
             outcome.message =
-                "\(Self.suite) · call \(o.function) · as \(o.caller), with arguments from A's row: \(wrong.joined(separator: "; ")) (\(intent))"
+                "\(Self.suite) · call \(o.function) · as \(o.caller), with arguments from \(source): \(wrong.joined(separator: "; ")) (\(intent))"
+        }
+        if !o.requests.isEmpty {
+            outcome.message =
+                (outcome.message.map { $0 + "; " } ?? "") + "requested " + o.requests.joined(separator: ", ")
+                + " (recorded, not sent)"
         }
         return outcome
     }
+
+    var others: String { undeclared == .owner ? "another user" : "another group" }
 }
 
 extension Planner {
+    /// A unit that can call functions: its seeded tables and the request it would run.
+    struct ProbeSite {
+        var unit: Int
+        /// Own-row tables first, then group tables, then tables no user owns.
+        var rank: Int
+        var tables: [TableInfo]
+        var groupNames: Set<String>
+        var request: FunctionProbeRequest
+    }
+
+    /// Each function is called in the unit whose seeded rows its arguments name best (a group
+    /// argument counts twice), then whose table its body names; when none does, in the first
+    /// own-row table's unit, else the first group table's, else the first other table's.
+    static func assignFunctions(
+        _ sites: [ProbeSite], exposedSchemas: [String], to plan: inout HarnessPlan, conn: PostgresConnection
+    ) throws {
+        guard !sites.isEmpty else { return }
+        let ordered = sites.enumerated().sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }
+            .map(\.element)
+        var given = [Set<String>](repeating: [], count: ordered.count)
+        for c in try FunctionProbe.candidates(conn, exposedSchemas: exposedSchemas) {
+            var best = 0, top = -1
+            for (i, site) in ordered.enumerated() {
+                var score = c.argNames.reduce(0) { sum, name in
+                    let stem = FunctionProbe.argumentStem(name)
+                    let entity = stem.hasSuffix("_id") ? String(stem.dropLast(3)) : stem
+                    let group = site.groupNames.contains(stem) ? 4 : 0
+                    let named = site.tables.contains { t in
+                        t.column(stem) != nil || (t.name == entity || t.name == entity + "s")
+                    }
+                    return sum + group + (named ? 2 : 0)
+                }
+                // Between equals, the unit of the table the body names.
+                if let own = site.tables.first, c.body.lowercased().contains(own.name.lowercased()) { score += 1 }
+                if score > top { (best, top) = (i, score) }
+            }
+            given[best].insert(AuditNames.function(c.schema, c.signature))
+        }
+        for (i, site) in ordered.enumerated() where !given[i].isEmpty {
+            var request = site.request
+            request.only = given[i]
+            plan.units[site.unit].probe = request
+        }
+    }
+
     /// Each declared function exists, and there is a table whose seeded rows feed the probe.
     static func checkFunctions(_ file: AccessFile, conn: PostgresConnection) throws {
         for f in file.functions {
@@ -78,12 +199,10 @@ extension Planner {
                 )
             }
         }
-        if let f = file.functions.first,
-            !file.tables.contains(where: { !$0.owner.isEmpty && $0.group.isEmpty })
-        {
+        if let f = file.functions.first, file.tables.isEmpty {
             throw InputError(
                 f.location,
-                "function \(f.display): the probe calls functions with the rows of a table that has an owner and no group: declare one with 'owner COLUMN'"
+                "function \(f.display): the probe calls functions with the seeded rows of a declared table: add a 'table schema.name' block"
             )
         }
     }

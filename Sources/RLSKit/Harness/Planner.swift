@@ -48,7 +48,9 @@ enum Planner {
             let worlds = try groupWorlds(file, conn: conn)
             let signUpTexts = worlds.isEmpty ? [] : try Catalog.signUpTriggerBodies(conn)
             try checkFunctions(file, conn: conn)
-            var probed = false
+            var probes: [ProbeSite] = []
+            let exposed = file.exposedSchemas.isEmpty ? options.exposedSchemas ?? ["public"] : file.exposedSchemas
+            let fileLine = SourceLocation(file: file.path, line: 1)
             let roles = MatrixActor.roleActors(file.roles)
             for (intent, info) in zip(file.tables, infos) {
                 guard info.exists else {
@@ -78,19 +80,29 @@ enum Planner {
                         info.policyTexts + levels.flatMap(\.info.policyTexts), signUp: signUpTexts,
                         groupKey: world.world.g1Key, hook: hooked)
                     plan.units.append(matrix.unit())
+                    if plan.units[plan.units.count - 1].notCovered == nil {
+                        probes.append(
+                            ProbeSite(
+                                unit: plan.units.count - 1, rank: 1,
+                                tables: [info, world.world.membersInfo] + levels.map(\.info)
+                                    + (world.world.groupTable.map { [$0] } ?? []),
+                                groupNames: matrix.groupArgumentNames,
+                                request: matrix.probe(
+                                    exposedSchemas: exposed, intents: file.functions, location: fileLine)))
+                    }
                 } else if !intent.owner.isEmpty {
                     var matrix = TableMatrix(
                         info: info, intent: intent, serviceRoleCanInsert: info.serviceRoleCanInsert,
                         roles: file.roles, hook: hooked)
                     matrix.request.headers = file.headers
                     plan.units.append(matrix.unit())
-                    if !probed, plan.units[plan.units.count - 1].notCovered == nil {
-                        probed = true
-                        plan.units[plan.units.count - 1].probe = FunctionProbeRequest(
-                            exposedSchemas: file.exposedSchemas.isEmpty
-                                ? options.exposedSchemas ?? ["public"] : file.exposedSchemas,
-                            a: matrix.a, b: matrix.b, intents: file.functions,
-                            location: SourceLocation(file: file.path, line: 1))
+                    if plan.units[plan.units.count - 1].notCovered == nil {
+                        probes.append(
+                            ProbeSite(
+                                unit: plan.units.count - 1, rank: 0, tables: [info], groupNames: [],
+                                request: .ownRows(
+                                    exposedSchemas: exposed, a: matrix.a, b: matrix.b, roleActors: matrix.roleActors,
+                                    intents: file.functions, location: fileLine)))
                     }
                     if let note = ClaimAttack.unforgeable(
                         suite: info.qualifiedName, info.policyTexts, hook: hooked, at: intent.location)
@@ -102,8 +114,17 @@ enum Planner {
                         info: info, intent: intent, roleActors: roles, serviceRole: info.serviceRoleCanInsert)
                     matrix.headers = file.headers
                     plan.units.append(matrix.unit())
+                    if plan.units[plan.units.count - 1].notCovered == nil {
+                        probes.append(
+                            ProbeSite(
+                                unit: plan.units.count - 1, rank: 2, tables: [info], groupNames: [],
+                                request: .catalogRow(
+                                    exposedSchemas: exposed, table: info.qualifiedName, user: matrix.user.actor,
+                                    roleActors: roles, intents: file.functions, location: fileLine)))
+                    }
                 }
             }
+            try assignFunctions(probes, exposedSchemas: exposed, to: &plan, conn: conn)
             for w in worlds where !w.world.members.byClaim {
                 var matrix = MembersMatrix(world: w.world, roleActors: roles, serviceRole: w.serviceRole)
                 matrix.headers = file.headers

@@ -96,6 +96,36 @@ final class FunctionProbeHarnessTests: XCTestCase {
             a.message?.hasSuffix("wrote public.notes: 1 deleted (callable-by nobody)") == true, a.message ?? "")
     }
 
+    func testFunctionsOnATableNoUserOwns() throws {
+        let db = try OurSchema.makeDatabase(
+            extra: Self.schema + """
+                create table public.price_list (id bigint generated always as identity primary key, name text not null);
+                alter table public.price_list enable row level security;
+                grant select on public.price_list to anon, authenticated;
+                grant all on public.price_list to service_role;
+                create policy "prices are public" on public.price_list for select to anon, authenticated using (true);
+                -- Deletes any price by id.
+                create function public.drop_price(price_list_id bigint) returns void language sql
+                  security definer set search_path = '' as $$ delete from public.price_list p where p.id = price_list_id $$;
+                """)
+        defer { TestServer.drop(db.name) }
+        var input = HarnessInput()
+        input.access = [
+            try AccessFile.parse("table public.price_list\n  read anyone\n  write nobody\n", path: "prices.rls")
+        ]
+        let calls = try Harness.run(input, on: db.connectionString).outcomes.filter {
+            $0.suite == FunctionProbeRequest.suite
+        }
+        XCTAssertEqual(
+            Set(calls.filter(\.isFailure).map(\.name)),
+            ["public.drop_price(bigint) called as anon", "public.drop_price(bigint) called as A"])
+        XCTAssertEqual(
+            calls.first { $0.name == "public.drop_price(bigint) called as A" }?.message,
+            "functions · call public.drop_price(bigint) · as A, with arguments from the seeded row of public.price_list: wrote public.price_list: 1 deleted (undeclared: no caller changes a table no user owns; declare 'function public.drop_price(bigint) callable-by WHO' if that is meant)"
+        )
+        XCTAssertEqual(calls.first { $0.name == "public.my_notes() called as A" }?.status, .passed)
+    }
+
     func testFunctionLineMistakes() throws {
         func mistake(_ line: String) -> String? {
             do {
@@ -109,8 +139,13 @@ final class FunctionProbeHarnessTests: XCTestCase {
         )
         XCTAssertEqual(
             mistake("function public.notes_of(uuid) callable-by admin"),
-            "notes.rls:5: callable-by: use anyone, signed-in, owner, members or nobody (roles are not probed yet)")
+            "notes.rls:5: unknown callable-by value 'admin' for function public.notes_of(uuid): use anyone | signed-in | owner | members | members with role R | a declared role | nobody (declare 'role admin' if it is a role)"
+        )
         XCTAssertNil(mistake("function public.notes_of(int8, text) callable-by signed-in"))
+        XCTAssertEqual(
+            mistake("function public.notes_of(uuid) callable-by members with role owner"),
+            "notes.rls:5: function public.notes_of(uuid): no members block lists the role 'owner': add it to a 'roles' line (the owner's role first), or fix the name"
+        )
         let db = try OurSchema.makeDatabase(extra: Self.schema)
         defer { TestServer.drop(db.name) }
         var input = HarnessInput()
@@ -125,13 +160,13 @@ final class FunctionProbeHarnessTests: XCTestCase {
         }
         input.access = [
             try AccessFile.parse(
-                "table public.notes\n  read anyone\n  write nobody\nfunction public.my_notes() callable-by anyone\n",
+                "bucket avatars\n  read public\n  write own-folder\nfunction public.my_notes() callable-by anyone\n",
                 path: "notes.rls")
         ]
         XCTAssertThrowsError(try Harness.run(input, on: db.connectionString)) { e in
             XCTAssertEqual(
                 (e as? InputError)?.description,
-                "notes.rls:4: function public.my_notes(): the probe calls functions with the rows of a table that has an owner and no group: declare one with 'owner COLUMN'"
+                "notes.rls:4: function public.my_notes(): the probe calls functions with the seeded rows of a declared table: add a 'table schema.name' block"
             )
         }
     }
