@@ -239,4 +239,37 @@ final class StandInExtensionTests: XCTestCase {
         }
         _ = try conn.runScript("rollback")
     }
+
+    /// GoTrue's other tables, as seeds and triggers name them: a positional identity insert
+    /// lands in GoTrue's columns, deleting the user cascades, the API roles get nothing.
+    func testAuthTablesAsSeedsUseThem() throws {
+        let conn = try database()
+        _ = try conn.runScript(
+            """
+            insert into auth.users (id, email) values ('00000000-0000-4000-8000-00000000000d', 'dana@x.test');
+            insert into auth.identities values ('dana-provider-id', '00000000-0000-4000-8000-00000000000d',
+              '{"email": "Dana@X.test"}', 'email', now(), now(), now());
+            insert into auth.sessions (id, user_id, aal) values
+              ('00000000-0000-4000-8000-0000000000e1', '00000000-0000-4000-8000-00000000000d', 'aal2');
+            insert into auth.mfa_factors (id, user_id, factor_type, status, created_at, updated_at) values
+              ('00000000-0000-4000-8000-0000000000f1', '00000000-0000-4000-8000-00000000000d', 'totp', 'verified', now(), now());
+            """)
+        XCTAssertEqual(
+            try value(conn, "select email || ' ' || (id is not null)::text from auth.identities") as String,
+            "dana@x.test true")
+        XCTAssertEqual(try value(conn, "select aal::text from auth.sessions") as String, "aal2")
+        for role in ["anon", "authenticated", "service_role"] {
+            _ = try conn.runScript("begin; set local role \(role)")
+            XCTAssertThrowsError(try conn.query("select 1 from auth.identities")) { e in
+                XCTAssertEqual((e as? PostgresError)?.sqlState, "42501", role)
+            }
+            _ = try conn.runScript("rollback")
+        }
+        _ = try conn.runScript("delete from auth.users")
+        XCTAssertEqual(
+            try value(
+                conn,
+                "select (select count(*) from auth.identities) + (select count(*) from auth.sessions) + (select count(*) from auth.mfa_factors)"
+            ) as Int, 0)
+    }
 }
