@@ -272,4 +272,22 @@ final class StandInExtensionTests: XCTestCase {
                 "select (select count(*) from auth.identities) + (select count(*) from auth.sessions) + (select count(*) from auth.mfa_factors)"
             ) as Int, 0)
     }
+
+    /// pg_tle's registry, as dbdev's install and migrations call it: kept, listed, removed.
+    func testTleRegistersExtensions() throws {
+        let conn = try database()
+        try conn.query("create extension if not exists pg_tle")
+        XCTAssertTrue(
+            try value(conn, "select pgtle.install_extension('my_ext', '1.0', 'mine', $x$ select 1 $x$)") as Bool)
+        XCTAssertTrue(
+            try value(conn, "select pgtle.install_extension_version_sql('my_ext', '1.1', 'select 2')") as Bool)
+        XCTAssertEqual(
+            try value(conn, "select string_agg(name || ' ' || default_version, ',') from pgtle.available_extensions()")
+                as String, "my_ext 1.0")
+        XCTAssertThrowsError(try conn.query("select pgtle.install_extension('my_ext', '1.0', 'again', 'select 1')")) {
+            XCTAssertEqual(($0 as? PostgresError)?.sqlState, "42710")
+        }
+        XCTAssertTrue(try value(conn, "select pgtle.uninstall_extension_if_exists('my_ext')") as Bool)
+        XCTAssertFalse(try value(conn, "select pgtle.uninstall_extension_if_exists('my_ext')") as Bool)
+    }
 }
