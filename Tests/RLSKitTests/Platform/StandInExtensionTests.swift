@@ -290,4 +290,24 @@ final class StandInExtensionTests: XCTestCase {
         XCTAssertTrue(try value(conn, "select pgtle.uninstall_extension_if_exists('my_ext')") as Bool)
         XCTAssertFalse(try value(conn, "select pgtle.uninstall_extension_if_exists('my_ext')") as Bool)
     }
+
+    /// A database webhook fires with no migration enabling pg_net, as on the platform (which has
+    /// it installed): the recording stand-in is created for it and holds the request.
+    func testWebhookWithoutPgNetMigrationRecords() throws {
+        let conn = try database()
+        _ = try conn.runScript(
+            """
+            create table public.invites (id int primary key, email text);
+            create trigger "invite-sent" after insert on public.invites for each row
+              execute function supabase_functions.http_request('https://example.test/hook', 'POST', '{}', '{}', '1000');
+            """)
+        XCTAssertNil(try value(conn, "select to_regnamespace('net')::text") as String?)
+        try conn.query("insert into public.invites values (1, 'a@x.test')")
+        XCTAssertEqual(
+            try value(
+                conn,
+                "select method || ' ' || url || ' ' || (convert_from(body, 'UTF8')::jsonb ->> 'type') from net.http_request_queue"
+            ) as String, "POST https://example.test/hook INSERT")
+        XCTAssertEqual(try value(conn, "select count(*)::int from supabase_functions.hooks") as Int, 1)
+    }
 }
