@@ -21,7 +21,8 @@ final class PlatformCLITests: XCTestCase {
         XCTAssertEqual(r.code, 0, r.output)
         XCTAssertTrue(r.stdout.contains("4 migrations applied"), r.stdout)
         for name in [
-            "http", "pg_graphql", "pg_jsonschema", "pg_net", "pgjwt", "pgmq", "pgsodium", "supabase_vault", "vector",
+            "http", "pg_graphql", "pg_jsonschema", "pg_net", "pg_tle", "pgjwt", "pgmq", "pgsodium", "supabase_vault",
+            "vector",
         ] {
             XCTAssertTrue(r.stdout.contains(" \(name)"), "stand-in \(name) not listed: \(r.stdout)")
         }

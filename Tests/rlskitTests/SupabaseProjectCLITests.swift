@@ -28,7 +28,7 @@ final class SupabaseProjectCLITests: XCTestCase {
         XCTAssertTrue(
             r.stdout.contains("custom access token hook pg-functions://postgres/public/custom_access_token_hook"),
             r.stdout)
-        XCTAssertNotNil(r.stdout.range(of: #"✓ test +4 passed, 0 failed"#, options: .regularExpression), r.stdout)
+        XCTAssertNotNil(r.stdout.range(of: #"✓ test +5 passed, 0 failed"#, options: .regularExpression), r.stdout)
     }
 
     /// `rlskit test` on a throwaway server provisions the project found in the working

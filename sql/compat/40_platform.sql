@@ -96,7 +96,8 @@ $$;
 
 -- Database webhooks: triggers call supabase_functions.http_request(url, method, headers,
 -- params, timeout_ms), which queues the request through pg_net (looked up when it runs, so
--- installing pg_net later just works; on the throwaway server pg_net records, never sends).
+-- installing pg_net later just works; on the throwaway server pg_net records, never sends,
+-- and is created by the first webhook that fires when no migration created it).
 create schema if not exists supabase_functions;
 grant usage on schema supabase_functions to anon, authenticated, service_role;
 create table if not exists supabase_functions.hooks (
@@ -121,9 +122,16 @@ declare
 begin
   if url is null or url = 'null' then raise exception 'url argument is missing'; end if;
   if method is null or method = 'null' then raise exception 'method argument is missing'; end if;
+  -- The platform has pg_net installed for webhooks; here only rlskit's recording stand-in is
+  -- created for them (never a real pg_net, which would send).
   if pg_catalog.to_regnamespace('net') is null then
-    raise exception 'database webhooks need pg_net: add "create extension if not exists pg_net with schema extensions" to a migration'
-      using errcode = '0A000';
+    if exists (select from pg_catalog.pg_available_extensions
+                where name = 'pg_net' and comment like 'rlskit stand-in:%') then
+      create extension pg_net with schema extensions;
+    else
+      raise exception 'database webhooks need pg_net: add "create extension if not exists pg_net with schema extensions" to a migration'
+        using errcode = '0A000';
+    end if;
   end if;
   payload := pg_catalog.jsonb_build_object(
     'old_record', case when tg_op in ('UPDATE', 'DELETE') then pg_catalog.to_jsonb(old) end,

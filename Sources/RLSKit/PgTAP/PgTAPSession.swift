@@ -234,7 +234,7 @@ final class PgTAPSession {
                     lines.append(TAPLine(tap ? String(l) : "# " + l, location: step.location))
                 }
             case .sql(let sql):
-                let kind = StatementKind.of(sql, dbdev: script.dbdev)
+                let kind = StatementKind.of(sql, dbdev: script.dbdev, wrappers: script.preambleWrappers)
                 if kind == .other, Self.touchesSavepoints(sql) { state.released = step.location }
                 var control: String?
                 switch kind {

@@ -25,6 +25,8 @@ struct PsqlStep: Sendable, Equatable {
     public var usesHelpers = false
     /// The file installs basejump's helpers through dbdev: that preamble is skipped.
     var dbdev = false
+    /// Functions the file defines to run that preamble: their calls are skipped with it.
+    var preambleWrappers: Set<String> = []
 
     /// Meta-commands with no effect on what the server receives.
     static let ignored: Set<String> = ["pset", "timing", "x", "t", "a", "f", "encoding", "C", "H"]
@@ -73,6 +75,7 @@ struct PsqlStep: Sendable, Equatable {
                             "COPY … FROM STDIN / TO STDOUT is not supported (psql streams that data itself); use INSERT … VALUES"
                         ))
                 }
+                if dbdev, let name = StatementKind.preambleFunction(sql) { preambleWrappers.insert(name) }
                 steps.append(PsqlStep(kind: .sql(sql), location: loc))
                 continue
             }

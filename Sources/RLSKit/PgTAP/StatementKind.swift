@@ -16,8 +16,9 @@ enum StatementKind: Equatable {
     case other
 
     /// `dbdev`: the file installs the helpers through dbdev, so the whole preamble (http,
-    /// pg_tle, supabase-dbdev) is skipped, not only the helpers' own lines.
-    static func of(_ sql: String, dbdev: Bool = false) -> StatementKind {
+    /// pg_tle, supabase-dbdev) is skipped, not only the helpers' own lines. `wrappers`: the
+    /// preamble's functions the file defines (see `preambleFunction`), whose calls are skipped.
+    static func of(_ sql: String, dbdev: Bool = false, wrappers: Set<String> = []) -> StatementKind {
         let words = SQLScanner.keywords(sql, count: 6, names: true)
         guard let first = words.first else { return .other }
         switch first {
@@ -33,6 +34,12 @@ enum StatementKind: Equatable {
         case "prepare":
             return words.dropFirst().first == "transaction" ? .twoPhase : .other
         case "create", "drop":
+            if dbdev, first == "create", preambleFunction(sql) != nil { return .installHelpers }
+            if first == "drop", words.dropFirst().first == "function",
+                words.dropFirst(2).contains(where: wrappers.contains)
+            {
+                return .installHelpers
+            }
             guard words.dropFirst().first == "extension" else { return .other }
             var rest = words.dropFirst(2)
             if Array(rest.prefix(3)) == ["if", "not", "exists"] { rest = rest.dropFirst(3) }
@@ -45,6 +52,7 @@ enum StatementKind: Equatable {
             let lower = sql.lowercased()
             if lower.contains("dbdev.install") && lower.contains("supabase_test_helpers") { return .installHelpers }
             guard dbdev else { return .other }
+            if words.dropFirst().prefix(2).contains(where: wrappers.contains) { return .installHelpers }
             return ["dbdev.", "pgtle.", "database.dev"].contains { lower.contains($0) } ? .installHelpers : .other
         default:
             return .other
@@ -53,6 +61,23 @@ enum StatementKind: Equatable {
 
     /// Extensions only the dbdev preamble needs.
     static let preambleExtensions: Set<String> = ["http", "pg_tle", "supabase-dbdev"]
+
+    /// The name of a function this statement creates to run the dbdev install (a spelling that
+    /// wraps the preamble in `create function install_extensions() … $$ … pgtle.… $$`), else nil.
+    static func preambleFunction(_ sql: String) -> String? {
+        var words = SQLScanner.keywords(sql, count: 4, names: true)
+        guard words.first == "create" else { return nil }
+        words.removeFirst()
+        if words.prefix(2) == ["or", "replace"] { words.removeFirst(2) }
+        guard let kind = words.first, kind == "function" || kind == "procedure" else { return nil }
+        let lower = sql.lowercased()
+        guard ["dbdev.install", "pgtle.install_extension"].contains(where: lower.contains),
+            let at = lower.range(of: kind), let paren = lower[at.upperBound...].firstIndex(of: "(")
+        else { return nil }
+        let qualified = lower[at.upperBound..<paren].trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = qualified.split(separator: ".").last.map(String.init) ?? qualified
+        return name.trimmingCharacters(in: .init(charactersIn: "\""))
+    }
 
     /// The file installs supabase-test-helpers through dbdev.
     static func mentionsDbdev(_ text: String) -> Bool {

@@ -6,7 +6,7 @@ extension PsqlScript {
         var open = false
         for step in steps {
             guard case .sql(let sql) = step.kind else { continue }
-            switch StatementKind.of(sql, dbdev: dbdev) {
+            switch StatementKind.of(sql, dbdev: dbdev, wrappers: preambleWrappers) {
             case .begin: open = true
             case .rollback: open = false
             case .commit: if open { return step.location }

@@ -58,6 +58,7 @@ extension PlatformExtensions {
         "supabase_vault": "secrets not encrypted",
         "pg_graphql": "queries not executed",
         "pg_jsonschema": "common keywords only",
+        "pg_tle": "extensions registered, never created",
     ]
 
     /// `stand-in extensions: pg_net (requests recorded …), vector (…)`, or nil for none.

@@ -38,7 +38,7 @@ final class PgTAPSharedStateTests: XCTestCase {
         XCTAssertEqual(
             r.notes.filter { $0.contains("dbdev") },
             [
-                "skipped the dbdev install of supabase-test-helpers in \(PgTAPFixtures.sharedDir)/0006-dbdev-preamble.sql, \(PgTAPFixtures.sharedDir)/0007-dbdev-short.sql: the helpers are built in"
+                "skipped the dbdev install of supabase-test-helpers in \(PgTAPFixtures.sharedDir)/0006-dbdev-preamble.sql, \(PgTAPFixtures.sharedDir)/0007-dbdev-short.sql, \(PgTAPFixtures.sharedDir)/0015-dbdev-wrapped.sql: the helpers are built in"
             ])
         let error = try XCTUnwrap(r.files.first { $0.file.hasSuffix("0003-error-in-autocommit.sql") }?.sqlError)
         XCTAssertEqual(error.location.line, 5)
@@ -228,6 +228,17 @@ final class PgTAPSharedStateTests: XCTestCase {
         ] {
             XCTAssertEqual(StatementKind.of(sql, dbdev: true), .installHelpers, sql)
         }
+        let wrapper =
+            "create or replace function public.install_extensions() returns void as $$ begin perform pgtle.install_extension('supabase-dbdev', '1', 'x', 's'); perform dbdev.install('basejump-supabase_test_helpers'); end $$ language plpgsql"
+        XCTAssertEqual(StatementKind.preambleFunction(wrapper), "install_extensions")
+        XCTAssertEqual(StatementKind.of(wrapper, dbdev: true), .installHelpers)
+        for call in [
+            "select install_extensions()", "SELECT public.install_extensions();", "drop function install_extensions()",
+        ] {
+            XCTAssertEqual(StatementKind.of(call, dbdev: true, wrappers: ["install_extensions"]), .installHelpers, call)
+        }
+        XCTAssertEqual(StatementKind.of("select install_extensions()", dbdev: true), .other)
+        XCTAssertNil(StatementKind.preambleFunction("create function f() returns int language sql as $$ select 1 $$"))
         XCTAssertEqual(StatementKind.of("create extension if not exists http with schema extensions"), .other)
         XCTAssertEqual(StatementKind.of("select pgtle.install_extension('x', '1', 'y', 'z')"), .other)
     }

@@ -239,4 +239,75 @@ final class StandInExtensionTests: XCTestCase {
         }
         _ = try conn.runScript("rollback")
     }
+
+    /// GoTrue's other tables, as seeds and triggers name them: a positional identity insert
+    /// lands in GoTrue's columns, deleting the user cascades, the API roles get nothing.
+    func testAuthTablesAsSeedsUseThem() throws {
+        let conn = try database()
+        _ = try conn.runScript(
+            """
+            insert into auth.users (id, email) values ('00000000-0000-4000-8000-00000000000d', 'dana@x.test');
+            insert into auth.identities values ('dana-provider-id', '00000000-0000-4000-8000-00000000000d',
+              '{"email": "Dana@X.test"}', 'email', now(), now(), now());
+            insert into auth.sessions (id, user_id, aal) values
+              ('00000000-0000-4000-8000-0000000000e1', '00000000-0000-4000-8000-00000000000d', 'aal2');
+            insert into auth.mfa_factors (id, user_id, factor_type, status, created_at, updated_at) values
+              ('00000000-0000-4000-8000-0000000000f1', '00000000-0000-4000-8000-00000000000d', 'totp', 'verified', now(), now());
+            """)
+        XCTAssertEqual(
+            try value(conn, "select email || ' ' || (id is not null)::text from auth.identities") as String,
+            "dana@x.test true")
+        XCTAssertEqual(try value(conn, "select aal::text from auth.sessions") as String, "aal2")
+        for role in ["anon", "authenticated", "service_role"] {
+            _ = try conn.runScript("begin; set local role \(role)")
+            XCTAssertThrowsError(try conn.query("select 1 from auth.identities")) { e in
+                XCTAssertEqual((e as? PostgresError)?.sqlState, "42501", role)
+            }
+            _ = try conn.runScript("rollback")
+        }
+        _ = try conn.runScript("delete from auth.users")
+        XCTAssertEqual(
+            try value(
+                conn,
+                "select (select count(*) from auth.identities) + (select count(*) from auth.sessions) + (select count(*) from auth.mfa_factors)"
+            ) as Int, 0)
+    }
+
+    /// pg_tle's registry, as dbdev's install and migrations call it: kept, listed, removed.
+    func testTleRegistersExtensions() throws {
+        let conn = try database()
+        try conn.query("create extension if not exists pg_tle")
+        XCTAssertTrue(
+            try value(conn, "select pgtle.install_extension('my_ext', '1.0', 'mine', $x$ select 1 $x$)") as Bool)
+        XCTAssertTrue(
+            try value(conn, "select pgtle.install_extension_version_sql('my_ext', '1.1', 'select 2')") as Bool)
+        XCTAssertEqual(
+            try value(conn, "select string_agg(name || ' ' || default_version, ',') from pgtle.available_extensions()")
+                as String, "my_ext 1.0")
+        XCTAssertThrowsError(try conn.query("select pgtle.install_extension('my_ext', '1.0', 'again', 'select 1')")) {
+            XCTAssertEqual(($0 as? PostgresError)?.sqlState, "42710")
+        }
+        XCTAssertTrue(try value(conn, "select pgtle.uninstall_extension_if_exists('my_ext')") as Bool)
+        XCTAssertFalse(try value(conn, "select pgtle.uninstall_extension_if_exists('my_ext')") as Bool)
+    }
+
+    /// A database webhook fires with no migration enabling pg_net, as on the platform (which has
+    /// it installed): the recording stand-in is created for it and holds the request.
+    func testWebhookWithoutPgNetMigrationRecords() throws {
+        let conn = try database()
+        _ = try conn.runScript(
+            """
+            create table public.invites (id int primary key, email text);
+            create trigger "invite-sent" after insert on public.invites for each row
+              execute function supabase_functions.http_request('https://example.test/hook', 'POST', '{}', '{}', '1000');
+            """)
+        XCTAssertNil(try value(conn, "select to_regnamespace('net')::text") as String?)
+        try conn.query("insert into public.invites values (1, 'a@x.test')")
+        XCTAssertEqual(
+            try value(
+                conn,
+                "select method || ' ' || url || ' ' || (convert_from(body, 'UTF8')::jsonb ->> 'type') from net.http_request_queue"
+            ) as String, "POST https://example.test/hook INSERT")
+        XCTAssertEqual(try value(conn, "select count(*)::int from supabase_functions.hooks") as Int, 1)
+    }
 }

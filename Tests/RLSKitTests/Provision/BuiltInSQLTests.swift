@@ -20,7 +20,10 @@ final class BuiltInSQLTests: XCTestCase {
         }
         XCTAssertEqual(
             BuiltInSQL.files(in: "compat").map(\.name),
-            ["00_roles", "10_extensions", "20_auth", "30_storage", "35_storage_functions", "40_platform"])
+            [
+                "00_roles", "10_extensions", "20_auth", "25_auth_tables", "30_storage", "35_storage_functions",
+                "40_platform",
+            ])
         XCTAssertFalse(BuiltInSQL.files(in: "migrations").isEmpty)
     }
 

@@ -34,3 +34,7 @@ create trigger queue_receipt after insert on public.orders for each row execute 
 alter publication supabase_realtime add table public.orders;
 create policy "members read their room" on realtime.messages for select to authenticated
   using (realtime.topic() = 'room:' || (select auth.uid())::text);
+
+-- A trusted-language extension registered through pg_tle, as dbdev's install does.
+create extension if not exists pg_tle;
+select pgtle.install_extension('order_helpers', '1.0', 'helpers for orders', $tle$ select 1 $tle$);
