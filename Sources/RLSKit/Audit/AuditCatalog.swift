@@ -237,7 +237,8 @@ struct AuditCatalog: Sendable {
                     schema: try r.decode("schema"), name: try r.decode("name"), owner: try r.decode("owner"),
                     language: try r.decode("language"), body: try r.decode("body"), executableBy: via,
                     isHelper: try r.decode("helper"),
-                    argumentNames: (try r.decode("argnames") as [String]).map { $0.lowercased() })
+                    argumentNames: (try r.decode("argnames") as [String]).map { $0.lowercased() },
+                    returnsBoolean: try r.decode("returns_bool"))
             }
         case .secretCandidates:
             secretCandidates = try rows.map { r in

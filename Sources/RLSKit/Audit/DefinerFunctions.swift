@@ -13,6 +13,7 @@ struct FunctionRow: Sendable {
     public var isHelper: Bool
     /// Parameter names, lower-cased ("" for unnamed ones).
     public var argumentNames: [String] = []
+    public var returnsBoolean = false
 
     var object: AuditObject { AuditObject(schema: schema, name: name, kind: "function") }
     var baseName: String { String(name.prefix { $0 != "(" }) }
@@ -35,7 +36,7 @@ extension CatalogDataset {
     static let functionsSQL = """
         select n.nspname as schema, p.proname || '(' || pg_catalog.oidvectortypes(p.proargtypes) || ')' as name,
                pg_catalog.pg_get_userbyid(p.proowner) as owner, l.lanname as language, p.prosrc as body,
-               coalesce(p.proargnames, '{}')::text[] as argnames,
+               coalesce(p.proargnames, '{}')::text[] as argnames, p.prorettype = 'bool'::regtype as returns_bool,
                \(executeVia("anon")) as anon, \(executeVia("authenticated")) as authenticated,
                not (p.prosecdef and n.nspname = any($1::text[])) as helper
         from pg_catalog.pg_proc p
@@ -44,6 +45,6 @@ extension CatalogDataset {
         where p.prokind = 'f' and p.prorettype not in ('trigger'::regtype, 'event_trigger'::regtype)
           and \(SQLParts.notExtensionMember("p", catalog: "pg_proc"))
           and ((p.prosecdef and n.nspname = any($1::text[]))
-               or (\(SchemaLists.userSchema("n")) and p.prosrc ~ 'auth\\.(uid|jwt|role)\\(|request\\.jwt'))
+               or (\(SchemaLists.userSchema("n")) and p.prosrc ~ 'auth\\.(uid|jwt|role)\\(|request\\.jwt|current_setting\\(''role'''))
         """
 }

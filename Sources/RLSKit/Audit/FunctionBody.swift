@@ -23,38 +23,26 @@ struct FunctionBody {
     static let conditionStart: Set<String> = ["if", "elsif", "where", "when", "and", "or", "on", "having"]
     static let conditionEnd: Set<String> = [";", "then", "loop", "begin", "else", "values", "returning", "set"]
 
-    /// What the body checks the caller with inside a condition (`auth.uid()`, a helper that
-    /// does), or nil when it never does.
-    func callerCheck(helpers: Set<String>, secretArguments: Set<String> = [], anywhere: Bool = false) -> String? {
-        var inCondition = false
-        for i in words.indices {
-            let k = key(i)
-            if Self.conditionStart.contains(k) { inCondition = true; continue }
-            if Self.conditionEnd.contains(k) { inCondition = false; continue }
-            guard inCondition || anywhere else { continue }
-            if k == "auth", key(i + 1) == ".", ["uid", "jwt", "role"].contains(key(i + 2)), key(i + 3) == "(" {
-                return "auth.\(key(i + 2))()"
-            }
-            if k == "current_setting", key(i + 1) == "(", words.indices.contains(i + 2), words[i + 2].kind == .string,
-                words[i + 2].text.contains("request.jwt") || words[i + 2].text == "'role'"
-            {
-                return "current_setting(\(words[i + 2].text))"
-            }
-            // A lookup by a secret the caller must know (`where token = invite_token`).
-            if secretArguments.contains(k), ["=", "<>", "!="].contains(key(i - 1)) || key(i + 1) == "=" {
-                return "a lookup by its secret argument \(k)"
-            }
-            if words[i].kind == .word, key(i + 1) == "(", key(i - 1) != "function", helpers.contains(k) {
-                return "\(k)(), which checks the caller"
-            }
+    /// True when the body raises on NOT FOUND or when the variable it returns is NULL: it never
+    /// returns the NULL a failed lookup would give.
+    var raisesOnNull: Bool {
+        let returned = Set(words.indices.filter { key($0) == "return" }.map { key($0 + 1) })
+        return words.indices.contains { i in
+            guard key(i) == "if" || key(i) == "elsif",
+                let then = (i..<words.count).first(where: { key($0) == "then" }), key(then + 1) == "raise"
+            else { return false }
+            let testsReturned =
+                returned.contains(key(i + 1))
+                && ((i + 1)..<then).contains { key($0) == "is" && key($0 + 1) == "null" }
+            return testsReturned || (key(i + 1) == "not" && key(i + 2) == "found")
         }
-        return nil
     }
 
     /// Guards `IF x <> c THEN RAISE`, `IF x != c`, `IF NOT (x = c)` whose x can be NULL (a
     /// variable filled by SELECT INTO or `:=` from a query, call or JSON lookup, or such an
     /// expression itself) and that neither test x for NULL nor run after `IF NOT FOUND`.
-    func nullDefeatedGuards() -> [String] {
+    /// `nonNullCalls` name functions that raise rather than return NULL.
+    func nullDefeatedGuards(nonNullCalls: Set<String> = []) -> [String] {
         var nullable = Set<String>()
         var out: [String] = []
         var i = 0
@@ -62,7 +50,8 @@ struct FunctionBody {
             let k = key(i)
             // INTO STRICT raises when no row is found.
             if k == "into", words.indices.contains(i + 1), words[i + 1].kind == .word, key(i - 1) != "insert",
-                key(i + 1) != "strict", !selectsAggregate(before: i)
+                key(i + 1) != "strict", !selectsAggregate(before: i),
+                !callsAny(nonNullCalls, in: statementRange(around: i))
             {
                 var j = i + 1
                 while words.indices.contains(j), words[j].kind == .word || key(j) == "," {
@@ -72,12 +61,22 @@ struct FunctionBody {
             }
             if k == ":=", i > 0, words[i - 1].kind == .word {
                 let rhs = statement(from: i + 1)
-                if Self.canBeNull(rhs) { nullable.insert(key(i - 1)) } else { nullable.remove(key(i - 1)) }
+                if Self.canBeNull(rhs, nonNullCalls: nonNullCalls) {
+                    nullable.insert(key(i - 1))
+                } else {
+                    nullable.remove(key(i - 1))
+                }
             }
             if k == "if" || k == "elsif", let then = (i..<words.count).first(where: { key($0) == "then" }) {
                 let cond = Array(words[(i + 1)..<then])
+                // `if x is null then raise` clears x for the guards after it.
+                if key(then + 1) == "raise", cond.count == 3, cond[1].key == "is", cond[2].key == "null" {
+                    nullable.remove(cond[0].key)
+                }
                 if key(then + 1) == "raise", let x = Self.negatedEquality(cond),
-                    x.count == 1 ? nullable.contains(x[0].key) && !clearedByNotFound(before: i) : Self.canBeNull(x),
+                    x.count == 1
+                        ? nullable.contains(x[0].key) && !clearedByNotFound(before: i)
+                        : Self.canBeNull(x, nonNullCalls: nonNullCalls),
                     !cond.contains(where: { $0.key == "null" || $0.key == "coalesce" || $0.key == "distinct" })
                 {
                     out.append("if " + cond.map(\.text).joined(separator: " ") + " then raise")
@@ -95,6 +94,17 @@ struct FunctionBody {
         return ["count", "exists", "coalesce"].contains(key(select + 1))
     }
 
+    /// The statement (between semicolons) that word `i` is in.
+    func statementRange(around i: Int) -> Range<Int> {
+        let start = (0..<i).last(where: { key($0) == ";" }).map { $0 + 1 } ?? 0
+        let end = (i..<words.count).first(where: { key($0) == ";" }) ?? words.count
+        return start..<end
+    }
+
+    func callsAny(_ names: Set<String>, in range: Range<Int>) -> Bool {
+        range.contains { words[$0].kind == .word && key($0 + 1) == "(" && names.contains(key($0)) }
+    }
+
     func statement(from: Int) -> [Word] {
         var j = from
         while j < words.count, key(j) != ";" { j += 1 }
@@ -110,8 +120,8 @@ struct FunctionBody {
     /// Who the API says the caller is (`auth.role()`, the `role` setting) is never NULL there.
     static let neverNull: Set<String> = ["coalesce", "current_setting", "current_user", "session_user", "count"]
 
-    static func canBeNull(_ expr: [Word]) -> Bool {
-        if expr.contains(where: { neverNull.contains($0.key) }) { return false }
+    static func canBeNull(_ expr: [Word], nonNullCalls: Set<String> = []) -> Bool {
+        if expr.contains(where: { neverNull.contains($0.key) || nonNullCalls.contains($0.key) }) { return false }
         let callsAuthRole = expr.indices.contains { i in
             expr[i].key == "auth" && i + 2 < expr.count && expr[i + 2].key == "role"
         }

@@ -10,14 +10,22 @@ extension LintExampleTests {
         let expected = [
             "caller_role(), which checks the caller", "auth.uid()",
             "a lookup by its secret argument lookup_invitation_token", "current_setting('role')",
+            "a lookup by its secret argument invite_code", "is_owner, filled from has_role(), which checks the caller",
+            "caller_membership(), which raises unless the caller qualifies",
         ]
-        for (example, reason) in zip(lint.nonTriggering.suffix(4), expected) {
+        for (example, reason) in zip(lint.nonTriggering.suffix(expected.count + 1), expected) {
             let findings = try run(lint, example.sql, conn)
             XCTAssertEqual(findings.map(\.level), [.info], example.sql)
             XCTAssertTrue(
                 findings.first?.detail.contains("its body checks the caller with \(reason)") ?? false,
                 findings.first?.detail ?? "no finding")
         }
+        let predicate = try run(lint, try XCTUnwrap(lint.nonTriggering.last).sql, conn)
+        XCTAssertEqual(predicate.map(\.level), [.info])
+        XCTAssertTrue(
+            predicate.first?.detail.contains(
+                "it is a read-only yes/no test that policy \"shared assistant images\" on storage.objects calls, so anon must keep EXECUTE"
+            ) ?? false, predicate.first?.detail ?? "no finding")
         // Without the check the same function is an ERROR.
         let plain = try run(lint, lint.triggering[0].sql, conn)
         XCTAssertEqual(plain.map(\.level), [.error])

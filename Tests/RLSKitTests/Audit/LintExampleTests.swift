@@ -88,6 +88,11 @@ final class LintExampleTests: XCTestCase {
             merge[0].hasPrefix("Check the intent first: \"published notes\" does not compare rows with the caller"),
             merge[0])
         XCTAssertTrue(merge[0].contains("widens what \"own notes\" allows for authenticated"), merge[0])
+        // A policy that checks the caller through a helper does not widen the other one.
+        let lint = try XCTUnwrap(LintRegistry.named("multiple_permissive_policies"))
+        let helper = try run(lint, lint.triggering[1].sql, conn).map(\.remediation)
+        XCTAssertEqual(helper.count, 1)
+        XCTAssertTrue(helper[0].hasPrefix("Check the intent first: these policies are ORed"), helper[0])
     }
 
     /// Runs one example in a transaction that is rolled back, and the lint on it.

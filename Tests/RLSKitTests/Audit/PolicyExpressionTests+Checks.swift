@@ -101,4 +101,41 @@ final class FunctionBodyTests: XCTestCase {
             FunctionBody("if not is_admin() then raise exception 'no'; end if;").callerCheck(helpers: ["is_admin"]),
             "is_admin(), which checks the caller")
     }
+
+    func testCallerChecksThroughVariablesRaisingHelpersAndWrappedSecrets() {
+        XCTAssertEqual(
+            FunctionBody("select has_role(a) into ok; if not ok then raise exception 'no'; end if;")
+                .callerCheck(helpers: ["has_role"]), "ok, filled from has_role(), which checks the caller")
+        XCTAssertNil(
+            FunctionBody("select count(*) into n from t; if n > 3 then raise exception 'no'; end if;")
+                .callerCheck(helpers: ["has_role"]))
+        XCTAssertEqual(
+            FunctionBody("select caller_role(a) into r; return r;").callerCheck(
+                helpers: [], raisingHelpers: ["caller_role"]), "caller_role(), which raises unless the caller qualifies"
+        )
+        XCTAssertEqual(
+            FunctionBody("select s from t where lower(c) = lower(p_code)").callerCheck(
+                helpers: [], secretArguments: ["p_code"]), "a lookup by its secret argument p_code")
+        XCTAssertNil(
+            FunctionBody("select s from t where c is not null and lower(p_code) like 'x%'").callerCheck(
+                helpers: [], secretArguments: ["p_code"]))
+    }
+
+    func testHelpersThatRaiseOnNullAndEarlierNullChecks() {
+        let raising =
+            "select x into r from t where u = auth.uid(); if r is null then raise exception 'no'; end if; return r;"
+        XCTAssertTrue(FunctionBody(raising).raisesOnNull)
+        XCTAssertFalse(
+            FunctionBody("if p is null then raise exception 'no'; end if; return (select x from t where id = p);")
+                .raisesOnNull)
+        let guarded = "if (select caller_role(a) ->> 'role' <> 'owner') then raise exception 'no'; end if;"
+        XCTAssertEqual(FunctionBody(guarded).nullDefeatedGuards().count, 1)
+        XCTAssertEqual(FunctionBody(guarded).nullDefeatedGuards(nonNullCalls: ["caller_role"]), [])
+        let checked = """
+            select role into v from m where u = auth.uid();
+            if v is null then raise exception 'no'; end if;
+            if v <> 'owner' then raise exception 'no'; end if;
+            """
+        XCTAssertEqual(FunctionBody(checked).nullDefeatedGuards(), [])
+    }
 }

@@ -10,22 +10,61 @@ extension Lint {
     /// Parameter names that say the caller must know a secret.
     static let secretWords = ["token", "secret", "code", "key", "hash", "nonce"]
 
+    /// Helpers that raise unless the caller qualifies: calling one anywhere checks the caller.
+    static func raisingHelpers(_ catalog: AuditCatalog, helpers: Set<String>) -> Set<String> {
+        Set(
+            catalog.functions.filter { FunctionBody($0.body).raisesUnlessCaller(helpers: helpers) }.map {
+                $0.baseName.lowercased()
+            })
+    }
+
     /// SECURITY DEFINER functions in exposed schemas `role` may execute; graded INFO when every
-    /// call goes through a check of the caller in the body.
+    /// call goes through a check of the caller in the body, or when it is a read-only yes/no
+    /// test that a policy for `role` calls (the policy needs it executable).
     static func securityDefinerExecutable(role: String, _ catalog: AuditCatalog) -> [FindingDraft] {
         let helpers = callerHelpers(catalog)
+        let raising = raisingHelpers(catalog, helpers: helpers)
         return catalog.functions.compactMap { f -> FindingDraft? in
             guard !f.isHelper, let via = f.executableBy[role] else { return nil }
             let secrets = Set(f.argumentNames.filter { n in secretWords.contains { n.contains($0) } })
-            let check = FunctionBody(f.body).callerCheck(helpers: helpers, secretArguments: secrets)
+            let body = FunctionBody(f.body)
+            var check = body.callerCheck(helpers: helpers, raisingHelpers: raising, secretArguments: secrets)
             var detail =
                 "SECURITY DEFINER function \(f.object.base) in exposed schema \(AuditNames.ident(f.schema)) can be called by \(role) through the API (EXECUTE \(via)) and runs with the rights of \(f.owner)"
-            if let check { detail += "; its body checks the caller with \(check), so it is listed for review only" }
+            // A secret proves nothing about who calls when the caller also names the user to act for.
+            if let c = check, c.hasPrefix("a lookup by its secret argument"), !body.isReadOnly,
+                let named = f.argumentNames.first(where: { $0.contains("user") })
+            {
+                check = nil
+                detail +=
+                    "; its body looks rows up by a secret (\(c.dropFirst(2))) but writes for the user its argument \(named) names, so whoever knows the secret acts for any user"
+            }
+            if let check {
+                detail += "; its body checks the caller with \(check), so it is listed for review only"
+            } else if f.returnsBoolean, body.isReadOnly, let policy = policyCalling(f, role: role, catalog) {
+                check = "a read-only yes/no test policy \(policy) calls"
+                detail +=
+                    "; it is a read-only yes/no test that policy \(policy) calls, so \(role) must keep EXECUTE; it answers one yes or no per call past RLS, so it is listed for review only (a schema the API does not expose takes it off the API)"
+            }
             return FindingDraft(
                 object: f.object, detail: detail,
                 metadata: ["execute": via, "owner": f.owner, "caller_check": check ?? ""],
                 level: check == nil ? nil : .info)
         }
+    }
+
+    /// The first policy applying to `role` whose expressions call `f`, as `"name" on table`.
+    static func policyCalling(_ f: FunctionRow, role: String, _ catalog: AuditCatalog) -> String? {
+        let name = f.baseName.lowercased()
+        let policy = catalog.policies.first { p in
+            (role == "anon" ? p.appliesToAnon : p.roles.contains { $0 == "public" || $0 == role })
+                && [p.using, p.withCheck].contains { text in
+                    guard let text else { return false }
+                    let words = FunctionBody(text)
+                    return words.words.indices.contains { words.key($0) == name && words.key($0 + 1) == "(" }
+                }
+        }
+        return policy.map { "\(AuditNames.policy($0.name)) on \(AuditNames.qualified($0.schema, $0.table))" }
     }
 
     static let anonSecurityDefinerFunctionExecutable = Lint(
@@ -40,7 +79,7 @@ extension Lint {
             """,
         remediation:
             "Move the function to a schema the API does not expose, or `revoke execute on function <function> from public, anon;` (and grant it only to the roles that need it).",
-        logic: .swift(needs: [.functions]) { securityDefinerExecutable(role: "anon", $0) },
+        logic: .swift(needs: [.functions, .policies]) { securityDefinerExecutable(role: "anon", $0) },
         triggering: [
             .init(
                 """
@@ -54,6 +93,36 @@ extension Lint {
                   as $$ select $$;
                 revoke execute on function public.wipe(uuid) from anon;
                 """, reports: "function public.wipe(uuid)"),
+            .init(
+                """
+                -- A read-only yes/no test that no policy needs: nothing keeps it on the API.
+                create table public.assistants (id uuid primary key, sharing text);
+                create function public.assistant_is_private(target uuid) returns boolean language sql stable
+                  security definer set search_path = ''
+                  as $$ select sharing = 'private' from public.assistants where id = target $$;
+                """, reports: "function public.assistant_is_private(uuid)"),
+            .init(
+                """
+                -- A policy calls it, but it writes.
+                create table public.hits (n int);
+                create table public.docs (id int primary key);
+                alter table public.docs enable row level security;
+                create function public.count_visit() returns boolean language sql volatile security definer
+                  set search_path = '' as $$ insert into public.hits values (1) returning true $$;
+                create policy "counted" on public.docs for select to anon using (public.count_visit());
+                """, reports: "function public.count_visit()"),
+            .init(
+                """
+                -- The invite code is a secret, but the caller names the user who joins.
+                create table public.memberships (id bigint primary key, user_id uuid, code text);
+                create function public.accept_invite(invite_code text, invite_user_id uuid) returns void
+                  language plpgsql security definer set search_path = '' as $$
+                begin
+                  update public.memberships set user_id = invite_user_id, code = null where code = invite_code;
+                end $$;
+                revoke execute on function public.accept_invite(text, uuid) from public, authenticated;
+                grant execute on function public.accept_invite(text, uuid) to anon;
+                """, reports: "function public.accept_invite(text, uuid)"),
         ],
         nonTriggering: [
             """
@@ -99,6 +168,59 @@ extension Lint {
               as $$ begin
                 if current_setting('role') != 'service_role' then raise exception 'service only'; end if;
               end $$;
+            """,
+            """
+            -- A lookup by a secret code compared through lower(trim(…)): INFO only.
+            create table public.invites (study uuid, code text);
+            create function public.study_for_code(invite_code text) returns uuid language sql stable
+              security definer set search_path = ''
+              as $$ select study from public.invites where lower(trim(code)) = lower(trim(invite_code)) $$;
+            """,
+            """
+            -- The caller check fills a variable that the guard tests: INFO only.
+            create table public.members (account uuid, user_id uuid, role text);
+            create function public.has_role(acct uuid, wanted text) returns boolean language sql stable
+              set search_path = '' as $$ select exists (select 1 from public.members
+                where account = acct and user_id = auth.uid() and role = wanted) $$;
+            create function public.set_role(acct uuid, member uuid, new_role text) returns void language plpgsql
+              security definer set search_path = '' as $$
+            declare is_owner boolean;
+            begin
+              select public.has_role(acct, 'owner') into is_owner;
+              if not is_owner then raise exception 'only owners'; end if;
+              update public.members set role = new_role where account = acct and user_id = member;
+            end $$;
+            """,
+            """
+            -- It calls a helper that raises for callers who are not members: INFO only.
+            create table public.members (account uuid, user_id uuid, role text);
+            create table public.plans (account uuid primary key, plan text);
+            create function public.caller_membership(acct uuid) returns jsonb language plpgsql stable
+              set search_path = '' as $$
+            declare m jsonb;
+            begin
+              select jsonb_build_object('role', role) into m from public.members
+                where account = acct and user_id = auth.uid();
+              if m is null then raise exception 'not a member'; end if;
+              return m;
+            end $$;
+            create function public.plan_of(acct uuid) returns jsonb language plpgsql security definer
+              set search_path = '' as $$
+            declare r jsonb;
+            begin
+              select public.caller_membership(acct) into r;
+              return r || (select jsonb_build_object('plan', plan) from public.plans where account = acct);
+            end $$;
+            """,
+            """
+            -- A read-only yes/no test that a storage policy for everyone calls, so anon must keep
+            -- EXECUTE: INFO only.
+            create table public.assistants (id uuid primary key, sharing text not null default 'private');
+            create function public.shared_assistant_exists(object_name text) returns boolean language sql stable
+              security definer set search_path = '' as $$ select exists (select 1 from public.assistants
+                where id::text = split_part(object_name, '/', 2) and sharing <> 'private') $$;
+            create policy "shared assistant images" on storage.objects for select to public
+              using (bucket_id = 'assistant_images' and public.shared_assistant_exists(name));
             """,
         ])
 }

@@ -10,7 +10,7 @@ extension Lint {
             """,
         remediation:
             "Check `auth.uid()` inside the function, or move it out of the exposed schemas, or `revoke execute on function <function> from public, authenticated;`.",
-        logic: .swift(needs: [.functions]) { securityDefinerExecutable(role: "authenticated", $0) },
+        logic: .swift(needs: [.functions, .policies]) { securityDefinerExecutable(role: "authenticated", $0) },
         triggering: [
             .init(
                 """
@@ -31,6 +31,39 @@ extension Lint {
             -- A trigger function cannot be called through the API.
             create function public.touch() returns trigger language plpgsql security definer set search_path = ''
               as $$ begin return new; end $$;
+            """,
+            """
+            -- A read-only yes/no test that policies for authenticated call: INFO only.
+            create table public.studies (id uuid primary key, sharing text);
+            create table public.subjects (id uuid primary key, study uuid);
+            alter table public.subjects enable row level security;
+            create function public.results_public(subject uuid) returns boolean language plpgsql
+              security definer set search_path = '' as $$
+            begin
+              return exists (select 1 from public.studies s join public.subjects j on j.study = s.id
+                             where j.id = subject and s.sharing = 'public');
+            end $$;
+            revoke execute on function public.results_public(uuid) from public, anon;
+            grant execute on function public.results_public(uuid) to authenticated;
+            create policy "public results" on public.subjects for select to authenticated
+              using (public.results_public(id));
+            """,
+            """
+            -- The guard tests a variable filled from a caller check: INFO only.
+            create table public.members (account uuid, user_id uuid, role text);
+            create function public.has_role(acct uuid, wanted text) returns boolean language sql stable
+              set search_path = '' as $$ select exists (select 1 from public.members
+                where account = acct and user_id = auth.uid() and role = wanted) $$;
+            create function public.set_role(acct uuid, member uuid, new_role text) returns void language plpgsql
+              security definer set search_path = '' as $$
+            declare is_owner boolean;
+            begin
+              select public.has_role(acct, 'owner') into is_owner;
+              if not is_owner then raise exception 'only owners'; end if;
+              update public.members set role = new_role where account = acct and user_id = member;
+            end $$;
+            revoke execute on function public.set_role(uuid, uuid, text) from public, anon;
+            grant execute on function public.set_role(uuid, uuid, text) to authenticated;
             """,
         ])
 }

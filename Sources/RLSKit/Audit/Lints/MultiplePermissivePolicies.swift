@@ -12,7 +12,8 @@ extension Lint {
             gets. If every policy is intended, merge them into one policy per role and action \
             (`using (a or b)`); a policy meant to narrow access must be `as restrictive` instead.
             """,
-        logic: .swift(needs: [.policies]) { catalog in
+        logic: .swift(needs: [.policies, .functions]) { catalog in
+            let helpers = callerHelpers(catalog)
             // PolicyRow is a class: keeping it in the dictionary costs one reference.
             var groups: [String: (policy: PolicyRow, role: String, action: String, all: [PolicyRow])] = [:]
             for p in catalog.policies where p.permissive && p.reachedByAPI(catalog) {
@@ -32,7 +33,7 @@ extension Lint {
                     detail:
                         "table \(g.policy.displayTable) has \(rows.count) permissive \(g.action) policies for role \(g.role) (\(names)); each is evaluated for every row",
                     metadata: ["role": g.role, "action": g.action, "policies": names],
-                    key: "\(g.role)/\(g.action)", fix: fix(rows, role: g.role, action: g.action))
+                    key: "\(g.role)/\(g.action)", fix: fix(rows, role: g.role, action: g.action, helpers: helpers))
             }
         },
         triggering: [
@@ -42,7 +43,18 @@ extension Lint {
                 alter table public.notes enable row level security;
                 create policy "own notes" on public.notes for select to authenticated using (owner = (select auth.uid()));
                 create policy "published notes" on public.notes for select using (published);
-                """, reports: "table public.notes")
+                """, reports: "table public.notes"),
+            .init(
+                """
+                -- The second policy compares rows with the caller through a helper.
+                create table public.members (team uuid, user_id uuid);
+                alter table public.members enable row level security;
+                create function public.is_member(t uuid) returns boolean language sql stable security definer
+                  set search_path = '' as $$ select exists (select 1 from public.members m
+                    where m.team = t and m.user_id = auth.uid()) $$;
+                create policy "own rows" on public.members for select to authenticated using (user_id = (select auth.uid()));
+                create policy "teammates" on public.members for select to authenticated using (public.is_member(team));
+                """, reports: "table public.members"),
         ],
         nonTriggering: [
             """
@@ -55,9 +67,17 @@ extension Lint {
         ])
 
     /// Merging ORed policies keeps whatever the widest one lets through: name it (a policy that
-    /// never compares a row with the caller) so the user checks the intent before merging.
-    static func fix(_ rows: [PolicyRow], role: String, action: String) -> String {
-        let open = rows.filter { $0.expressions.flatMap(\.bindings).isEmpty }
+    /// never compares a row with the caller, directly or through a helper that asks who the
+    /// caller is) so the user checks the intent before merging.
+    static func fix(_ rows: [PolicyRow], role: String, action: String, helpers: Set<String>) -> String {
+        let open = rows.filter { p in
+            p.expressions.flatMap(\.bindings).isEmpty
+                && ![p.using, p.withCheck].contains { text in
+                    guard let text else { return false }
+                    let body = FunctionBody(text)
+                    return body.words.indices.contains { helpers.contains(body.key($0)) && body.key($0 + 1) == "(" }
+                }
+        }
         let merge = "merge them into one \(action.lowercased()) policy for \(role) (`using (a or b)`)"
         guard !open.isEmpty, open.count < rows.count else {
             return

@@ -12,9 +12,12 @@ extension Lint {
         remediation:
             "In <function>, write the guard as `if x is distinct from 'owner' then raise exception 'denied'`, or test `x is null` first, or raise `if not found` right after the SELECT INTO.",
         logic: .swift(needs: [.functions]) { catalog in
-            catalog.functions.compactMap { f -> FindingDraft? in
+            // Helpers that raise rather than return NULL (`if r is null then raise … return r`).
+            let nonNull = Set(
+                catalog.functions.filter { FunctionBody($0.body).raisesOnNull }.map { $0.baseName.lowercased() })
+            return catalog.functions.compactMap { f -> FindingDraft? in
                 guard !f.isHelper, f.language == "plpgsql", !f.executableBy.isEmpty else { return nil }
-                let guards = FunctionBody(f.body).nullDefeatedGuards()
+                let guards = FunctionBody(f.body).nullDefeatedGuards(nonNullCalls: nonNull)
                 guard let first = guards.first else { return nil }
                 let roles = f.executableBy.keys.sorted().joined(separator: " and ")
                 return FindingDraft(
@@ -65,6 +68,20 @@ extension Lint {
                   update public.settings set value = v where key = k;
                 end $$;
                 """, reports: "function public.set_setting(text, text)"),
+            .init(
+                """
+                -- The helper returns NULL for a stranger instead of raising: the guard is skipped.
+                create table public.members (id bigint, account uuid, user_id uuid, role int);
+                create function public.caller_membership(acct uuid) returns jsonb language sql stable
+                  set search_path = '' as $$ select jsonb_build_object('role', role) from public.members
+                    where account = acct and user_id = auth.uid() $$;
+                create function public.hand_over(acct uuid, target bigint) returns void language plpgsql
+                  security definer set search_path = '' as $$
+                begin
+                  if (select public.caller_membership(acct) ->> 'role' <> '2') then raise exception 'owners only'; end if;
+                  update public.members set role = 2 where id = target and account = acct;
+                end $$;
+                """, reports: "function public.hand_over(uuid, bigint)"),
         ],
         nonTriggering: [
             """
@@ -112,6 +129,40 @@ extension Lint {
               if v_role <> 'owner' then raise exception 'only owners'; end if;
             end $$;
             revoke execute on function public.promote(uuid) from public, anon, authenticated;
+            """,
+            """
+            -- The helper raises when the caller has no role: its result is never NULL here.
+            create table public.members (account uuid, user_id uuid, role text);
+            create function public.caller_membership(acct uuid) returns jsonb language plpgsql stable
+              set search_path = '' as $$
+            declare m jsonb;
+            begin
+              select jsonb_build_object('account_role', role) into m from public.members
+                where account = acct and user_id = auth.uid();
+              if m ->> 'account_role' is null then raise exception 'not a member'; end if;
+              return m;
+            end $$;
+            create function public.member_list(acct uuid) returns setof public.members language plpgsql
+              security definer set search_path = '' as $$
+            begin
+              if (select public.caller_membership(acct) ->> 'account_role' <> 'owner') then
+                raise exception 'owners only';
+              end if;
+              return query select * from public.members where account = acct;
+            end $$;
+            """,
+            """
+            -- An earlier IF tests the value for NULL and raises.
+            create table public.members (id bigint, account uuid, user_id uuid, role int);
+            create function public.hand_over(acct uuid, target bigint) returns void language plpgsql
+              security definer set search_path = '' as $$
+            declare v_role int;
+            begin
+              select role into v_role from public.members where account = acct and user_id = auth.uid();
+              if v_role is null then raise exception 'not a member'; end if;
+              if v_role != 2 then raise exception 'owners only'; end if;
+              update public.members set role = 2 where id = target and account = acct;
+            end $$;
             """,
         ])
 }
