@@ -37,6 +37,9 @@ public enum ProjectCheck {
         public var isThrowaway: Bool
         /// Time already spent starting it, counted in the database phase.
         public var startMilliseconds: Int
+        /// A throwaway server's `postgres` (not a superuser, as on hosted Supabase): migrations,
+        /// seeds and pgTAP files run as it; rlskit's own work uses `connection`, the admin.
+        public var project: ConnectionString?
         public init(connection: ConnectionString, isThrowaway: Bool, startMilliseconds: Int = 0) {
             self.connection = connection
             self.isThrowaway = isThrowaway
@@ -136,6 +139,8 @@ public enum ProjectCheck {
                 flag: options.grants, config: input.project?.config,
                 versions: try input.migrations.load().map(\.version)) : nil
         options.migrations.grants = regime
+        options.migrations.projectConnection = database.project
+        options.harness.pgtapConnection = database.project
         let applied = try Migrator.run(input.migrations, options: options.migrations, on: target)
         var summary = applySummary(applied, input.migrations)
         if database.isThrowaway, let warning = input.project?.seedWarning { summary += "; " + warning }
