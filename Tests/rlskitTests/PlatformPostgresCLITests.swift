@@ -39,6 +39,13 @@ final class PlatformPostgresCLITests: XCTestCase {
         XCTAssertTrue(
             r.stderr.contains("it ran as postgres, which is not a superuser here, as on hosted Supabase"), r.stderr)
         XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+
+        try "alter table auth.users add column plan text;\n".write(
+            toFile: dir + "/m/0002_escalate.sql", atomically: true, encoding: .utf8)
+        let owner = try apply(dir)
+        XCTAssertEqual(owner.code, 3, owner.output)
+        XCTAssertTrue(owner.stderr.contains("0002_escalate.sql:1:1: must be owner of table users"), owner.stderr)
+        XCTAssertTrue(owner.stderr.contains("would fail there too"), owner.stderr)
     }
 
     func testUntrustedExtensionFailsTrustedOnesWork() throws {
@@ -99,6 +106,7 @@ final class PlatformPostgresCLITests: XCTestCase {
         let r = try CLI.run(
             ["check", "--dir", dir + "/m", "--tests", dir + "/t"], environment: ["TMPDIR": dir], directory: dir)
         XCTAssertTrue(r.stdout.contains("1 migration applied"), r.output)
+        XCTAssertTrue(r.stdout.contains("; postgres is not a superuser, as on hosted Supabase"), r.output)
         XCTAssertNotNil(r.stdout.range(of: #"✓ test +3 passed, 0 failed"#, options: .regularExpression), r.output)
     }
 

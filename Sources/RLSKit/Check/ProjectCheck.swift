@@ -127,7 +127,8 @@ public enum ProjectCheck {
             Phase(
                 name: "database", ok: true,
                 summary: (database.isThrowaway ? "throwaway PostgreSQL " : "PostgreSQL ") + version
-                    + (database.isThrowaway ? "" : " at \(target.description)"),
+                    + (database.isThrowaway ? "" : " at \(target.description)")
+                    + (database.project == nil ? "" : "; postgres is not a superuser, as on hosted Supabase"),
                 milliseconds: database.startMilliseconds + lap()))
 
         progress("applying \(input.migrations)")
