@@ -110,6 +110,29 @@ final class PlatformPostgresCLITests: XCTestCase {
         XCTAssertNotNil(r.stdout.range(of: #"✓ test +3 passed, 0 failed"#, options: .regularExpression), r.output)
     }
 
+    /// `rlskit pgtap` on the throwaway server runs the project's files as postgres too.
+    func testPgTAPFilesRunAsPostgres() throws {
+        let dir = try CLI.temporaryDirectory()
+        dirs.append(dir)
+        for sub in ["supabase/migrations", "supabase/tests"] {
+            try FileManager.default.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true)
+        }
+        try "create table public.notes (id int primary key);\n".write(
+            toFile: dir + "/supabase/migrations/20250101000000_notes.sql", atomically: true, encoding: .utf8)
+        try """
+        begin;
+        select plan(2);
+        select is((select rolsuper from pg_roles where rolname = current_user), false, 'not a superuser');
+        select throws_ok('alter role postgres superuser', '42501', null, 'cannot make itself one');
+        select * from finish();
+        rollback;
+
+        """.write(toFile: dir + "/supabase/tests/roles_test.sql", atomically: true, encoding: .utf8)
+        let r = try CLI.run(["pgtap"], environment: ["TMPDIR": dir], directory: dir)
+        XCTAssertEqual(r.code, 0, r.output)
+        XCTAssertTrue(r.stdout.contains("2 passed"), r.output)
+    }
+
     /// On a database the user gives, rlskit changes no role: postgres keeps what it had.
     func testOwnDatabaseRolesUnchanged() throws {
         let db = try TestServer.makeDatabase(prefix: "nosuper")
