@@ -47,18 +47,22 @@ enum ExtensionOverlay {
 
     /// Builds the overlay under `root` when there are files to add. Without `pg_config` or with
     /// a layout this does not understand, the real binary runs (and the files are not there).
-    static func prepare(root: String, bin: String, files: [String: String], preload: [String]) throws -> Prepared {
+    static func prepare(
+        root: String, bin: String, files: [String: String], preload: [String], trusted: [String] = []
+    ) throws -> Prepared {
         var p = Prepared(server: bin + "/postgres")
         guard !files.isEmpty || !preload.isEmpty, let real = layout(bin: bin) else { return p }
         p.preload = preload.filter { FileManager.default.fileExists(atPath: real.lib + "/" + $0 + ".so") }
-        if !files.isEmpty, let server = try build(root: root, real: real, files: files) {
+        if !files.isEmpty, let server = try build(root: root, real: real, files: files, trusted: Set(trusted)) {
             p.server = server
             p.root = root
         }
         return p
     }
 
-    static func build(root: String, real: Layout, files: [String: String]) throws -> String? {
+    static func build(root: String, real: Layout, files: [String: String], trusted: Set<String> = []) throws
+        -> String?
+    {
         guard let tail = tails(real) else { return nil }
         let binDir = root + "/" + tail.bin, shareDir = root + "/" + tail.share, libDir = root + "/" + tail.lib
         let server = binDir + "/postgres"
@@ -90,6 +94,16 @@ enum ExtensionOverlay {
         let realExt = real.share + "/extension"
         let realFiles = entries(realExt)
         for entry in realFiles {
+            // A later line wins in a control file, so appending makes the extension trusted.
+            if entry.hasSuffix(".control"), trusted.contains(String(entry.dropLast(".control".count))),
+                let text = try? String(contentsOfFile: realExt + "/" + entry, encoding: .utf8)
+            {
+                guard
+                    FileManager.default.createFile(
+                        atPath: shareDir + "/extension/" + entry, contents: Data((text + "\ntrusted = true\n").utf8))
+                else { throw failure("cannot write the extension file \(entry)") }
+                continue
+            }
             try symlinkOrThrow(realExt + "/" + entry, shareDir + "/extension/" + entry)
         }
         // The server's own extension wins over an offered one of the same name.
@@ -132,7 +146,7 @@ enum ExtensionOverlay {
         let missing =
             "this PostgreSQL install's layout is not one rlskit can extend, so its stand-in extensions are not available"
         guard FileManager.default.fileExists(atPath: root),
-            let conn = try? PostgresConnection(cluster.connectionString),
+            let conn = try? PostgresConnection(cluster.adminConnectionString),
             let rows = try? conn.query("select setting from pg_config where name = 'SHAREDIR'").rows,
             let dir: String = try? rows.first?.decode("setting")
         else { return missing }

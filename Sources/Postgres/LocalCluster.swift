@@ -10,8 +10,12 @@ import Synchronization
 /// user (`postgres` unless `RLSKIT_SERVER_USER` names another) who is given the directory.
 public final class LocalCluster: Sendable {
     public let directory: String
-    /// A keyword connection string for the superuser `postgres`.
+    /// A keyword connection string for `postgres`: the superuser, unless `Options.platformRoles`
+    /// made it the platform's non-superuser role.
     public let connectionString: ConnectionString
+    /// A connection string for the bootstrap superuser (`supabase_admin` with
+    /// `Options.platformRoles`, else `postgres`, the same as `connectionString`).
+    public let adminConnectionString: ConnectionString
     public let binDirectory: String
     let serverPID: Int32
     let registration: Int
@@ -30,6 +34,12 @@ public final class LocalCluster: Sendable {
         public var extensionFiles: [String: String] = [:]
         /// Preloaded (shared_preload_libraries) when the server has them.
         public var preloadLibraries: [String] = []
+        /// Extensions of the server's own that a non-superuser may create (`trusted = true`
+        /// added to their control files in the overlay).
+        public var trustedExtensions: [String] = []
+        /// Bootstrap the cluster with `supabase_admin` as its superuser and create `postgres` as
+        /// hosted Supabase has it: not a superuser (see `PlatformRole`).
+        public var platformRoles = false
         public init() {}
     }
 
@@ -85,7 +95,10 @@ public final class LocalCluster: Sendable {
             }
             try Self.run(
                 bin + "/initdb",
-                ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "-N", "--no-instructions"],
+                [
+                    "-D", data, "-A", "trust", "-U", options.platformRoles ? PlatformRole.admin : "postgres", "-E",
+                    "UTF8", "--locale=C", "-N", "--no-instructions",
+                ],
                 as: runAs, log: made + "/initdb.log", in: made, child: child)
             var conf = """
 
@@ -101,7 +114,8 @@ public final class LocalCluster: Sendable {
 
                 """
             let overlay = try ExtensionOverlay.prepare(
-                root: made + "/install", bin: bin, files: options.extensionFiles, preload: options.preloadLibraries)
+                root: made + "/install", bin: bin, files: options.extensionFiles, preload: options.preloadLibraries,
+                trusted: options.trustedExtensions)
             preloaded = overlay.preload
             if !overlay.preload.isEmpty {
                 conf += "shared_preload_libraries = '\(overlay.preload.joined(separator: ","))'\n"
@@ -120,9 +134,14 @@ public final class LocalCluster: Sendable {
             if let cleanup = ClusterRegistry.shared.remove(registration) { cleanup() }
             throw error
         }
-        connectionString = ConnectionString(
-            "host=\(ConnectionString.quoted(made)) port=5432 user=postgres dbname=postgres")
-        do { try waitUntilReady(timeout: options.startTimeout) } catch {
+        let host = "host=\(ConnectionString.quoted(made)) port=5432 dbname=postgres"
+        connectionString = ConnectionString(host + " user=postgres")
+        adminConnectionString =
+            options.platformRoles ? ConnectionString(host + " user=" + PlatformRole.admin) : connectionString
+        do {
+            try waitUntilReady(timeout: options.startTimeout)
+            if options.platformRoles { try PlatformRole.create(on: adminConnectionString) }
+        } catch {
             stop()
             throw error
         }
@@ -154,7 +173,7 @@ public final class LocalCluster: Sendable {
 
     private func waitUntilReady(timeout: Double) throws {
         let deadline = Date().addingTimeInterval(timeout)
-        let info = connectionString.raw
+        let info = adminConnectionString.raw
         while Date() < deadline {
             if PQping(info) == PQPING_OK { return }
             if !isRunning {

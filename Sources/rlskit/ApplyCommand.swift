@@ -95,12 +95,13 @@ enum ApplyCommand {
         if target.isThrowaway {
             opts.seeds = project?.seeds ?? []
             opts.buckets = project?.config?.buckets ?? []
+            opts.projectConnection = target.project
             opts.grants = GrantsRegime.choose(
                 flag: try grants(args), config: project?.config, versions: try source.load().map(\.version))
             print(term.dim(opts.grants!.description))
             if let warning = project?.seedWarning { print(warning) }
         }
-        print("applying \(source) to \(target.connection.description)")
+        print("applying \(source) to \((target.project ?? target.connection).description)")
         _ = try Migrator.run(source, options: opts, on: target.connection) { print($0) }
         if let storage, !opts.dryRun {
             let store = try StorageSettings.write(try target.connect(), url: storage.url, serviceKey: storage.key)

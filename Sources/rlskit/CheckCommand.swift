@@ -90,9 +90,10 @@ enum CheckCommand {
         let started = Date()
         let target = try DatabaseTarget.resolve(args) { _ in }
         defer { target.stop() }
-        let database = ProjectCheck.Database(
+        var database = ProjectCheck.Database(
             connection: target.connection, isThrowaway: target.isThrowaway,
             startMilliseconds: Int(Date().timeIntervalSince(started) * 1000))
+        database.project = target.project
         let report = try ProjectCheck.run(input, options: options, on: database) { progress.show($0) }
         progress.clear()
 

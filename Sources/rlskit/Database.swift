@@ -12,6 +12,11 @@ struct DatabaseTarget: Sendable {
 
     let connection: ConnectionString
     let cluster: LocalCluster?
+    /// On the throwaway server `connection` is its admin (supabase_admin), which installs the
+    /// stand-in and plays the platform's services in the harness (GoTrue signs users up, the API
+    /// switches roles), none of which is `postgres` on Supabase either; the project's own SQL
+    /// (migrations, seeds, pgTAP files) runs as this `postgres`, not a superuser, as there.
+    var project: ConnectionString? { cluster?.connectionString }
 
     var isThrowaway: Bool { cluster != nil }
 
@@ -94,10 +99,12 @@ struct DatabaseTarget: Sendable {
         }
         let started = Date()
         let source = args.value("dir").map { MigrationSource.directory($0) } ?? .defaultSource()
-        let cluster = try LocalCluster(options: PlatformExtensions.clusterOptions(for: (try? source.load()) ?? []))
+        var options = PlatformExtensions.clusterOptions(for: (try? source.load()) ?? [])
+        options.platformRoles = true
+        let cluster = try LocalCluster(options: options)
         if let note = cluster.extensionNote { printNote("note: " + note) }
         log("started a throwaway PostgreSQL in \(Int(Date().timeIntervalSince(started) * 1000)) ms")
-        return DatabaseTarget(connection: cluster.connectionString, cluster: cluster)
+        return DatabaseTarget(connection: cluster.adminConnectionString, cluster: cluster)
     }
 
     func connect() throws -> PostgresConnection { try PostgresConnection(connection) }
@@ -118,6 +125,7 @@ struct DatabaseTarget: Sendable {
         let regime = GrantsRegime.choose(
             flag: flag, config: project?.config, versions: try source.load().map(\.version))
         options.grants = regime
+        options.projectConnection = self.project
         if let warning = project?.seedWarning { log(warning) }
         let r = try Migrator.run(source, options: options, on: connection)
         if source == .none {

@@ -71,6 +71,7 @@ enum PgTAPRun {
         let regime = try target.provisionIfThrowaway(grants: grants) { printNote($0) }
         var options = HarnessOptions()
         options.jobs = jobs
+        options.pgtapConnection = target.project
         var suite = TestSuite(pgtap: files)
         suite.pgtapHelpers = helpers
         let result = try PolicyTests.run(

@@ -71,7 +71,9 @@ enum TestCommand {
         let target = try DatabaseTarget.resolve(args) { printNote(term.dim($0)) }
         defer { target.stop() }
         let regime = try target.provisionIfThrowaway(grants: grants) { printNote(term.dim($0)) }
-        let r = try PolicyTests.run(suite, options: options, on: target.connection, ownsDatabase: target.isThrowaway)
+        var onTarget = options
+        onTarget.pgtapConnection = target.project
+        let r = try PolicyTests.run(suite, options: onTarget, on: target.connection, ownsDatabase: target.isThrowaway)
         let report = regime.map { r.report.naming($0) } ?? r.report
         try write(report, format: format, output: output, term: term)
         var facts = [("database", target.isThrowaway ? "throwaway PostgreSQL" : target.connection.description)]

@@ -37,6 +37,9 @@ public enum ProjectCheck {
         public var isThrowaway: Bool
         /// Time already spent starting it, counted in the database phase.
         public var startMilliseconds: Int
+        /// A throwaway server's `postgres` (not a superuser, as on hosted Supabase): migrations,
+        /// seeds and pgTAP files run as it; rlskit's own work uses `connection`, the admin.
+        public var project: ConnectionString?
         public init(connection: ConnectionString, isThrowaway: Bool, startMilliseconds: Int = 0) {
             self.connection = connection
             self.isThrowaway = isThrowaway
@@ -124,7 +127,8 @@ public enum ProjectCheck {
             Phase(
                 name: "database", ok: true,
                 summary: (database.isThrowaway ? "throwaway PostgreSQL " : "PostgreSQL ") + version
-                    + (database.isThrowaway ? "" : " at \(target.description)"),
+                    + (database.isThrowaway ? "" : " at \(target.description)")
+                    + (database.project == nil ? "" : "; postgres is not a superuser, as on hosted Supabase"),
                 milliseconds: database.startMilliseconds + lap()))
 
         progress("applying \(input.migrations)")
@@ -136,6 +140,8 @@ public enum ProjectCheck {
                 flag: options.grants, config: input.project?.config,
                 versions: try input.migrations.load().map(\.version)) : nil
         options.migrations.grants = regime
+        options.migrations.projectConnection = database.project
+        options.harness.pgtapConnection = database.project
         let applied = try Migrator.run(input.migrations, options: options.migrations, on: target)
         var summary = applySummary(applied, input.migrations)
         if database.isThrowaway, let warning = input.project?.seedWarning { summary += "; " + warning }

@@ -20,6 +20,9 @@ public struct HarnessOptions: Sendable {
     /// `config.toml`'s `[api] extra_search_path`: what PostgREST puts after the request's schema
     /// in every request's search_path; nil means the platform's `public, extensions`.
     public var extraSearchPath: [String]?
+    /// Where pgTAP files run when not on the target: a throwaway server's `postgres`, not a
+    /// superuser, as `supabase test db` runs them on the platform.
+    public var pgtapConnection: ConnectionString?
     public init() {}
 
     /// The search_path PostgREST sets for a request to `schema`: that schema, then the extras.

@@ -85,7 +85,8 @@ public enum PolicyTests {
             }
             if !suite.pgtap.isEmpty {
                 let r = try PgTAPRunner.run(
-                    suite.pgtap, options: PgTAPOptions(jobs: options.jobs, helpers: suite.pgtapHelpers), on: target)
+                    suite.pgtap, options: PgTAPOptions(jobs: options.jobs, helpers: suite.pgtapHelpers),
+                    on: options.pgtapConnection ?? target)
                 report.outcomes += r.report.outcomes
                 report.notes += r.report.notes
                 problems = r.files.flatMap(\.malformed)

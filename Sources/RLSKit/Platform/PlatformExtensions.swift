@@ -13,6 +13,7 @@ public enum PlatformExtensions {
             o.extensionFiles[String(f.path.dropFirst("extensions/".count))] = f.contents
         }
         o.preloadLibraries = ["pg_stat_statements", "pg_cron"]
+        o.trustedExtensions = privileged
         o.settings["search_path"] = #"'"$user", public, extensions'"#
         // pg_cron runs in the database rlskit uses; no job ever starts during a check.
         o.settings["cron.database_name"] = "'postgres'"
@@ -29,6 +30,20 @@ public enum PlatformExtensions {
         }
         return o
     }
+
+    /// Extensions the platform lets its non-superuser `postgres` create (supautils'
+    /// `privileged_extensions`); marked trusted on the throwaway server. Others need a superuser.
+    public static let privileged = [
+        "address_standardizer", "address_standardizer_data_us", "autoinc", "bloom", "btree_gin", "btree_gist",
+        "citext", "cube", "dblink", "dict_int", "dict_xsyn", "earthdistance", "fuzzystrmatch", "hstore", "http",
+        "hypopg", "index_advisor", "insert_username", "intarray", "isn", "ltree", "moddatetime", "pg_cron",
+        "pg_graphql", "pg_hashids", "pg_jsonschema", "pg_net", "pg_partman", "pg_repack", "pg_stat_monitor",
+        "pg_stat_statements", "pg_trgm", "pg_walinspect", "pgaudit", "pgcrypto", "pgjwt", "pg_prewarm", "pgmq",
+        "pgrouting", "pgrowlocks", "pgstattuple", "pgsodium", "pgtap", "plpgsql", "plpgsql_check", "plv8", "postgis",
+        "postgis_raster", "postgis_sfcgal", "postgis_tiger_geocoder", "postgis_topology", "postgres_fdw", "refint",
+        "rum", "seg", "sslinfo", "supabase_vault", "tablefunc", "tcn", "timescaledb", "tsm_system_rows",
+        "tsm_system_time", "unaccent", "uuid-ossp", "vector", "wrappers",
+    ]
 
     /// Names of the stand-in extensions rlskit ships.
     public static var standInNames: [String] {

@@ -6,6 +6,8 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
     public var error: PostgresError
     /// The server's major version, for naming packages to install.
     public var serverMajor: Int?
+    /// It ran as a throwaway server's `postgres`, which is not a superuser, as on hosted Supabase.
+    public var asPlatformPostgres = false
 
     /// `position` of the error counts from the start of `statement` when one is given, else
     /// from the start of the file (the whole file was sent at once).
@@ -52,6 +54,10 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
             text += "; add '-- rlskit:no-transaction' as the file's first line to run it outside a transaction"
         } else if let hint = error.hint {
             text += "; hint: \(hint)"
+        }
+        if asPlatformPostgres, error.sqlState == "42501" {
+            text +=
+                "; it ran as postgres, which is not a superuser here, as on hosted Supabase: it would fail there too"
         }
         return text
     }

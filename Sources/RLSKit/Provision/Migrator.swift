@@ -23,6 +23,10 @@ public struct Migrator {
         public var grants: GrantsRegime?
         /// Buckets to create after the seeds (`config.toml`'s `[storage.buckets.*]`).
         public var buckets: [SupabaseConfig.Bucket] = []
+        /// A throwaway server's `postgres` (not a superuser, as on hosted Supabase): the project's
+        /// migrations and seeds run through it, so what fails there fails here; the stand-in,
+        /// the ledger and the platform's grants go through the target, its admin.
+        public var projectConnection: ConnectionString?
         public init() {}
     }
 
@@ -57,19 +61,25 @@ public struct Migrator {
     ) throws -> Result {
         let conn = try PostgresConnection(target)
         defer { conn.close() }
-        return try Migrator(conn, source: source, options: options, log: log).run()
+        let project = try options.projectConnection.map { try PostgresConnection($0) }
+        defer { project?.close() }
+        return try Migrator(conn, source: source, options: options, log: log, project: project).run()
     }
 
     let conn: PostgresConnection
+    /// Where the project's own SQL runs: `conn`, or the throwaway server's `postgres`.
+    let project: PostgresConnection
+    var separate: Bool { project !== conn }
     let source: MigrationSource
     let options: Options
     let log: (String) -> Void
 
     init(
         _ conn: PostgresConnection, source: MigrationSource, options: Options = Options(),
-        log: @escaping (String) -> Void = { _ in }
+        log: @escaping (String) -> Void = { _ in }, project: PostgresConnection? = nil
     ) {
         self.conn = conn
+        self.project = project ?? conn
         self.source = source
         self.options = options
         self.log = log
@@ -81,7 +91,7 @@ public struct Migrator {
             log("skipped \(name): not named <digits>_<name>.sql, so not a migration (the Supabase CLI skips it too)")
         }
         // The server lexes each file with its standard_conforming_strings; so do we.
-        var strings = conn.parameterStatus("standard_conforming_strings") != "off"
+        var strings = project.parameterStatus("standard_conforming_strings") != "off"
         let vectorStandIn = try VectorIndexOptions.serverHasStandIn(conn, files: files)
         var prepared = try files.map {
             try Prepared($0, standardConformingStrings: strings, vectorStandIn: vectorStandIn)
@@ -106,6 +116,7 @@ public struct Migrator {
                 standIn = r
             }
         }
+        if separate, !options.dryRun { try PlatformGrants.install(conn) }
         let applied = try Ledger.applied(conn)
         let byVersion = Dictionary(applied.map { ($0.version, $0) }, uniquingKeysWith: { a, _ in a })
         let plan = files.map { f -> PlanEntry in
@@ -136,16 +147,16 @@ public struct Migrator {
         }
         // Each file starts from a clean session, as the Supabase CLI runs RESET ALL before each:
         // one file's search_path or set_config must not reach the next, nor rlskit's own queries.
-        defer { _ = try? conn.query("reset all") }
+        defer { _ = try? project.query("reset all") }
         var automatic = false
         for (k, entry) in plan.enumerated() where entry.status == .pending {
-            try conn.query("reset all")
+            try project.query("reset all")
             if let grants = options.grants, grants.automatic(at: entry.file.version) != automatic {
                 automatic.toggle()
                 try GrantsRegime.setDefaults(conn, automatic: automatic)
             }
             // An earlier migration may have changed the setting for the rest of the session.
-            if (conn.parameterStatus("standard_conforming_strings") != "off") != strings {
+            if (project.parameterStatus("standard_conforming_strings") != "off") != strings {
                 strings.toggle()
                 prepared = try files.map {
                     try Prepared($0, standardConformingStrings: strings, vectorStandIn: vectorStandIn)
@@ -154,6 +165,7 @@ public struct Migrator {
             let started = Date()
             do { try apply(prepared[k]) } catch var e as MigrationError {
                 e.serverMajor = conn.serverVersion / 10000
+                e.asPlatformPostgres = separate
                 throw e
             }
             let ms = Int(Date().timeIntervalSince(started) * 1000)
@@ -190,15 +202,18 @@ public struct Migrator {
                 if sum != file.checksum { log("warning: seed \(file.path) changed since it ran; not re-run") }
                 continue
             }
-            try conn.query("reset all")
+            try project.query("reset all")
             let p = try Prepared(file, standardConformingStrings: strings)
             let started = Date()
-            try conn.transaction { c in
+            if separate { try PlatformGrants.seedsTable(conn, create) }
+            try project.transaction { c in
                 try Ledger.ensure(c)
-                _ = try c.runScript(create)
+                if !separate { _ = try c.runScript(create) }
                 let guarded = try MigrationGuard.start(c, inTransaction: true)
                 do { _ = try c.runScript(p.text) } catch let e as ScriptError {
-                    throw MigrationError(file: file, script: e, sent: p.statements)
+                    var m = MigrationError(file: file, script: e, sent: p.statements)
+                    m.asPlatformPostgres = separate
+                    throw m
                 }
                 try guarded.check(c, file, p.statements)
                 try c.query("insert into rlskit.seeds (path, checksum) values ($1, $2)", [file.path, file.checksum])
@@ -218,21 +233,21 @@ public struct Migrator {
         let record = "insert into rlskit.migrations (version, name, checksum, duration_ms) values ($1, $2, $3, $4)"
         let started = Date()
         if p.outsideTransaction {
-            try conn.query(
+            try project.query(
                 "select set_config('lock_timeout', $1, false), set_config('statement_timeout', $2, false)", timeouts())
-            defer { _ = try? conn.query("reset lock_timeout"); _ = try? conn.query("reset statement_timeout") }
-            try Ledger.ensure(conn)
-            let guarded = try MigrationGuard.start(conn, inTransaction: false)
+            defer { _ = try? project.query("reset lock_timeout"); _ = try? project.query("reset statement_timeout") }
+            try Ledger.ensure(project)
+            let guarded = try MigrationGuard.start(project, inTransaction: false)
             for st in p.statements {
-                do { _ = try conn.runScript(st.text) } catch {
+                do { _ = try project.runScript(st.text) } catch {
                     throw MigrationError(file: f, error: error.error, statement: st)
                 }
             }
-            try guarded.check(conn, f, p.statements)
-            try conn.query(record, [f.version, f.name, f.checksum, Int(Date().timeIntervalSince(started) * 1000)])
+            try guarded.check(project, f, p.statements)
+            try project.query(record, [f.version, f.name, f.checksum, Int(Date().timeIntervalSince(started) * 1000)])
             return
         }
-        try conn.transaction { c in
+        try project.transaction { c in
             try Ledger.ensure(c)
             try c.query(
                 "select set_config('lock_timeout', $1, true), set_config('statement_timeout', $2, true)", timeouts())

@@ -1,0 +1,20 @@
+/// `postgres` as hosted Supabase has it, for a throwaway cluster: the bootstrap superuser is
+/// `supabase_admin`, and `postgres` is an ordinary role with the platform's attributes. The
+/// grants that name Supabase's own roles and schemas come later, with the stand-in.
+enum PlatformRole {
+    static let admin = "supabase_admin"
+
+    /// The platform demotes `postgres` and gives it the database and predefined monitoring roles.
+    static let sql = """
+        create role postgres login nosuperuser createrole createdb replication bypassrls;
+        grant all on database postgres to postgres;
+        grant all on schema public to postgres;
+        grant pg_monitor, pg_read_all_data, pg_signal_backend to postgres;
+        """
+
+    static func create(on admin: ConnectionString) throws {
+        let conn = try PostgresConnection(admin)
+        defer { conn.close() }
+        _ = try conn.runScript(sql)
+    }
+}

@@ -1,0 +1,95 @@
+-- rlskit, throwaway server only: what hosted Supabase grants its non-superuser postgres,
+-- run as supabase_admin after the stand-in. Never run on a user's own database, where rlskit
+-- changes no role. Idempotent.
+
+-- The API roles, so migrations and tests may SET ROLE to them.
+grant anon, authenticated, service_role to postgres;
+-- storage.objects is owned by supabase_storage_admin: membership lets postgres create its
+-- policies, as on the platform. Auth stays with supabase_auth_admin: postgres gets table
+-- privileges there (TRIGGER included, so a sign-up trigger on auth.users works), not ownership,
+-- so ALTER TABLE auth.users fails as it does on Supabase.
+grant supabase_storage_admin to postgres;
+grant usage on schema auth to postgres;
+grant all on all tables in schema auth to postgres;
+grant all on all sequences in schema auth to postgres;
+grant all on all routines in schema auth to postgres;
+grant all on schema storage to postgres;
+grant all on all tables in schema storage to postgres;
+grant all on all sequences in schema storage to postgres;
+grant all on all routines in schema storage to postgres;
+grant all on schema extensions to postgres;
+grant all on all tables in schema extensions to postgres with grant option;
+grant all on all sequences in schema extensions to postgres with grant option;
+grant all on all routines in schema extensions to postgres with grant option;
+alter default privileges in schema extensions grant all on tables to postgres with grant option;
+alter default privileges in schema extensions grant all on sequences to postgres with grant option;
+alter default privileges in schema extensions grant all on routines to postgres with grant option;
+
+do $$
+declare
+  s text;
+begin
+  -- Realtime Authorization policies are written on realtime.messages: its owner role is
+  -- postgres's, as storage's is.
+  if not exists (select 1 from pg_catalog.pg_roles where rolname = 'supabase_realtime_admin') then
+    create role supabase_realtime_admin nologin noinherit;
+  end if;
+  grant supabase_realtime_admin to postgres;
+  if to_regclass('realtime.messages') is not null then
+    alter table realtime.messages owner to supabase_realtime_admin;
+  end if;
+  -- On the platform postgres owns the Realtime publication, so migrations add tables to it.
+  if exists (select 1 from pg_catalog.pg_publication where pubname = 'supabase_realtime') then
+    alter publication supabase_realtime owner to postgres;
+  end if;
+  foreach s in array array['realtime', 'graphql', 'graphql_public', 'vault', 'supabase_functions', 'net'] loop
+    if to_regnamespace(s) is not null then
+      execute format('grant usage on schema %I to postgres', s);
+      execute format('grant all on all tables in schema %I to postgres', s);
+      execute format('grant all on all sequences in schema %I to postgres', s);
+      execute format('grant all on all routines in schema %I to postgres', s);
+    end if;
+  end loop;
+end
+$$;
+
+-- The platform lets postgres use what an extension it created brings (supautils runs the
+-- creation as the admin, then the extension's after-create script): an event trigger of the
+-- admin's grants postgres the objects in the extension's schemas here, pg_cron's as there.
+create or replace function rlskit.platform_after_create() returns event_trigger
+language plpgsql security definer set search_path = '' as $$
+declare
+  cmd record;
+  s text;
+begin
+  for cmd in select * from pg_catalog.pg_event_trigger_ddl_commands() where command_tag = 'CREATE EXTENSION' loop
+    for s in
+      select distinct n.nspname from pg_catalog.pg_depend d
+        join pg_catalog.pg_class c on d.classid = 'pg_catalog.pg_class'::regclass and c.oid = d.objid
+        join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+       where d.refclassid = 'pg_catalog.pg_extension'::regclass and d.refobjid = cmd.objid and d.deptype = 'e'
+      union
+      select distinct n.nspname from pg_catalog.pg_depend d
+        join pg_catalog.pg_proc p on d.classid = 'pg_catalog.pg_proc'::regclass and p.oid = d.objid
+        join pg_catalog.pg_namespace n on n.oid = p.pronamespace
+       where d.refclassid = 'pg_catalog.pg_extension'::regclass and d.refobjid = cmd.objid and d.deptype = 'e'
+    loop
+      continue when s in ('pg_catalog', 'public', 'information_schema');
+      execute format('grant %s on schema %I to postgres with grant option',
+                     case when s = 'cron' then 'usage' else 'all' end, s);
+      execute format('grant all on all tables in schema %I to postgres with grant option', s);
+      execute format('grant all on all sequences in schema %I to postgres with grant option', s);
+      execute format('grant all on all routines in schema %I to postgres with grant option', s);
+    end loop;
+    if cmd.object_identity = 'pg_cron' then
+      -- cron.schedule writes cron.job as the extension's owner, the admin on the platform.
+      update pg_catalog.pg_extension set extowner = current_user::regrole where oid = cmd.objid;
+      revoke all on table cron.job from postgres;
+      grant select on table cron.job to postgres with grant option;
+    end if;
+  end loop;
+end
+$$;
+drop event trigger if exists rlskit_platform_after_create;
+create event trigger rlskit_platform_after_create on ddl_command_end when tag in ('CREATE EXTENSION')
+  execute function rlskit.platform_after_create();
