@@ -41,8 +41,25 @@ final class PgTAPCommandTests: XCTestCase {
         let lines = r.stderr.split(separator: "\n")
         XCTAssertEqual(lines.count, 1, r.stderr)
         XCTAssertTrue(
-            lines[0].hasPrefix("rlskit: \(fixture("09-meta-typo.sql")):4:1: unknown psql command \\sett"), r.stderr)
+            lines[0].hasPrefix("rlskit: \(fixture("09-meta-typo.sql")):4:1: \\sett is not supported by rlskit pgtap"),
+            r.stderr)
         XCTAssertTrue(r.stdout.contains("01-pass.sql  4 passed"), "the other files still run")
+    }
+
+    /// `\gexec` ending a statement stops its file before anything in it runs: exit 2, one line.
+    func testGexecAfterAStatementExits2BeforeTheFileRuns() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rlskit-gexec-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("gexec.sql").path
+        try "create table public.gexec_ran (x int);\nselect 'select 1' \\gexec\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["pgtap", "--database-url", url, file])
+        XCTAssertEqual(r.code, 2, r.output)
+        let lines = r.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, r.stderr)
+        XCTAssertTrue(lines[0].hasPrefix("rlskit: \(file):2:19: \\gexec is not supported by rlskit pgtap"), r.stderr)
+        XCTAssertFalse(r.output.contains("42601"), r.output)
     }
 
     func testBadInputExits2BeforeConnecting() throws {

@@ -71,6 +71,14 @@ extension BucketMatrix {
             add(
                 a, "insert", "upload", "A uploads outside any folder", uploading(a, "rlskit-root.\(files.ext)"),
                 may(up, owns: false, user: true))
+            // The first folder owns the object at any depth: a policy that reads another folder
+            // lets A in under B's folder (B/A/file) or shuts A out of its own (A/B/file).
+            add(
+                a, "insert", "upload", "A uploads into B's folder, under a sub-folder named for A",
+                uploading(a, "\(b.uid)/\(a.uid)/rlskit-deep.\(files.ext)"), may(up, owns: false, user: true))
+            add(
+                a, "insert", "upload", "A uploads into own folder, under a sub-folder named for B",
+                uploading(a, "\(a.uid)/\(b.uid)/rlskit-deep.\(files.ext)"), may(up, owns: true, user: true))
             add(
                 .anon, "insert", "upload", "anon uploads into A's folder", uploading(.anon, name(a, "anon")),
                 may(up, owns: false, user: false))
@@ -83,17 +91,7 @@ extension BucketMatrix {
                 may(up, owns: false, user: false))
         }
         if may(up, owns: true, user: true) {
-            if let t = files.refusedType {
-                add(
-                    a, "insert", "upload",
-                    "A uploads a \(t) file (mime allows \(intent.mimeTypes.joined(separator: ", ")))",
-                    uploading(a, name(a, "typed"), mimetype: t), false)
-            }
-            if let n = files.refusedSize {
-                add(
-                    a, "insert", "upload", "A uploads a file of \(n) bytes (size allows \(n - 1))",
-                    uploading(a, name(a, "large"), size: n), false)
-            }
+            out += refusedUploads(a, "A", typed: name(a, "typed"), large: name(a, "large"))
         }
 
         add(

@@ -39,6 +39,15 @@ extension BucketMatrix {
             check(
                 top, "insert", "upload", "\(t) uploads into G2's folder", uploading(top, inGroup(w.g2Key, "from-g1")),
                 up.allows(in2)))
+        // The first folder is the group at any depth (see the user folders' checks).
+        out.append(
+            check(
+                top, "insert", "upload", "\(t) uploads into G2's folder, under a sub-folder named for G1",
+                uploading(top, inGroup("\(w.g2Key)/\(w.g1Key)", "deep")), up.allows(in2)))
+        out.append(
+            check(
+                top, "insert", "upload", "\(t) uploads into G1's folder, under a sub-folder named for G2",
+                uploading(top, inGroup("\(w.g1Key)/\(w.g2Key)", "deep")), up.allows(in1)))
         out.append(
             check(
                 top, "update", "move", "\(t) moves G1's object into G2's folder",
@@ -54,19 +63,7 @@ extension BucketMatrix {
                 uploading(top, "rlskit-root.\(files.ext)"),
                 up.allows(w.top.standing())))
         if up.allows(in1) {
-            if let type = files.refusedType {
-                out.append(
-                    check(
-                        top, "insert", "upload",
-                        "\(t) uploads a \(type) file (mime allows \(intent.mimeTypes.joined(separator: ", ")))",
-                        uploading(top, inGroup(w.g1Key, "typed"), mimetype: type), false))
-            }
-            if let size = files.refusedSize {
-                out.append(
-                    check(
-                        top, "insert", "upload", "\(t) uploads a file of \(size) bytes (size allows \(size - 1))",
-                        uploading(top, inGroup(w.g1Key, "large"), size: size), false))
-            }
+            out += refusedUploads(top, t, typed: inGroup(w.g1Key, "typed"), large: inGroup(w.g1Key, "large"))
         }
         return out
     }

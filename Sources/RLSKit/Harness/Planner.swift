@@ -353,6 +353,7 @@ extension Planner {
                     "user column \(SQL.ident(user.name)) of \(m.qualifiedName) is \(user.type), not uuid: name the column holding the member's user id"
                 )
             }
+            try MembersRoleValues.check(m, conn)
             var groupTable: TableInfo?, key = m.groupColumn
             if let ref = info.column(m.groupColumn)?.references, let (schema, name, column) = splitReference(ref) {
                 groupTable = try Catalog.table(conn, schema: schema, name: name)

@@ -54,9 +54,12 @@ extension Scenario {
         let owner = actor.kind == .user ? SQL.literal(actor.uid) : "null"
         switch parts[0] {
         case "upload":
+            // The metadata of the Storage API's permission check, as the bucket matrix sends it.
+            let meta = BucketUploads.checked(
+                mimetype: BucketUploads.type(ofName: parts[2]), size: BucketUploads.defaultSize)
             return (
                 "insert into storage.objects (bucket_id, name, owner, owner_id, version, metadata) values ("
-                    + "\(bucket), \(name), \(owner)::uuid, \(owner), gen_random_uuid()::text, '{\"size\": 1}')",
+                    + "\(bucket), \(name), \(owner)::uuid, \(owner), gen_random_uuid()::text, \(SQL.literal(meta))::jsonb)",
                 "storage.object.upload"
             )
         case "remove":

@@ -123,24 +123,30 @@ struct PsqlStep: Sendable, Equatable {
                 problems.append(
                     ScriptProblem(
                         loc,
-                        "unsupported psql command \\\(name): rlskit runs each file over one connection inside one rolled-back transaction"
+                        "\\\(name) is not supported by rlskit pgtap: it runs each file over one connection inside one rolled-back transaction"
                     ))
-            case "!", "o", "out", "copy", "w", "write", "gexec", "gset", "g", "if", "elif", "else", "endif", "cd",
-                "setenv", "s", "e", "edit":
+            case "gexec", "gset", "g", "gx", "gdesc", "crosstabview":
                 problems.append(
                     ScriptProblem(
                         loc,
-                        "unsupported psql command \\\(name) (supported: \\set \\unset \\i \\ir \\echo \\qecho \\warn \\q; ignored: \\pset \\timing \\x \\t \\a)"
+                        "\\\(name) is not supported by rlskit pgtap, so the file does not run: write it in SQL ending in ';' (a subquery instead of \\gset, EXECUTE in a DO block instead of \\gexec)"
                     ))
+            case "!", "o", "out", "copy", "w", "write", "if", "elif", "else", "endif", "cd", "setenv", "s", "e", "edit":
+                problems.append(
+                    ScriptProblem(
+                        loc, "\\\(name) is not supported by rlskit pgtap (the file does not run) \(Self.supported)"))
             default:
                 problems.append(
                     ScriptProblem(
                         loc,
-                        "unknown psql command \\\(name) (supported: \\set \\unset \\i \\ir \\echo \\qecho \\warn \\q; ignored: \\pset \\timing \\x \\t \\a)"
+                        "\\\(name) is not supported by rlskit pgtap (the file does not run; not a psql command) \(Self.supported)"
                     ))
             }
         }
     }
+
+    static let supported =
+        "(supported: \\set \\unset \\i \\ir \\echo \\qecho \\warn \\q; ignored: \\pset \\timing \\x \\t \\a)"
 
     static func isCopyThroughClient(_ sql: String) -> Bool {
         let words = SQLScanner.keywords(sql, count: 1)

@@ -17,8 +17,8 @@ struct SQLStatement: Sendable, Equatable {
 
 /// Splits SQL text into statements where PostgreSQL's grammar ends them, on the tokens of
 /// `SQLLexer`: at a `;` outside parentheses and outside the BEGIN ATOMIC … END body of a
-/// CREATE FUNCTION or PROCEDURE. A backslash starting a statement begins a psql
-/// meta-command, which runs to the end of its line.
+/// CREATE FUNCTION or PROCEDURE. A backslash outside quotes begins a psql meta-command, which
+/// runs to the end of its line and ends the statement before it, as in psql.
 enum SQLScanner {
     /// `standardConformingStrings` as the server that receives the text has it: when off,
     /// a backslash escapes a quote in '…' too.
@@ -64,6 +64,9 @@ enum SQLScanner {
             var end = start
             while t < tokens.count {
                 let tok = tokens[t]
+                // psql ends the query buffer at a backslash outside quotes: a meta-command follows
+                // (`select 1 \gset`); the server could never parse one there anyway.
+                if tok.kind == .other, s[tok.start] == "\\" { break }
                 t += 1
                 if split.ends(tok, s, next: { nextWord(tokens, t, s) }) { break }
                 if tok.kind != .space { end = tok.end }

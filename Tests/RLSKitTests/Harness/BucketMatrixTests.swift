@@ -5,11 +5,11 @@ import TestSupport
 import XCTest
 
 /// Two buckets of ours: `receipts` (folder ownership; upload yes, overwrite, move and delete no;
-/// PNG up to 2 KiB, enforced by the upload policy) and `files` (owner-id ownership, random names
+/// PNG up to 2 KiB, enforced by the upload policy, as the bucket takes text and 4 KiB too) and `files` (owner-id ownership, random names
 /// at the root). Correct as written; each breakage is one bug class the matrix must catch.
 let bucketFixtureSQL = """
     insert into storage.buckets (id, name, public, file_size_limit, allowed_mime_types)
-    values ('receipts', 'receipts', false, 2048, array['image/png']), ('files', 'files', false, null, null);
+    values ('receipts', 'receipts', false, 4096, array['image/png', 'text/plain']), ('files', 'files', false, null, null);
     create policy "receipts: read own folder" on storage.objects for select to authenticated
       using (bucket_id = 'receipts' and (storage.foldername(name))[1] = (select auth.uid())::text);
     create policy "receipts: upload png into own folder" on storage.objects for insert to authenticated
@@ -74,6 +74,8 @@ final class BucketMatrixTests: XCTestCase {
         let names = Set(report.outcomes.map { "\($0.suite): \($0.name)" })
         for expected in [
             "bucket receipts: A uploads into own folder", "bucket receipts: A overwrites own object",
+            "bucket receipts: A uploads into B's folder, under a sub-folder named for A",
+            "bucket receipts: A uploads into own folder, under a sub-folder named for B",
             "bucket receipts: A moves own object", "bucket receipts: A deletes own object",
             "bucket receipts: A uploads a text/plain file (mime allows image/png)",
             "bucket receipts: A uploads a file of 2049 bytes (size allows 2048)",
@@ -129,7 +131,8 @@ final class BucketMatrixTests: XCTestCase {
         defer { TestServer.drop(db.name) }
         let conn = try PostgresConnection(db.connectionString)
         _ = try ConfigBuckets.create(conn, config.buckets)
-        XCTAssertEqual(try BucketFacts.load(conn, "invoices"), BucketFacts(sizeLimit: 512, mimeType: "application/pdf"))
+        XCTAssertEqual(
+            try BucketFacts.load(conn, "invoices"), BucketFacts(sizeLimit: 512, allowedTypes: ["application/pdf"]))
         XCTAssertNil(try BucketFacts.load(conn, "nope"))
         var input = HarnessInput()
         input.access = [
@@ -152,7 +155,8 @@ final class BucketMatrixTests: XCTestCase {
                 and (metadata->>'mimetype') = 'image/png' and (metadata->>'size')::bigint <= 2048);
             """)
         let failed = report.outcomes.filter(\.isFailure).map(\.name)
-        XCTAssertEqual(failed, ["A uploads into own folder"])
+        XCTAssertEqual(
+            failed, ["A uploads into own folder", "A uploads into own folder, under a sub-folder named for B"])
     }
 
     /// The README's bucket example is this fixture's access file, and passes on it.
@@ -212,6 +216,15 @@ final class BucketMatrixTests: XCTestCase {
                 ("bucket files", "A lists B's object"), ("bucket files", "A overwrites B's object"),
                 ("bucket files", "A moves B's object"),
             ]),
+        Bug(
+            what: "uploads allowed wherever the caller's id is one of the folders",
+            sql: """
+                drop policy "receipts: upload png into own folder" on storage.objects;
+                create policy "receipts: upload" on storage.objects for insert to authenticated
+                  with check (bucket_id = 'receipts' and (select auth.uid())::text = any (storage.foldername(name))
+                    and (metadata->>'mimetype') = 'image/png' and (metadata->>'contentLength')::bigint <= 2048);
+                """,
+            fails: [("bucket receipts", "A uploads into B's folder, under a sub-folder named for A")]),
         Bug(
             what: "mimetype not enforced",
             sql: """

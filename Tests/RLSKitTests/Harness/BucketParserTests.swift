@@ -95,10 +95,12 @@ final class BucketParserTests: XCTestCase {
     /// Uploads carry what the Storage API writes: the declared type and size, else the bucket's.
     func testUploadFilesFollowTheAccessFileThenTheBucket() throws {
         let declared = try bucket("  read owner\n  write owner\n  mime image/*\n  size 300\n")
-        let f = BucketUploads(intent: declared, facts: BucketFacts(sizeLimit: 5000, mimeType: "application/pdf"))
+        let f = BucketUploads(intent: declared, facts: BucketFacts(sizeLimit: 5000, allowedTypes: ["application/pdf"]))
         XCTAssertEqual([f.mimetype, f.ext], ["image/png", "png"])
         XCTAssertEqual(f.size, 300)
-        XCTAssertEqual(f.refusedType, "text/plain")
+        // The bucket takes PDFs, the access file does not: that is the type a policy must refuse.
+        XCTAssertEqual(f.refusedType, "application/pdf")
+        XCTAssertFalse(f.typeRefusedByBucket)
         XCTAssertEqual(f.refusedSize, 301)
         // The permission check carries only the type and declared length, as the Storage API's does.
         let checked = try JSONSerialization.jsonObject(with: Data(f.checked().utf8)) as! [String: Any]
@@ -115,7 +117,7 @@ final class BucketParserTests: XCTestCase {
         XCTAssertEqual((stored["eTag"] as? String)?.count, 34)
 
         let plain = try bucket("  read owner\n  write owner\n")
-        let g = BucketUploads(intent: plain, facts: BucketFacts(sizeLimit: 100, mimeType: "application/pdf"))
+        let g = BucketUploads(intent: plain, facts: BucketFacts(sizeLimit: 100, allowedTypes: ["application/pdf"]))
         XCTAssertEqual([g.mimetype, g.ext], ["application/pdf", "pdf"])
         XCTAssertEqual(g.size, 100)
         XCTAssertNil(g.refusedType, "without a 'mime' line the Storage API, not a policy, refuses other types")

@@ -54,6 +54,8 @@ final class TeamBucketTests: XCTestCase {
             "G2 owner lists G1's object", "G2 owner uploads into G1's folder", "outsider overwrites G1's object",
             "anon moves G1's object", "G1 owner uploads into G2's folder",
             "G1 owner moves G1's object into G2's folder",
+            "G1 owner uploads into G2's folder, under a sub-folder named for G1",
+            "G1 owner uploads into G1's folder, under a sub-folder named for G2",
             "G2 owner moves G2's object into G1's folder", "G1 owner lists G2's object",
             "bucket is private (no public URLs)",
         ] {
@@ -169,6 +171,21 @@ final class TeamBucketTests: XCTestCase {
             fails: [
                 "G2 owner uploads into G1's folder", "G1 owner uploads into G2's folder",
                 "G1 owner uploads outside any group folder",
+                "G1 owner uploads into G2's folder, under a sub-folder named for G1",
+            ]),
+        // The folder that decides is the second one when there is one: members of G1 upload under
+        // G2's folder into a sub-folder named for G1, and not into their own folder's sub-folders.
+        Bug(
+            what: "the upload policy reads the second folder",
+            sql: """
+                drop policy "team-files: members upload" on storage.objects;
+                create policy "team-files: upload" on storage.objects for insert to authenticated
+                  with check (bucket_id = 'team-files' and (storage.foldername(name))[1] is not null
+                    and public.is_member(coalesce((storage.foldername(name))[2], (storage.foldername(name))[1])::uuid));
+                """,
+            fails: [
+                "G1 owner uploads into G2's folder, under a sub-folder named for G1",
+                "G1 owner uploads into G1's folder, under a sub-folder named for G2",
             ]),
         Bug(
             what: "plain members delete though only owners may",

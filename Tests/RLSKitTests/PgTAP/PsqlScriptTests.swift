@@ -62,9 +62,34 @@ final class PsqlScriptTests: XCTestCase {
         let s = PsqlScript.load(path: path, display: "r.sql")
         XCTAssertEqual(s.problems.map(\.location.line), [2, 3, 4, 5, 6, 7])
         XCTAssertTrue(
-            s.problems[0].description.hasPrefix("r.sql:2:1: unsupported psql command \\c"), s.problems[0].description)
-        XCTAssertTrue(s.problems[3].message.hasPrefix("unknown psql command \\frob"))
+            s.problems[0].description.hasPrefix("r.sql:2:1: \\c is not supported by rlskit pgtap"),
+            s.problems[0].description)
+        XCTAssertTrue(s.problems[3].message.hasPrefix("\\frob is not supported by rlskit pgtap"))
+        XCTAssertTrue(s.problems[3].message.contains("not a psql command"))
         XCTAssertTrue(s.problems[4].message.contains("no such file"))
+    }
+
+    /// psql ends the query buffer at a backslash: `\gset` or `\gexec` after a statement, on its
+    /// line or the next, is a meta-command the file cannot run, never SQL sent to the server.
+    func testGsetAndGexecEndingAStatementStopTheFile() throws {
+        let cases: [(String, String)] = [
+            ("select 1 as one\n\\gset\nselect :one;\n", "g.sql:2:1: \\gset is not supported by rlskit pgtap"),
+            ("select 1;\nselect 'select 1' \\gexec\n", "g.sql:2:19: \\gexec is not supported by rlskit pgtap"),
+            ("select 1 \\g\n", "g.sql:1:10: \\g is not supported by rlskit pgtap"),
+            ("select 1; select (2) \\frob\n", "g.sql:1:22: \\frob is not supported by rlskit pgtap"),
+        ]
+        for (text, prefix) in cases {
+            let s = PsqlScript.load(path: try write("g.sql", text), display: "g.sql")
+            XCTAssertEqual(s.problems.count, 1, text)
+            XCTAssertTrue(s.problems.first?.description.hasPrefix(prefix) ?? false, "\(text): \(s.problems)")
+            XCTAssertFalse(s.problems.first?.description.contains("\n") ?? true)
+            XCTAssertFalse(sql(s).contains { $0.contains("\\") }, "\(sql(s))")
+        }
+        // Backslashes inside strings, quoted names, dollar quotes and comments are SQL.
+        let quoted = "select E'a\\\\b', '\\gset', \"x\\y\", $$ \\gexec $$ -- \\gset\n;\n"
+        let s = PsqlScript.load(path: try write("q.sql", quoted), display: "q.sql")
+        XCTAssertEqual(s.problems, [])
+        XCTAssertEqual(sql(s).count, 1)
     }
 
     func testCopyThroughTheClientIsRejected() throws {
