@@ -18,7 +18,11 @@ enum StatementKind: Equatable {
     /// `dbdev`: the file installs the helpers through dbdev, so the whole preamble (http,
     /// pg_tle, supabase-dbdev) is skipped, not only the helpers' own lines.
     static func of(_ sql: String, dbdev: Bool = false) -> StatementKind {
-        let words = SQLScanner.keywords(sql, count: 6, names: true)
+        of(sql, words: SQLScanner.keywords(sql, count: 6, names: true), dbdev: dbdev)
+    }
+
+    /// `words`: the statement's first six words, names too, as `SQLScanner.keywords` gives them.
+    static func of(_ sql: String, words: [String], dbdev: Bool) -> StatementKind {
         guard let first = words.first else { return .other }
         switch first {
         case "begin", "start":
