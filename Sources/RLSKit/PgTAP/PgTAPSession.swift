@@ -81,6 +81,9 @@ final class PgTAPSession {
     /// Their values as a new session has them (JSON), and as the file's session has them now.
     var freshValues = "{}"
     var sessionValues = "{}"
+    /// Set on a session that replayed the setup files beside the run's own: it must never wait
+    /// for the run's session, which holds the same work uncommitted and waits for it.
+    var lockTimeout: String?
 
     init(_ conn: PostgresConnection, setup: PgTAPSetup) {
         self.conn = conn
@@ -127,6 +130,7 @@ final class PgTAPSession {
         if appendExtensions {
             sql += "; SELECT set_config('search_path', current_setting('search_path') || ', extensions', false)"
         }
+        if let lockTimeout { sql += "; SET lock_timeout = '\(lockTimeout)'" }
         _ = try conn.runScript(undo.isEmpty ? sql : undo + "; " + sql)
         _ = conn.takeNotices()
     }
