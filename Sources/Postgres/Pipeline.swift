@@ -35,14 +35,13 @@ public enum PipelineIsolation: Sendable {
 
 extension PostgresConnection {
     /// Sends every statement without waiting for replies (libpq pipeline mode) and returns
-    /// the outcomes in order. Each statement is its own group. `prepareRepeats: false` sends
-    /// every statement as written, for SQL whose session must not gain prepared statements.
-    public func pipeline(
-        _ statements: [PostgresStatement], isolation: PipelineIsolation = .none, prepareRepeats: Bool = true
-    ) throws -> [StatementOutcome] {
-        var plan = PipelinePlan(statements: statements, groups: statements.indices.map { $0..<($0 + 1) })
-        plan.prepareRepeats = prepareRepeats
-        return try run(plan, isolation: isolation)
+    /// the outcomes in order. Each statement is its own group.
+    public func pipeline(_ statements: [PostgresStatement], isolation: PipelineIsolation = .none) throws
+        -> [StatementOutcome]
+    {
+        try run(
+            PipelinePlan(statements: statements, groups: statements.indices.map { $0..<($0 + 1) }), isolation: isolation
+        )
     }
 
     /// Sends groups of statements in pipeline mode. Within a group, a failure skips the rest
@@ -182,7 +181,7 @@ extension PostgresConnection {
     private func prepareRepeated(_ plan: PipelinePlan, ahead: Bool) throws -> ([String?], [WantedPrepare]) {
         let none = [String?](repeating: nil, count: plan.statements.count)
         // In a failed transaction nothing can be prepared; everything goes unprepared.
-        if PQtransactionStatus(handle) == PQTRANS_INERROR || !plan.prepareRepeats { return (none, []) }
+        if PQtransactionStatus(handle) == PQTRANS_INERROR { return (none, []) }
         var uses: [PreparedKey: Int] = [:]
         var keys: [PreparedKey] = []
         keys.reserveCapacity(plan.statements.count)
@@ -326,7 +325,6 @@ struct PipelinePlan {
     var items: [PipelineItem] = []
     /// Running it again leaves the same state (every group is undone).
     var repeatable = false
-    var prepareRepeats = true
     init(statements: [PostgresStatement], groups: [Range<Int>]) {
         self.statements = statements
         self.groups = groups

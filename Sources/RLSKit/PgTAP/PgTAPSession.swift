@@ -346,26 +346,46 @@ final class PgTAPSession {
         return end - start > 1 ? start..<end : nil
     }
 
-    /// Sends the statements in one pipeline; the first error skips the rest, as ON_ERROR_STOP
-    /// would. False when one failed. Notices come back for the whole batch, before its rows.
+    /// Sends the statements in one message, as psql sends `a \\; b`: the server runs them in
+    /// order and stops at the first error, as ON_ERROR_STOP would. False when one failed.
+    /// Notices come back for the whole run of statements, before its rows.
     func runBatch(_ steps: ArraySlice<PsqlStep>, into lines: inout [TAPLine], result: inout PgTAPFileResult) throws
         -> Bool
     {
         let sqls = steps.map { step -> String in if case .sql(let sql) = step.kind { sql } else { "" } }
+        // A newline first, so a statement's closing line comment cannot swallow the semicolon.
+        var text = ""
+        var offsets: [Int] = []
+        var at = 0
+        for sql in sqls {
+            if !offsets.isEmpty {
+                text += "\n;\n"
+                at += 3
+            }
+            offsets.append(at)
+            text += sql
+            at += sql.unicodeScalars.count
+        }
         let t0 = Date()
-        let outcomes = try conn.pipeline(sqls.map { PostgresStatement($0) }, prepareRepeats: false)
+        var outputs: [QueryResult]
+        var failure: PostgresError?
+        var notices: [Notice]
+        do {
+            let r = try conn.runScript(text)
+            (outputs, notices) = (r.results, r.notices)
+        } catch {
+            (outputs, failure, notices) = (error.completed, error.error, error.notices)
+        }
         let each = Date().timeIntervalSince(t0) / Double(sqls.count)
         let first = steps[steps.startIndex].location
-        for n in conn.takeNotices() { lines.append(TAPLine("# \(n.severity): \(n.message)", location: first)) }
-        for (k, (step, outcome)) in zip(steps, outcomes).enumerated() {
-            switch outcome {
-            case .success(let output): append(output, at: step.location, duration: each, to: &lines)
-            case .failure(let error):
-                if error.isConnectionFailure || error.kind != .server || !conn.isAlive { throw error }
-                result.sqlError = PgTAPSQLError(error, sql: sqls[k], at: step.location)
-                return false
-            case .skipped: continue
-            }
+        for n in notices { lines.append(TAPLine("# \(n.severity): \(n.message)", location: first)) }
+        for (step, output) in zip(steps, outputs) { append(output, at: step.location, duration: each, to: &lines) }
+        if var error = failure {
+            if error.isConnectionFailure || error.kind != .server || !conn.isAlive { throw error }
+            let k = min(outputs.count, sqls.count - 1)
+            error.position = error.position.map { $0 - offsets[k] }
+            result.sqlError = PgTAPSQLError(error, sql: sqls[k], at: steps[steps.startIndex + k].location)
+            return false
         }
         if let problem = Self.transactionProblem(conn, at: steps[steps.index(before: steps.endIndex)].location) {
             result.malformed.append(problem)
