@@ -109,6 +109,9 @@ best() { # best wall time of $runs runs of "$@"; fails if the command fails
 total=$((files * asserts))
 prove1=$(best pg_prove -d bench_prove "$suite"/*.sql)
 prove2=$(best pg_prove -j 2 -d bench_prove "$suite"/*.sql)
+# The floor: the same statements through one psql session (no per-file sessions, helpers installed).
+cat "$suite"/*.sql > "$work/all.sql"
+floor=$(best psql -qX -v ON_ERROR_STOP=1 -d bench_prove -f "$work/all.sql")
 ours1=$(best "$rlskit" pgtap --database-url "host=$work user=postgres dbname=bench_rlskit" "$suite")
 ours2=$(best "$rlskit" pgtap --jobs 2 --database-url "host=$work user=postgres dbname=bench_rlskit" "$suite")
 
@@ -118,9 +121,11 @@ oursShared=$(best "$rlskit" pgtap --database-url "host=$work user=postgres dbnam
 printf '%s files x %s assertions = %s, best of %s runs (whole process, wall clock)\n' "$files" "$asserts" "$total" "$runs"
 printf '  pg_prove            %6.3f s   %6.3f ms/assertion\n' "$prove1" "$(echo "$prove1 * 1000 / $total" | bc -l)"
 printf '  pg_prove -j 2       %6.3f s\n' "$prove2"
+printf '  one psql session    %6.3f s   (the same SQL, one session)\n' "$floor"
 printf '  rlskit pgtap        %6.3f s   %6.3f ms/assertion\n' "$ours1" "$(echo "$ours1 * 1000 / $total" | bc -l)"
 printf '  rlskit pgtap -j 2   %6.3f s\n' "$ours2"
 printf '  shared state: pg_prove %6.3f s, rlskit pgtap %6.3f s (setup and teardown files around the same 10)\n' \
   "$shared1" "$oursShared"
-printf 'speed-up, one job: %.2fx (target >= 2x); two jobs: %.2fx; shared state, one job: %.2fx\n' \
-  "$(echo "$prove1 / $ours1" | bc -l)" "$(echo "$prove2 / $ours2" | bc -l)" "$(echo "$shared1 / $oursShared" | bc -l)"
+printf 'speed-up, one job: %.2fx (target >= 2x); two jobs: %.2fx; shared state, one job: %.2fx; one psql session / rlskit: %.2fx\n' \
+  "$(echo "$prove1 / $ours1" | bc -l)" "$(echo "$prove2 / $ours2" | bc -l)" "$(echo "$shared1 / $oursShared" | bc -l)" \
+  "$(echo "$floor / $ours1" | bc -l)"

@@ -63,7 +63,7 @@ enum PgTAPRun {
         let files = try PgTAPRunner.discover(paths)
         let outputTarget = try OutputTarget(args.value("output"))
         // Files pulled in with \i are inputs too.
-        let included = Set(files.flatMap { f in PsqlScript.load(path: f.path, display: f.display).files })
+        let included = Set(files.flatMap { f in PsqlScript.inputs(path: f.path, display: f.display) })
         try OutputTarget.refuseOverlap([("output", outputTarget.path)], inputs: paths + included.sorted())
 
         let target = try DatabaseTarget.resolve(args) { printNote($0) }

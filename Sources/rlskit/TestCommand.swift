@@ -57,7 +57,7 @@ enum TestCommand {
         let ci = try CIOutput(args)
         let html = try HTMLOutput(args)
         // Files that pgTAP suites pull in with \i are inputs too.
-        let included = Set(suite.pgtap.flatMap { PsqlScript.load(path: $0.path, display: $0.display).files })
+        let included = Set(suite.pgtap.flatMap { PsqlScript.inputs(path: $0.path, display: $0.display) })
         try OutputTarget.refuseOverlap(
             [("output", output.path), ("summary", ci.summary.path), ("html", html.path)],
             inputs: paths + args.all("database-urls") + included.sorted())

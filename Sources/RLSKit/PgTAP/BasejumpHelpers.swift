@@ -175,9 +175,15 @@ enum TimeHelpers {
               'test_overrides,' || current_setting('tests.original_search_path') || ',pg_catalog', true);
           end if;
           perform set_config('tests.frozen_time', frozen_time::text, true);
+          -- Outlives a rollback, as the setting's existence does in a psql session; a run's
+          -- session drops it where each file starts.
+          perform pg_catalog.pg_try_advisory_lock(\(froze), pg_catalog.pg_backend_pid());
         end
         $$
         """
+
+    /// The advisory lock key (with the backend's pid) that says this file's session froze time.
+    static let froze = 1_952_870_010
 
     static let unfreeze = """
         create or replace function tests.unfreeze_time()
@@ -186,6 +192,15 @@ enum TimeHelpers {
         as $$
         begin
           perform set_config('tests.frozen_time', null, true);
+          -- basejump reads tests.original_search_path, which a session gets from freeze_time
+          -- only: without a freeze in this file's session, that read fails.
+          if coalesce(current_setting('tests.original_search_path', true), '') = ''
+             and not exists (select from pg_catalog.pg_locks where locktype = 'advisory'
+                              and pid = pg_catalog.pg_backend_pid() and classid = \(froze)
+                              and objid = pg_catalog.pg_backend_pid()::oid and objsubid = 2) then
+            raise exception using errcode = '42704',
+              message = 'unrecognized configuration parameter "tests.original_search_path"';
+          end if;
           perform set_config('search_path', current_setting('tests.original_search_path'), true);
         end
         $$

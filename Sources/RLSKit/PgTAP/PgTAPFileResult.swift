@@ -6,6 +6,7 @@ struct PgTAPSQLError: Sendable, Equatable {
     public var message: String
     public var location: SourceLocation
     public var sql: String?
+    var sqlState: String?
 
     public init(message: String, location: SourceLocation, sql: String?) {
         self.message = message
@@ -26,6 +27,7 @@ struct PgTAPSQLError: Sendable, Equatable {
             text += "\ncontext: " + ctx.split(separator: "\n").joined(separator: "; ")
         }
         self.init(message: text, location: loc, sql: sql)
+        sqlState = e.sqlState
     }
 }
 

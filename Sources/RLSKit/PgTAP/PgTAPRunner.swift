@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Synchronization
 
 /// Everything a pgTAP run produced.
 public struct PgTAPRunResult: Sendable {
@@ -123,7 +124,7 @@ public struct PgTAPRunner: Sendable {
         let workers = min(jobs, scripts.count)
         var spread = workers > 1 && setup.isEmpty ? (firstShared ?? scripts.count) : 0
         if spread < 2 { spread = 0 }
-        if workers > 1, spread < scripts.count {
+        if workers > 1, spread < scripts.count, !setup.isEmpty || !Self.spreadsAfterSetup(scripts, from: spread) {
             let why =
                 firstShared.flatMap { scripts[$0].firstSharedStep }.map {
                     "\($0) keeps its work for the files after it, as under pg_prove"
@@ -152,16 +153,49 @@ public struct PgTAPRunner: Sendable {
             }
         }
         let stopped = done.contains { $0 == nil || $0?.summary.bailOut != nil }
+        var helped = 0
         if spread < scripts.count, !stopped {
             let session = PgTAPSession(first, setup: setup)
             try session.open()
-            done += try WorkerPool.serial(scripts.count - spread, on: session) { session, i in
-                let r = try session.run(scripts[spread + i])
-                return (r, r.summary.bailOut != nil)
+            var i = spread
+            // Files that keep work run here in order; a run of files between them that keep
+            // nothing may spread over connections that first replay the files kept so far.
+            while i < scripts.count {
+                let end =
+                    workers > 1 && setup.isEmpty
+                    ? (scripts[i...].firstIndex { $0.firstSharedStep != nil } ?? scripts.count) : i
+                if end - i >= 2 {
+                    let kept = (spread..<i).filter { scripts[$0].firstSharedStep != nil }
+                    let part = try spreadAfterSetup(
+                        Array(scripts[i..<end]), replaying: kept.map { scripts[$0] }, expecting: kept.map { done[$0] })
+                    helped = max(helped, part.helpers)
+                    var results = part.results
+                    for k in results.indices where results[k] == nil {
+                        if results.contains(where: { $0?.summary.bailOut != nil }) { break }
+                        results[k] = try session.run(scripts[i + k])
+                    }
+                    done += results
+                    i = end
+                } else {
+                    done.append(try session.run(scripts[i]))
+                    i += 1
+                }
+                if done.contains(where: { $0?.summary.bailOut != nil }) { break }
             }
             // After the files, so what setup files created counts too.
             if notesAPI { notes += try HelperNotes.apiDifferences(first) }
             try session.close()
+        }
+        if helped > 0 {
+            notes.append(
+                "--jobs \(jobs): files that keep their work (setup, teardown) ran in name order on one connection; "
+                    + "the files between them ran over \(helped) more connections, each of which first ran the setup "
+                    + "files before them again in a transaction of its own")
+        } else if workers > 1, setup.isEmpty, spread < scripts.count, Self.spreadsAfterSetup(scripts, from: spread) {
+            notes.append(
+                "--jobs \(jobs): files after \(scripts[spread].file) ran one at a time in name order: running the files "
+                    + "that keep their work again on another connection waited for locks the first connection holds "
+                    + "(or gave other results)")
         }
         done += [PgTAPFileResult?](repeating: nil, count: scripts.count - done.count)
         let skipped = done.compactMap { $0 }.filter(\.skippedPreamble).map(\.file)
@@ -174,4 +208,54 @@ public struct PgTAPRunner: Sendable {
         out.notRun = zip(scripts, done).filter { $0.1 == nil }.map(\.0.file)
         return out
     }
+
+    /// Some run of two files that keep nothing follows a file that keeps its work.
+    static func spreadsAfterSetup(_ scripts: [PsqlScript], from start: Int) -> Bool {
+        var run = 0
+        for s in scripts[start...] {
+            run = s.firstSharedStep == nil ? run + 1 : 0
+            if run >= 2 { return true }
+        }
+        return false
+    }
+
+    /// Runs `files` (none keeps work) over connections of their own, each of which first runs
+    /// the files kept so far again in its rolled-back transaction and takes part only if they
+    /// give what they gave the first time. Their locks would wait for the run's session, so a
+    /// lock wait gives up (the file is left to the run's session). Nil where no helper ran it.
+    func spreadAfterSetup(_ files: [PsqlScript], replaying kept: [PsqlScript], expecting: [PgTAPFileResult?])
+        throws -> (results: [PgTAPFileResult?], helpers: Int)
+    {
+        let target = connection
+        let setup = PgTAPSetup()
+        let count = HelperCount()
+        let results = try WorkerPool.run(
+            files.count, workers: min(jobs, files.count),
+            openOrSitOut: { () -> PgTAPSession? in
+                let session = PgTAPSession(try PostgresConnection(target), setup: setup)
+                session.lockTimeout = "1s"
+                try session.open()
+                for (script, want) in zip(kept, expecting) {
+                    let r = try session.run(script)
+                    if r.passed != want?.passed || r.summary.tests.count != want?.summary.tests.count
+                        || r.sqlError?.sqlState == "55P03"
+                    {
+                        return nil
+                    }
+                }
+                count.n.withLock { $0 += 1 }
+                return session
+            }
+        ) { session, k -> (result: PgTAPFileResult?, stop: Bool) in
+            let r = try session.run(files[k])
+            if r.sqlError?.sqlState == "55P03" { return (nil, false) }
+            return (r, r.summary.bailOut != nil)
+        }
+        return (results.map { $0 ?? nil }, count.n.withLock { $0 })
+    }
+}
+
+/// How many helper connections took part.
+final class HelperCount: Sendable {
+    let n = Mutex(0)
 }

@@ -81,6 +81,9 @@ final class PgTAPSession {
     /// Their values as a new session has them (JSON), and as the file's session has them now.
     var freshValues = "{}"
     var sessionValues = "{}"
+    /// Set on a session that replayed the setup files beside the run's own: it must never wait
+    /// for the run's session, which holds the same work uncommitted and waits for it.
+    var lockTimeout: String?
 
     init(_ conn: PostgresConnection, setup: PgTAPSetup) {
         self.conn = conn
@@ -119,7 +122,7 @@ final class PgTAPSession {
     }
 
     /// The session as a new psql would find it (inside our transaction, so not DISCARD ALL).
-    func resetSession() throws {
+    func resetSession(after undo: String = "") throws {
         var sql = """
             RESET SESSION AUTHORIZATION; RESET ROLE; RESET ALL; DEALLOCATE ALL; CLOSE ALL; UNLISTEN *;
             SELECT pg_advisory_unlock_all(); DISCARD TEMP
@@ -127,7 +130,8 @@ final class PgTAPSession {
         if appendExtensions {
             sql += "; SELECT set_config('search_path', current_setting('search_path') || ', extensions', false)"
         }
-        _ = try conn.runScript(sql)
+        if let lockTimeout { sql += "; SET lock_timeout = '\(lockTimeout)'" }
+        _ = try conn.runScript(undo.isEmpty ? sql : undo + "; " + sql)
         _ = conn.takeNotices()
     }
 
@@ -206,8 +210,7 @@ final class PgTAPSession {
                 + "RELEASE SAVEPOINT \(Self.statementSavepoint)"
         }
         do {
-            if !undo.isEmpty { _ = try conn.runScript(undo) }
-            try resetSession()
+            try resetSession(after: undo)
         } catch let error as ScriptError {
             if error.error.isConnectionFailure || !conn.isAlive { throw error.error }
             // The file took our savepoints or transaction away: start the run's transaction afresh.
@@ -223,7 +226,17 @@ final class PgTAPSession {
     func runSteps(
         _ script: PsqlScript, state: inout FileState, into lines: inout [TAPLine], result: inout PgTAPFileResult
     ) throws -> Bool {
-        for step in script.steps {
+        var resume = 0
+        for (i, step) in script.steps.enumerated() where i >= resume {
+            // Inside the file's own transaction, a run of plain queries goes in one round trip.
+            if state.open, let batch = Self.batch(script, from: i) {
+                resume = batch.upperBound
+                guard try runBatch(script.steps[batch], into: &lines, result: &result) else {
+                    state.failedStatement = true
+                    return false
+                }
+                continue
+            }
             switch step.kind {
             case .quit:
                 return true
@@ -234,8 +247,8 @@ final class PgTAPSession {
                     lines.append(TAPLine(tap ? String(l) : "# " + l, location: step.location))
                 }
             case .sql(let sql):
-                let kind = StatementKind.of(sql, dbdev: script.dbdev, wrappers: script.preambleWrappers)
-                if kind == .other, Self.touchesSavepoints(sql) { state.released = step.location }
+                let kind = script.kinds[i]
+                if kind == .other, Self.touchesSavepoints(script.words[i]) { state.released = step.location }
                 var control: String?
                 switch kind {
                 case .begin:
@@ -301,9 +314,9 @@ final class PgTAPSession {
                 append(output, at: step.location, duration: elapsed, to: &lines)
                 // A session-level SET is what the session has from now on; anything else done
                 // outside the file's transaction had its transaction end with it.
-                let words = SQLScanner.keywords(sql, count: 2)
+                let words = script.words[i]
                 if ["set", "reset"].contains(words.first ?? "") {
-                    if words.last != "local" { sessionValues = try captureSettings() }
+                    if words.dropFirst().first != "local" { sessionValues = try captureSettings() }
                 } else if !state.open {
                     try restoreSettings()
                 }
@@ -313,6 +326,70 @@ final class PgTAPSession {
                     return false
                 }
             }
+        }
+        return true
+    }
+
+    /// Statements that start so cannot end our transaction, touch savepoints or set session
+    /// values, so nothing between them needs a look from us.
+    static let pipelined: Set<String> = ["select", "insert", "update", "delete", "with", "values", "table"]
+
+    static func pipelinable(_ script: PsqlScript, _ i: Int) -> Bool {
+        guard case .sql = script.steps[i].kind, let first = script.words[i].first else { return false }
+        return pipelined.contains(first) && script.kinds[i] == .other
+    }
+
+    /// Two or more pipelinable statements in a row from `start`, or nil.
+    static func batch(_ script: PsqlScript, from start: Int) -> Range<Int>? {
+        var end = start
+        while end < script.steps.count, pipelinable(script, end) { end += 1 }
+        return end - start > 1 ? start..<end : nil
+    }
+
+    /// Sends the statements in one message, as psql sends `a \\; b`: the server runs them in
+    /// order and stops at the first error, as ON_ERROR_STOP would. False when one failed.
+    /// Notices come back for the whole run of statements, before its rows.
+    func runBatch(_ steps: ArraySlice<PsqlStep>, into lines: inout [TAPLine], result: inout PgTAPFileResult) throws
+        -> Bool
+    {
+        let sqls = steps.map { step -> String in if case .sql(let sql) = step.kind { sql } else { "" } }
+        // A newline first, so a statement's closing line comment cannot swallow the semicolon.
+        var text = ""
+        var offsets: [Int] = []
+        var at = 0
+        for sql in sqls {
+            if !offsets.isEmpty {
+                text += "\n;\n"
+                at += 3
+            }
+            offsets.append(at)
+            text += sql
+            at += sql.unicodeScalars.count
+        }
+        let t0 = Date()
+        var outputs: [QueryResult]
+        var failure: PostgresError?
+        var notices: [Notice]
+        do {
+            let r = try conn.runScript(text)
+            (outputs, notices) = (r.results, r.notices)
+        } catch {
+            (outputs, failure, notices) = (error.completed, error.error, error.notices)
+        }
+        let each = Date().timeIntervalSince(t0) / Double(sqls.count)
+        let first = steps[steps.startIndex].location
+        for n in notices { lines.append(TAPLine("# \(n.severity): \(n.message)", location: first)) }
+        for (step, output) in zip(steps, outputs) { append(output, at: step.location, duration: each, to: &lines) }
+        if var error = failure {
+            if error.isConnectionFailure || error.kind != .server || !conn.isAlive { throw error }
+            let k = min(outputs.count, sqls.count - 1)
+            error.position = error.position.map { $0 - offsets[k] }
+            result.sqlError = PgTAPSQLError(error, sql: sqls[k], at: steps[steps.startIndex + k].location)
+            return false
+        }
+        if let problem = Self.transactionProblem(conn, at: steps[steps.index(before: steps.endIndex)].location) {
+            result.malformed.append(problem)
+            return false
         }
         return true
     }
@@ -338,8 +415,8 @@ final class PgTAPSession {
             )
     }
 
-    static func touchesSavepoints(_ sql: String) -> Bool {
-        let w = SQLScanner.keywords(sql, count: 3)
+    static func touchesSavepoints(_ words: [String]) -> Bool {
+        let w = words.prefix(3)
         return w.first == "release" || (w.first == "rollback" && w.contains("to"))
     }
 

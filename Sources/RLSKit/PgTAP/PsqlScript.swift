@@ -27,19 +27,38 @@ struct PsqlStep: Sendable, Equatable {
     var dbdev = false
     /// Functions the file defines to run that preamble: their calls are skipped with it.
     var preambleWrappers: Set<String> = []
+    /// Per step, read once after loading: its first words (names too) and how the runner treats it.
+    var words: [[String]] = []
+    var kinds: [StatementKind] = []
 
     /// Meta-commands with no effect on what the server receives.
     static let ignored: Set<String> = ["pset", "timing", "x", "t", "a", "f", "encoding", "C", "H"]
     static let maxIncludeDepth = 16
 
-    /// Reads `path`; `display` is how the file is named in messages.
     /// Every file the script reads: itself and what it includes (`\i`, `\ir`).
     @_spi(CLI) public var files: [String] { Array(Set(steps.map(\.location.file))).sorted() }
 
+    /// The files `load` would read, without splitting a file that includes nothing.
+    @_spi(CLI) public static func inputs(path: String, display: String) -> [String] {
+        guard case .success(let text) = readText(path), !text.contains("\\i") else { return [display] }
+        return load(path: path, display: display).files
+    }
+
+    /// Reads `path`; `display` is how the file is named in messages.
     public static func load(path: String, display: String? = nil) -> PsqlScript {
         var script = PsqlScript(file: display ?? path)
         var vars: [String: String] = [:]
         script.read(path: path, display: display ?? path, vars: &vars, depth: 0, from: nil)
+        script.words = script.steps.map { step in
+            if case .sql(let sql) = step.kind { SQLScanner.keywords(sql, count: 6, names: true) } else { [] }
+        }
+        script.kinds = zip(script.steps, script.words).map { step, words in
+            if case .sql(let sql) = step.kind {
+                StatementKind.of(sql, words: words, dbdev: script.dbdev, wrappers: script.preambleWrappers)
+            } else {
+                .other
+            }
+        }
         return script
     }
 

@@ -19,7 +19,11 @@ enum StatementKind: Equatable {
     /// pg_tle, supabase-dbdev) is skipped, not only the helpers' own lines. `wrappers`: the
     /// preamble's functions the file defines (see `preambleFunction`), whose calls are skipped.
     static func of(_ sql: String, dbdev: Bool = false, wrappers: Set<String> = []) -> StatementKind {
-        let words = SQLScanner.keywords(sql, count: 6, names: true)
+        of(sql, words: SQLScanner.keywords(sql, count: 6, names: true), dbdev: dbdev, wrappers: wrappers)
+    }
+
+    /// `words`: the statement's first six words, names too, as `SQLScanner.keywords` gives them.
+    static func of(_ sql: String, words: [String], dbdev: Bool, wrappers: Set<String> = []) -> StatementKind {
         guard let first = words.first else { return .other }
         switch first {
         case "begin", "start":

@@ -4,16 +4,16 @@ extension PsqlScript {
     /// file's own BEGIN … ROLLBACK, or a COMMIT); nil for a file that leaves nothing.
     var firstSharedStep: SourceLocation? {
         var open = false
-        for step in steps {
-            guard case .sql(let sql) = step.kind else { continue }
-            switch StatementKind.of(sql, dbdev: dbdev, wrappers: preambleWrappers) {
+        for (i, step) in steps.enumerated() {
+            guard case .sql = step.kind else { continue }
+            switch kinds[i] {
             case .begin: open = true
             case .rollback: open = false
             case .commit: if open { return step.location }
             case .installHelpers, .createPgTAP, .twoPhase: continue
             case .other:
                 // Session settings end with the file's session.
-                let first = SQLScanner.keywords(sql, count: 1).first ?? ""
+                let first = words[i].first ?? ""
                 if !open, !["set", "reset", "show"].contains(first) { return step.location }
             }
         }
@@ -27,10 +27,9 @@ extension PsqlScript {
     /// would clash with ours: those are left out. (`create or replace` simply replaces ours.)
     var definedHelpers: Set<String> {
         var out = Set<String>()
-        for step in steps {
-            guard case .sql(let sql) = step.kind else { continue }
+        for (i, step) in steps.enumerated() {
+            guard case .sql(let sql) = step.kind, words[i].first == "create" else { continue }
             var w = SQLScanner.keywords(sql, count: 4, names: true)
-            guard w.first == "create" else { continue }
             w.removeFirst()
             guard w.count >= 3, w[0] == "function", w[1] == "tests" || w[1] == "test_overrides" else { continue }
             out.insert(w[2].trimmingCharacters(in: .init(charactersIn: "\"")))

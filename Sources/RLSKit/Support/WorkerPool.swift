@@ -62,6 +62,31 @@ import Synchronization
         return pending
     }
 
+    /// `run`, where a worker whose `open` gives nil takes no items (they stay nil).
+    public static func run<State, R: Sendable>(
+        _ count: Int, workers: Int, openOrSitOut open: @escaping @Sendable () throws -> State?,
+        _ body: @escaping @Sendable (State, Int) throws -> (result: R, stop: Bool)
+    ) throws -> [R?] {
+        let pending = Pending<R>(count: count)
+        for _ in 0..<max(1, min(workers, count)) {
+            pending.group.enter()
+            Thread.detachNewThread {
+                defer { pending.group.leave() }
+                do {
+                    guard let state = try open() else { return }
+                    while let i = pending.take(count) {
+                        let (r, stop) = try body(state, i)
+                        pending.results.withLock { $0[i] = r }
+                        if stop { pending.stopped.withLock { $0 = true } }
+                    }
+                } catch {
+                    pending.fail(error)
+                }
+            }
+        }
+        return try pending.wait()
+    }
+
     /// `start`, then `wait`.
     public static func run<State, R: Sendable>(
         _ count: Int, workers: Int, open: @escaping @Sendable () throws -> State,
