@@ -124,6 +124,8 @@ enum Planner {
                 }
             }
             try assignFunctions(probes, exposedSchemas: exposed, to: &plan, conn: conn)
+            plan.extra += try uncalled(
+                functions, exposedSchemas: exposed, skip: options.allowUntested && !options.strict, conn: conn)
             for w in worlds where !w.world.members.byClaim {
                 var matrix = MembersMatrix(world: w.world, roleActors: roles, serviceRole: w.serviceRole)
                 matrix.headers = file.headers

@@ -64,6 +64,15 @@ final class FunctionProbeFillTests: XCTestCase {
         begin
           insert into public.team_invites (team_id, email, role) values (p_team_id, p_email, p_role::public.team_role);
         end $$;
+        -- Runs under the caller's policies: the probe leaves it to the table checks.
+        create function public.team_names() returns setof text language sql stable
+          set search_path = '' as $$ select t.name from public.teams t $$;
+        -- No API role may execute these.
+        create function public.audit_teams() returns bigint language sql stable
+          security definer set search_path = '' as $$ select count(*) from public.teams $$;
+        create function public.wipe_teams() returns void language sql
+          security definer set search_path = '' as $$ delete from public.teams $$;
+        revoke execute on function public.audit_teams(), public.wipe_teams() from public, anon, authenticated;
         -- A text argument no column names, cast to the enum: the probe's 'probe' fails the cast.
         create function public.set_level(p_team_id uuid, p_level text) returns void language plpgsql
           security definer set search_path = '' as $$
@@ -153,6 +162,31 @@ final class FunctionProbeFillTests: XCTestCase {
             "not covered: public.schedule_purge(uuid, timestamp with time zone): argument p_at of type timestamp with time zone cannot be filled (and has no default) (not declared)"
         )
         XCTAssertNil(undeclared.location)
+    }
+
+    func testDeclaredFunctionsTheProbeNeverCallsAreNotCovered() throws {
+        let calls = try calls(
+            access + """
+
+                function public.team_names() callable-by members
+                function public.audit_teams() callable-by members
+                function public.wipe_teams() callable-by nobody
+                """)
+        let invoker = try outcome(calls, "public.team_names() not covered")
+        XCTAssertEqual(invoker.status, .error)
+        XCTAssertEqual(
+            invoker.message,
+            "not covered: public.team_names(): it is SECURITY INVOKER: the probe calls SECURITY DEFINER functions only (an invoker runs under the caller's own policies, which the table checks test) (or --allow-untested to skip it)"
+        )
+        XCTAssertEqual(invoker.location?.line, access.components(separatedBy: "\n").count + 1)
+        let revoked = try outcome(calls, "public.audit_teams() not covered")
+        XCTAssertEqual(
+            revoked.message,
+            "not covered: public.audit_teams(): neither anon nor authenticated may execute it (or --allow-untested to skip it)"
+        )
+        // Nobody may, and no API role can: the grants prove the line.
+        XCTAssertEqual(
+            try outcome(calls, "public.wipe_teams() cannot be called by anon or authenticated").status, .passed)
     }
 
     func testAnotherGroupsOwnerIsACaller() throws {
