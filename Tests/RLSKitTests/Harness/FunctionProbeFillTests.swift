@@ -35,6 +35,13 @@ final class FunctionProbeFillTests: XCTestCase {
         create function public.purge_projects(p_team_id uuid, p_before timestamptz default now())
           returns void language sql security definer set search_path = '' as $$
           delete from public.projects p where p.team_id = p_team_id $$;
+        -- Text with a default, before the team: the default is used, the team passed by name.
+        create function public.tag_team(p_tag text default 'core', p_team_id uuid default null)
+          returns void language plpgsql security definer set search_path = '' as $$
+        begin
+          if p_tag is distinct from 'core' then raise exception 'unknown tag'; end if;
+          update public.teams t set name = t.name || ' ' || p_tag where t.id = p_team_id;
+        end $$;
         -- No value and no default: cannot be called.
         create function public.schedule_purge(p_team_id uuid, p_at timestamptz)
           returns void language plpgsql security definer set search_path = '' as $$ begin null; end $$;
@@ -130,7 +137,7 @@ final class FunctionProbeFillTests: XCTestCase {
         // An enum (its first label), a domain (its base type), a default: each is called.
         for f in [
             "public.set_member_role(uuid, uuid, team_role)", "public.retitle_team(uuid, team_title)",
-            "public.purge_projects(uuid, timestamp with time zone)",
+            "public.purge_projects(uuid, timestamp with time zone)", "public.tag_team(text, uuid)",
         ] {
             XCTAssertEqual(failing(calls, f), Set(strangers.map { "\(f) called as \($0)" }), f)
             XCTAssertEqual(try outcome(calls, "\(f) called as G2 owner").status, .passed, f)
