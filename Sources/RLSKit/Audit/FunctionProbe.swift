@@ -19,10 +19,13 @@ enum FunctionProbe {
         public var refused: String?
         /// Requests the stand-ins recorded (`POST https://…`), never sent.
         public var requests: [String] = []
+        /// Why the call said nothing: an argument the probe chose was not a value the function takes.
+        public var unfilled: String?
         /// A write or another user's rows, done by a caller that should get neither.
-        public var isFinding: Bool { refused == nil && (!writes.isEmpty || othersRows > 0) }
+        public var isFinding: Bool { refused == nil && unfilled == nil && (!writes.isEmpty || othersRows > 0) }
 
         public var sentence: String {
+            if let unfilled { return "\(function) as \(caller): not covered: \(unfilled)" }
             if let refused { return "\(function) as \(caller): refused (\(refused))" }
             var parts: [String] = []
             if !writes.isEmpty { parts.append("wrote " + writes.joined(separator: ", ")) }
@@ -53,6 +56,10 @@ enum FunctionProbe {
     struct Candidate {
         var schema, name, signature, body: String
         var argNames, argTypes: [String]
+        /// Per argument: the type under a domain, and an enum's first label ("" if none).
+        var argBases: [String] = [], argLabels: [String] = []
+        /// How many trailing arguments have defaults.
+        var defaults = 0
         var anon, authenticated: Bool
         var columns: [Column]
     }
@@ -62,7 +69,7 @@ enum FunctionProbe {
             .rows.map { try $0.decode(0) }
         let callers = [(HarnessActor.anon, "anon", others), (HarnessActor.user("stranger"), "a stranger", others)]
         var out: [Outcome] = []
-        for c in try candidates(conn, exposedSchemas: exposedSchemas) {
+        for c in try candidates(conn, exposedSchemas: exposedSchemas) where unfillable(c) == nil {
             for (actor, label, others) in callers where actor.kind == .anon ? c.anon : c.authenticated {
                 try conn.query("BEGIN")
                 defer { _ = try? conn.query("ROLLBACK") }
@@ -90,12 +97,13 @@ enum FunctionProbe {
             Candidate(
                 schema: try r.decode("schema"), name: try r.decode("fname"), signature: try r.decode("signature"),
                 body: try r.decode("body"), argNames: try r.decode("argnames"), argTypes: try r.decode("argtypes"),
-                anon: try r.decode("anon"), authenticated: try r.decode("authenticated"), columns: columns)
+                argBases: try r.decode("argbases"), argLabels: try r.decode("arglabels"),
+                defaults: try r.decode("defaults"), anon: try r.decode("anon"),
+                authenticated: try r.decode("authenticated"), columns: columns)
         }.filter { c in
             let lower = c.body.lowercased()
             let reaches = outside.contains(where: { lower.contains($0) })
-            let blocked = neverCalled.contains(where: { lower.contains($0) }) || (reaches && !real.isEmpty)
-            return !blocked && c.argTypes.allSatisfy(supported.contains)
+            return !(neverCalled.contains(where: { lower.contains($0) }) || (reaches && !real.isEmpty))
         }
     }
 
@@ -136,15 +144,12 @@ enum FunctionProbe {
             _ = try? conn.query("ROLLBACK TO SAVEPOINT rlskit_probe")
             _ = try? conn.query("RELEASE SAVEPOINT rlskit_probe")
         }
-        var values: [String] = []
-        for (name, type) in zip(c.argNames, c.argTypes) {
-            values.append(try value(for: name, type: type, columns: c.columns, args, conn))
-        }
+        let filled = try c.argTypes.indices.map { try value(c, $0, args, conn) }
+        let (params, values) = argumentList(c, filled)
         let before = try stats(conn)
         let prints = try watch.map { try fingerprints($0, conn) }
-        let params = c.argTypes.indices.map { "$\($0 + 1)::\(c.argTypes[$0])" }
         let call =
-            "select count(*) filter (where to_jsonb(r)::text ~ $\(values.count + 1)) from \(SQL.qualified(c.schema, c.name))(\(params.joined(separator: ", "))) r"
+            "select count(*) filter (where to_jsonb(r)::text ~ $\(values.count + 1)) from \(SQL.qualified(c.schema, c.name))(\(params)) r"
         let pattern = others.isEmpty ? "^$x" : "(" + others.joined(separator: "|") + ")"
         try conn.query("SAVEPOINT rlskit_call")
         var othersRows = 0
@@ -164,6 +169,15 @@ enum FunctionProbe {
             if e.isConnectionFailure { throw e }
             refused = e.message
             try conn.query("ROLLBACK TO SAVEPOINT rlskit_call")
+            // A value of the probe's choosing the function could not cast: no verdict.
+            if e.sqlState?.hasPrefix("22") == true,
+                let i = filled.indices.first(where: { filled[$0].map { e.message.contains("\"\($0)\"") } ?? false })
+            {
+                var o = Outcome(function: function, caller: label, writes: [], othersRows: 0, refused: nil)
+                let name = i < c.argNames.count && !c.argNames[i].isEmpty ? c.argNames[i] : "$\(i + 1)"
+                o.unfilled = "argument \(name) could not be filled (\(e.message))"
+                return o
+            }
         }
         var writes: [String] = []
         var recorded = 0
@@ -200,49 +214,6 @@ enum FunctionProbe {
         try watch.map { try conn.query($0.sql).rows.first?.decode(0) ?? "" }
     }
 
-    /// A value for one argument: the group's key for an argument naming the group, a user's id
-    /// for `user_id`, else a row's value of the column it is named after, else a constant.
-    static func value(
-        for name: String, type: String, columns: [Column], _ args: Arguments, _ conn: PostgresConnection
-    ) throws -> String {
-        let stem = argumentStem(name)
-        if let g = args.group, g.type == type || g.type.hasPrefix(type + "("), g.names.contains(stem) {
-            return g.key
-        }
-        if let u = args.user, type == "uuid", userNames.contains(stem) { return u }
-        let entity = stem.hasSuffix("_id") ? String(stem.dropLast(3)) : stem
-        let matches =
-            columns.filter { $0.column == stem && $0.type == type }
-            + columns.filter {
-                ($0.table == entity || $0.table == entity + "s") && $0.column == "id" && $0.type == type
-            }
-        // The victim's row first: the call acts on what another user (or group) owns.
-        for m in matches {
-            if let v: String = try conn.query(
-                "select t.\(SQL.ident(m.column))::text from \(SQL.qualified(m.schema, m.table)) t where t.\(SQL.ident(m.column)) is not null order by (to_jsonb(t)::text ~ $1) desc limit 1",
-                [args.prefer ?? "^$x"]
-            ).rows.first?.decode(0) {
-                return v
-            }
-        }
-        switch type {
-        case "uuid": return args.user ?? "00000000-0000-0000-0000-000000000001"
-        case "boolean": return "true"
-        case "jsonb", "json": return "{}"
-        case "text", "character varying": return "probe"
-        default: return "1"
-        }
-    }
-
-    static let userNames: Set<String> = ["user_id", "uid", "profile_id", "member_id", "owner_id", "user"]
-
-    /// `p_team_id` → `team_id`: the prefixes functions put on argument names.
-    static func argumentStem(_ name: String) -> String {
-        var stem = name.lowercased()
-        for prefix in ["p_", "in_", "_", "target_"] where stem.hasPrefix(prefix) { stem.removeFirst(prefix.count) }
-        return stem
-    }
-
     static func stats(_ conn: PostgresConnection) throws -> [String: (Int64, Int64, Int64)] {
         var out: [String: (Int64, Int64, Int64)] = [:]
         for r in try conn.query(
@@ -262,6 +233,15 @@ enum FunctionProbe {
                                                            coalesce(p.proargmodes::text[], array_fill('i'::text, array[p.pronargs]))) u(nm, md)
                      where u.md in ('i', 'b')) as argnames,
                array(select pg_catalog.format_type(t, null) from unnest(p.proargtypes) with ordinality x(t, i) order by i) as argtypes,
+               array(select pg_catalog.format_type(coalesce(nullif(ty.typbasetype, 0), ty.oid), null)
+                     from unnest(p.proargtypes) with ordinality x(t, i) join pg_catalog.pg_type ty on ty.oid = x.t
+                     order by x.i) as argbases,
+               array(select coalesce((select e.enumlabel from pg_catalog.pg_enum e
+                                      where e.enumtypid = coalesce(nullif(ty.typbasetype, 0), ty.oid)
+                                      order by e.enumsortorder limit 1), '')
+                     from unnest(p.proargtypes) with ordinality x(t, i) join pg_catalog.pg_type ty on ty.oid = x.t
+                     order by x.i) as arglabels,
+               p.pronargdefaults as defaults,
                has_function_privilege('anon', p.oid, 'EXECUTE') and has_schema_privilege('anon', n.oid, 'USAGE') as anon,
                has_function_privilege('authenticated', p.oid, 'EXECUTE')
                  and has_schema_privilege('authenticated', n.oid, 'USAGE') as authenticated

@@ -28,15 +28,13 @@ struct FunctionProbeRequest: Sendable {
     /// The functions this unit calls (`schema.name(types)`); nil: all.
     var only: Set<String>?
     var intents: [FunctionIntent]
-    /// The access file, for outcomes of functions it does not declare.
-    var location: SourceLocation
 
     static let suite = "functions"
 
     /// A's and B's calls in an own-row table's unit, and anon's.
     static func ownRows(
         exposedSchemas: [String], a: HarnessActor, b: HarnessActor, roleActors: [MatrixActor],
-        intents: [FunctionIntent], location: SourceLocation
+        intents: [FunctionIntent]
     ) -> FunctionProbeRequest {
         var callers = [
             Caller(
@@ -52,13 +50,13 @@ struct FunctionProbeRequest: Sendable {
         callers += roleCallers(roleActors, intents, others: [a.uid, b.uid])
         return FunctionProbeRequest(
             exposedSchemas: exposedSchemas, callers: callers, arguments: .init(prefer: a.uid, user: a.uid),
-            source: "A's row", intents: intents, location: location)
+            source: "A's row", intents: intents)
     }
 
     /// A signed-in user and anon in the unit of a table no user owns, with its seeded row.
     static func catalogRow(
         exposedSchemas: [String], table: String, user: HarnessActor, roleActors: [MatrixActor],
-        intents: [FunctionIntent], location: SourceLocation
+        intents: [FunctionIntent]
     ) -> FunctionProbeRequest {
         let signedIn = Who.Standing(signedIn: true)
         var callers = [
@@ -68,7 +66,7 @@ struct FunctionProbeRequest: Sendable {
         callers += roleCallers(roleActors, intents, others: [])
         var request = FunctionProbeRequest(
             exposedSchemas: exposedSchemas, callers: callers, arguments: .init(),
-            source: "the seeded row of \(table)", intents: intents, location: location)
+            source: "the seeded row of \(table)", intents: intents)
         request.undeclared = .nobody
         request.undeclaredText = "no caller changes a table no user owns"
         return request
@@ -85,19 +83,45 @@ struct FunctionProbeRequest: Sendable {
         }
     }
 
-    func run(_ conn: PostgresConnection) throws -> [TestOutcome] {
+    /// `skipUntested`: a declared function the probe cannot call is skipped, not failed.
+    func run(_ conn: PostgresConnection, skipUntested: Bool = false) throws -> [TestOutcome] {
         var out: [TestOutcome] = []
         let found = try FunctionProbe.candidates(conn, exposedSchemas: exposedSchemas)
         for c in found where only?.contains(AuditNames.function(c.schema, c.signature)) ?? true {
             let intent = intents.first { $0.matches(schema: c.schema, name: c.name, argTypes: c.argTypes) }
             let who = intent?.callableBy ?? undeclared
+            let function = AuditNames.function(c.schema, c.signature)
+            if let why = FunctionProbe.unfillable(c) {
+                out.append(notCovered(function, why, declared: intent, skip: skipUntested))
+                continue
+            }
             for x in callers where x.actor.kind == .anon ? c.anon : c.authenticated {
                 let o = try FunctionProbe.probe(
                     c, as: x.actor, label: x.label, others: x.others, arguments: arguments, watch: x.watch, conn)
-                out.append(judge(o, who: who, declared: intent, caller: x))
+                if let why = o.unfilled {
+                    out.append(notCovered(function, why, declared: intent, skip: skipUntested, caller: x.label))
+                } else {
+                    out.append(judge(o, who: who, declared: intent, caller: x))
+                }
             }
         }
         return out
+    }
+
+    /// A function the probe could not call: a failure when declared (unless skipped), a skip
+    /// when not, so that it is never silently absent.
+    func notCovered(
+        _ function: String, _ why: String, declared: FunctionIntent?, skip: Bool, caller: String? = nil
+    ) -> TestOutcome {
+        let failing = declared != nil && !skip
+        var o = TestOutcome(
+            suite: Self.suite, name: caller.map { "\(function) called as \($0)" } ?? "\(function) not covered",
+            status: failing ? .error : .skipped,
+            message: "not covered: \(function)\(caller.map { " as \($0)" } ?? ""): \(why)"
+                + (failing ? " (or --allow-untested to skip it)" : declared == nil ? " (not declared)" : ""),
+            location: declared?.location, actor: caller)
+        o.operation = "call"
+        return o
     }
 
     func judge(_ o: FunctionProbe.Outcome, who: Who, declared: FunctionIntent?, caller: Caller) -> TestOutcome {
@@ -115,12 +139,12 @@ struct FunctionProbeRequest: Sendable {
         }
         var outcome = TestOutcome(
             suite: Self.suite, name: "\(o.function) called as \(o.caller)", status: wrong.isEmpty ? .passed : .failed,
-            location: declared?.location ?? location, actor: o.caller)
+            location: declared?.location, actor: o.caller)
         outcome.operation = "call"
         if !wrong.isEmpty {
             let intent =
                 declared.map { "callable-by \($0.callableBy)" }
-                ?? "undeclared: \(undeclaredText); declare 'function \(o.function) callable-by WHO' if that is meant"
+                ?? "not declared: expected \(undeclared) — \(undeclaredText); declare 'function \(o.function) callable-by WHO' if that is meant"
             outcome.message =
                 "\(Self.suite) · call \(o.function) · as \(o.caller), with arguments from \(source): \(wrong.joined(separator: "; ")) (\(intent))"
         }
@@ -182,22 +206,41 @@ extension Planner {
     }
 
     /// Each declared function exists, and there is a table whose seeded rows feed the probe.
-    static func checkFunctions(_ file: AccessFile, conn: PostgresConnection) throws {
-        for f in file.functions {
-            let found =
-                try conn.query(
+    /// Returns the declarations with their argument types as the server prints them, so
+    /// `public.org_role` and `org_role` name the same function.
+    static func checkFunctions(_ file: AccessFile, conn: PostgresConnection) throws -> [FunctionIntent] {
+        var out: [FunctionIntent] = []
+        for var f in file.functions {
+            var found = false
+            if let types = f.argTypes {
+                let signature = SQL.qualified(f.schema, f.name) + "(" + types.joined(separator: ", ") + ")"
+                // An unknown type is an error on older servers, NULL on newer: both mean "not found".
+                let printed = try? conn.query(
                     """
-                    select exists (select 1 from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
-                                   where n.nspname = $1 and p.proname = $2
-                                     and ($3::text is null or pg_catalog.oidvectortypes(p.proargtypes) = $3))
-                    """, [f.schema, f.name, f.argTypes?.joined(separator: ", ")]
-                ).rows.first?.decode(0) as Bool? ?? false
+                    select array(select pg_catalog.format_type(t, null) from unnest(p.proargtypes) with ordinality x(t, i) order by i)
+                    from pg_catalog.pg_proc p where p.oid = pg_catalog.to_regprocedure($1)
+                    """, [signature]
+                ).rows.first.map { try $0.decode(0) as [String] }
+                if let printed {
+                    f.argTypes = printed
+                    found = true
+                }
+            } else {
+                found =
+                    try conn.query(
+                        """
+                        select exists (select 1 from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
+                                       where n.nspname = $1 and p.proname = $2)
+                        """, [f.schema, f.name]
+                    ).rows.first?.decode(0) as Bool? ?? false
+            }
             guard found else {
                 throw InputError(
                     f.location,
                     "function \(f.display) does not exist in the database: fix the name or argument types, or apply the migrations first"
                 )
             }
+            out.append(f)
         }
         if let f = file.functions.first, file.tables.isEmpty {
             throw InputError(
@@ -205,5 +248,6 @@ extension Planner {
                 "function \(f.display): the probe calls functions with the seeded rows of a declared table: add a 'table schema.name' block"
             )
         }
+        return out
     }
 }

@@ -1,5 +1,5 @@
-/// The function probe in a group table's unit: anon, the outsider, G1's plain member, G2's
-/// owner (and forgers, and the roles a `callable-by` names) call each function with G2's
+/// The function probe in a group table's unit: anon, the outsider, each of G1's role holders,
+/// G2's owner (and forgers, and the roles a `callable-by` names) call each function with G2's
 /// rows; only changes to rows of groups the caller is not in count as writes.
 extension GroupMatrix {
     /// Argument names that mean the group, whatever the tables are called.
@@ -35,7 +35,14 @@ extension GroupMatrix {
         }
     }
 
-    func probe(exposedSchemas: [String], intents: [FunctionIntent], location: SourceLocation) -> FunctionProbeRequest {
+    /// The user a user-id argument names: G2's plain member (the user in both groups), so that
+    /// "remove member" as G2's owner is not "remove myself"; G2's owner when G2 has no other member.
+    var g2Member: MatrixActor {
+        if let d = world.dual, !world.onePerUser { return d }
+        return world.g2Owner
+    }
+
+    func probe(exposedSchemas: [String], intents: [FunctionIntent]) -> FunctionProbeRequest {
         let (g1, g2) = (world.g1, world.g2)
         func caller(_ x: MatrixActor, _ label: String) -> FunctionProbeRequest.Caller {
             let in1 = x.groups[g1] != nil, in2 = x.groups[g2] != nil
@@ -45,11 +52,10 @@ extension GroupMatrix {
                 reader: Who.Standing(signedIn: x.signedIn, roles: x.roles),
                 watch: (in1 ? [] : watch(1)) + watch(2))
         }
-        let plain = world.plain
-        var callers = [
-            caller(MatrixActor(actor: .anon), "anon"), caller(world.outsider, world.outsider.actor.name),
-            caller(plain, plain.actor.name), caller(world.g2Owner, world.g2Owner.actor.name),
-        ]
+        // Every G1 role holder: an owner of another group breaks a guard that asks "owner of some group?".
+        var callers = [caller(MatrixActor(actor: .anon), "anon"), caller(world.outsider, world.outsider.actor.name)]
+        callers += world.g1Actors.map { caller($0, $0.actor.name) }
+        callers.append(caller(world.g2Owner, world.g2Owner.actor.name))
         callers += world.forgers.map { caller($0, $0.actor.name) }
         let named = Set(intents.flatMap(\.callableBy.roleNames))
         callers += roleActors.filter { a in named.contains { a.roles.contains($0) || a.actor.name == "forged \($0)" } }
@@ -58,9 +64,9 @@ extension GroupMatrix {
         var request = FunctionProbeRequest(
             exposedSchemas: exposedSchemas, callers: callers,
             arguments: .init(
-                prefer: world.g2Key, user: world.g2Owner.actor.uid,
+                prefer: world.g2Key, user: g2Member.actor.uid,
                 group: .init(key: world.g2Key, type: type, names: groupArgumentNames)),
-            source: "G2's rows", intents: intents, location: location)
+            source: "G2's rows", intents: intents)
         request.undeclared = .members
         request.undeclaredText = "only members of the group whose rows it is given"
         return request

@@ -47,10 +47,9 @@ enum Planner {
             try checkRoleRows(file, conn: conn)
             let worlds = try groupWorlds(file, conn: conn)
             let signUpTexts = worlds.isEmpty ? [] : try Catalog.signUpTriggerBodies(conn)
-            try checkFunctions(file, conn: conn)
+            let functions = try checkFunctions(file, conn: conn)
             var probes: [ProbeSite] = []
             let exposed = file.exposedSchemas.isEmpty ? options.exposedSchemas ?? ["public"] : file.exposedSchemas
-            let fileLine = SourceLocation(file: file.path, line: 1)
             let roles = MatrixActor.roleActors(file.roles)
             for (intent, info) in zip(file.tables, infos) {
                 guard info.exists else {
@@ -88,7 +87,7 @@ enum Planner {
                                     + (world.world.groupTable.map { [$0] } ?? []),
                                 groupNames: matrix.groupArgumentNames,
                                 request: matrix.probe(
-                                    exposedSchemas: exposed, intents: file.functions, location: fileLine)))
+                                    exposedSchemas: exposed, intents: functions)))
                     }
                 } else if !intent.owner.isEmpty {
                     var matrix = TableMatrix(
@@ -102,7 +101,7 @@ enum Planner {
                                 unit: plan.units.count - 1, rank: 0, tables: [info], groupNames: [],
                                 request: .ownRows(
                                     exposedSchemas: exposed, a: matrix.a, b: matrix.b, roleActors: matrix.roleActors,
-                                    intents: file.functions, location: fileLine)))
+                                    intents: functions)))
                     }
                     if let note = ClaimAttack.unforgeable(
                         suite: info.qualifiedName, info.policyTexts, hook: hooked, at: intent.location)
@@ -120,11 +119,13 @@ enum Planner {
                                 unit: plan.units.count - 1, rank: 2, tables: [info], groupNames: [],
                                 request: .catalogRow(
                                     exposedSchemas: exposed, table: info.qualifiedName, user: matrix.user.actor,
-                                    roleActors: roles, intents: file.functions, location: fileLine)))
+                                    roleActors: roles, intents: functions)))
                     }
                 }
             }
             try assignFunctions(probes, exposedSchemas: exposed, to: &plan, conn: conn)
+            plan.extra += try uncalled(
+                functions, exposedSchemas: exposed, skip: options.allowUntested && !options.strict, conn: conn)
             for w in worlds where !w.world.members.byClaim {
                 var matrix = MembersMatrix(world: w.world, roleActors: roles, serviceRole: w.serviceRole)
                 matrix.headers = file.headers

@@ -107,7 +107,7 @@ struct UnitRunner {
         }
         try blame(&outcomes, unit.checks)
         outcomes = APIChecks.settle(outcomes, unit.checks)
-        if let probe = unit.probe { outcomes += try probe.run(conn) }
+        if let probe = unit.probe { outcomes += try probe.run(conn, skipUntested: skipUntested) }
         return outcomes
     }
 

@@ -3,8 +3,8 @@ import Postgres
 import TestSupport
 import XCTest
 
-/// Files whose tables all use groups are probed too: anon, the outsider, G1's plain member and
-/// G2's owner call each function with G2's rows (the group's id for `team_id`).
+/// Files whose tables all use groups are probed too: anon, the outsider, G1's owner and plain
+/// member, and G2's owner call each function with G2's rows (the group's id for `team_id`).
 final class FunctionProbeGroupTests: XCTestCase {
     static let functions = """
         -- Deletes any team.
@@ -51,12 +51,14 @@ final class FunctionProbeGroupTests: XCTestCase {
             Set(calls.filter(\.isFailure).map(\.name)),
             [
                 "public.delete_team(uuid) called as anon", "public.delete_team(uuid) called as outsider",
-                "public.delete_team(uuid) called as G1 member",
+                "public.delete_team(uuid) called as G1 owner", "public.delete_team(uuid) called as G1 member",
                 "public.team_projects(uuid) called as anon", "public.team_projects(uuid) called as outsider",
-                "public.team_projects(uuid) called as G1 member",
-                "public.join_team(uuid) called as outsider", "public.join_team(uuid) called as G1 member",
+                "public.team_projects(uuid) called as G1 owner", "public.team_projects(uuid) called as G1 member",
+                "public.join_team(uuid) called as outsider", "public.join_team(uuid) called as G1 owner",
+                "public.join_team(uuid) called as G1 member",
                 "public.remove_member(uuid, uuid) called as anon",
                 "public.remove_member(uuid, uuid) called as outsider",
+                "public.remove_member(uuid, uuid) called as G1 owner",
                 "public.remove_member(uuid, uuid) called as G1 member",
             ])
         let delete = try XCTUnwrap(calls.first { $0.name == "public.delete_team(uuid) called as G1 member" })
@@ -66,9 +68,9 @@ final class FunctionProbeGroupTests: XCTestCase {
             ) == true, delete.message ?? "")
         XCTAssertTrue(
             delete.message?.contains(
-                "public.teams: 1 deleted (undeclared: only members of the group whose rows it is given; declare 'function public.delete_team(uuid) callable-by WHO' if that is meant)"
+                "public.teams: 1 deleted (not declared: expected members — only members of the group whose rows it is given; declare 'function public.delete_team(uuid) callable-by WHO' if that is meant)"
             ) == true, delete.message ?? "")
-        // user_id is G2's owner's id: its membership is what goes.
+        // user_id is G2's other member (the user in both groups): its membership is what goes.
         let remove = try XCTUnwrap(calls.first { $0.name == "public.remove_member(uuid, uuid) called as outsider" })
         XCTAssertTrue(remove.message?.contains("wrote public.team_members: 1 deleted") == true, remove.message ?? "")
         let rows = try XCTUnwrap(calls.first { $0.name == "public.team_projects(uuid) called as outsider" })
@@ -97,12 +99,13 @@ final class FunctionProbeGroupTests: XCTestCase {
             Set(calls.filter(\.isFailure).map(\.name)),
             [
                 "public.delete_team(uuid) called as anon", "public.delete_team(uuid) called as outsider",
-                "public.delete_team(uuid) called as G1 member",
+                "public.delete_team(uuid) called as G1 owner", "public.delete_team(uuid) called as G1 member",
                 "public.team_projects(uuid) called as anon", "public.team_projects(uuid) called as outsider",
-                "public.team_projects(uuid) called as G1 member",
+                "public.team_projects(uuid) called as G1 owner", "public.team_projects(uuid) called as G1 member",
                 "public.archive_team(uuid) called as G2 owner",
                 "public.remove_member(uuid, uuid) called as anon",
                 "public.remove_member(uuid, uuid) called as outsider",
+                "public.remove_member(uuid, uuid) called as G1 owner",
                 "public.remove_member(uuid, uuid) called as G1 member",
             ])
         let archive = try XCTUnwrap(calls.first { $0.name == "public.archive_team(uuid) called as G2 owner" })

@@ -64,9 +64,10 @@ final class FunctionProbeHarnessTests: XCTestCase {
         let b = try XCTUnwrap(calls.first { $0.name == "public.drop_note(bigint) called as B" })
         XCTAssertEqual(
             b.message,
-            "functions · call public.drop_note(bigint) · as B, with arguments from A's row: wrote public.notes: 1 deleted (undeclared: only the owner of the rows it is given; declare 'function public.drop_note(bigint) callable-by WHO' if that is meant)"
+            "functions · call public.drop_note(bigint) · as B, with arguments from A's row: wrote public.notes: 1 deleted (not declared: expected owner — only the owner of the rows it is given; declare 'function public.drop_note(bigint) callable-by WHO' if that is meant)"
         )
-        XCTAssertEqual(b.location, SourceLocation(file: "notes.rls", line: 1))
+        // No line declares it: the outcome names none (not the file's first line).
+        XCTAssertNil(b.location)
         // A deleting its own note, and the caller's own rows, are fine.
         for name in [
             "public.drop_note(bigint) called as A", "public.drop_my_note(bigint) called as B",
@@ -121,7 +122,7 @@ final class FunctionProbeHarnessTests: XCTestCase {
             ["public.drop_price(bigint) called as anon", "public.drop_price(bigint) called as A"])
         XCTAssertEqual(
             calls.first { $0.name == "public.drop_price(bigint) called as A" }?.message,
-            "functions · call public.drop_price(bigint) · as A, with arguments from the seeded row of public.price_list: wrote public.price_list: 1 deleted (undeclared: no caller changes a table no user owns; declare 'function public.drop_price(bigint) callable-by WHO' if that is meant)"
+            "functions · call public.drop_price(bigint) · as A, with arguments from the seeded row of public.price_list: wrote public.price_list: 1 deleted (not declared: expected nobody — no caller changes a table no user owns; declare 'function public.drop_price(bigint) callable-by WHO' if that is meant)"
         )
         XCTAssertEqual(calls.first { $0.name == "public.my_notes() called as A" }?.status, .passed)
     }
