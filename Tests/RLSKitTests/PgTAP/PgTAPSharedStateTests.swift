@@ -193,6 +193,20 @@ final class PgTAPSharedStateTests: XCTestCase {
         XCTAssertTrue(r.passed, failures(r))
     }
 
+    func testASuiteCarryingItsOwnHelpersUsesThem() throws {
+        let db = try PgTAPFixtures.standInDatabase()
+        defer { TestServer.drop(db.name) }
+        let conn = try PostgresConnection(db.connectionString)
+        let before = try PgTAPFixtures.snapshot(conn)
+        let r = try PgTAPRunner(connection: db.connectionString).run(
+            PgTAPRunner.discover([PgTAPFixtures.ownHelpersDir]))
+        let ours = verdicts(r)
+        for e in try PgTAPFixtures.expectedVerdicts(in: PgTAPFixtures.ownHelpersDir) {
+            XCTAssertEqual(ours[e.file], e.passes, "\(e.file)\n\(failures(r))")
+        }
+        XCTAssertEqual(try PgTAPFixtures.snapshot(conn), before, "the run left nothing")
+    }
+
     func testSetupAndFilesShapes() throws {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -210,10 +224,11 @@ final class PgTAPSharedStateTests: XCTestCase {
                 "create function tests.get_supabase_uid(t text) returns uuid language sql as $$ select null::uuid $$;\n"
             )
             .definedHelpers, ["get_supabase_uid"])
-        XCTAssertEqual(
-            try script(
-                "create or replace function tests.rls_enabled(t text) returns text language sql as $$ select '' $$;\n"
-            ).definedHelpers, [])
+        let replace =
+            "create or replace function tests.rls_enabled(t text) returns text language sql as $$ select '' $$;\n"
+        XCTAssertEqual(try script("begin;\n" + replace + "rollback;\n").definedHelpers, [], "replaces ours in the file")
+        XCTAssertEqual(try script(replace).definedHelpers, ["rls_enabled"], "kept for later files")
+        XCTAssertEqual(try script("begin;\n" + replace + "commit;\n").definedHelpers, ["rls_enabled"])
     }
 
     func testDbdevPreambleSpellings() {
