@@ -38,7 +38,7 @@ final class PgTAPSharedStateTests: XCTestCase {
         XCTAssertEqual(
             r.notes.filter { $0.contains("dbdev") },
             [
-                "skipped the dbdev install of supabase-test-helpers in \(PgTAPFixtures.sharedDir)/0006-dbdev-preamble.sql, \(PgTAPFixtures.sharedDir)/0007-dbdev-short.sql, \(PgTAPFixtures.sharedDir)/0015-dbdev-wrapped.sql: the helpers are built in"
+                "skipped the dbdev install of supabase-test-helpers in \(PgTAPFixtures.sharedDir)/0006-dbdev-preamble.sql, \(PgTAPFixtures.sharedDir)/0007-dbdev-short.sql, \(PgTAPFixtures.sharedDir)/0015-dbdev-wrapped.sql, \(PgTAPFixtures.sharedDir)/0016-dbdev-do-block.sql: the helpers are built in"
             ])
         let error = try XCTUnwrap(r.files.first { $0.file.hasSuffix("0003-error-in-autocommit.sql") }?.sqlError)
         XCTAssertEqual(error.location.line, 5)
@@ -252,6 +252,10 @@ final class PgTAPSharedStateTests: XCTestCase {
         ] {
             XCTAssertEqual(StatementKind.of(call, dbdev: true, wrappers: ["install_extensions"]), .installHelpers, call)
         }
+        let block =
+            "do $$ begin create extension if not exists pg_tle; perform dbdev.install('basejump-supabase_test_helpers'); exception when others then null; end $$"
+        XCTAssertEqual(StatementKind.of(block, dbdev: true), .installHelpers, "the preamble in a do block")
+        XCTAssertEqual(StatementKind.of("do $$ begin perform 1; end $$", dbdev: true), .other)
         XCTAssertEqual(StatementKind.of("select install_extensions()", dbdev: true), .other)
         XCTAssertNil(StatementKind.preambleFunction("create function f() returns int language sql as $$ select 1 $$"))
         XCTAssertEqual(StatementKind.of("create extension if not exists http with schema extensions"), .other)
