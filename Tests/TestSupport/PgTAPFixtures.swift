@@ -11,6 +11,8 @@ public enum PgTAPFixtures {
     /// Files that share state as under pg_prove (setup, teardown), and the project they test.
     public static let sharedDir = root + "/Tests/Fixtures/pgtap-shared"
     public static let sharedProjectSQL = root + "/Tests/Fixtures/pgtap-shared-project.sql"
+    /// A suite that carries its own copy of some helpers, with other signatures than ours.
+    public static let ownHelpersDir = root + "/Tests/Fixtures/pgtap-own-helpers"
 
     /// A fresh database with the Supabase stand-in (sql/compat), and pgTAP when asked.
     public static func standInDatabase(pgtap: Bool = false, extraSQL: String? = nil) throws -> (

@@ -58,6 +58,11 @@ enum StatementKind: Equatable {
             guard dbdev else { return .other }
             if words.dropFirst().prefix(2).contains(where: wrappers.contains) { return .installHelpers }
             return ["dbdev.", "pgtle.", "database.dev"].contains { lower.contains($0) } ? .installHelpers : .other
+        case "do":
+            // The preamble inside an anonymous block (often guarded by exception handlers).
+            let lower = sql.lowercased()
+            return dbdev && ["dbdev.install", "pgtle.install_extension"].contains(where: lower.contains)
+                ? .installHelpers : .other
         default:
             return .other
         }

@@ -74,6 +74,7 @@ extension PlatformExtensions {
         "pg_graphql": "queries not executed",
         "pg_jsonschema": "common keywords only",
         "pg_tle": "extensions registered, never created",
+        "pg_stat_monitor": "no statistics collected",
     ]
 
     /// `stand-in extensions: pg_net (requests recorded …), vector (…)`, or nil for none.

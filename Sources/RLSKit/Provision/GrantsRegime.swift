@@ -36,7 +36,7 @@ public struct GrantsRegime: Sendable, Equatable, CustomStringConvertible {
         if first >= newProjectSwitch {
             return GrantsRegime(
                 mode: .explicit,
-                reason: "the first migration, \(first), is after 2026-05-30, when new projects lost them")
+                reason: "the first migration, \(first), is from 2026-05-30 on, when new projects lost them")
         }
         let later = stamps.first { $0 >= existingProjectSwitch }
         return GrantsRegime(

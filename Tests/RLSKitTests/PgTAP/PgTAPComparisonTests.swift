@@ -102,6 +102,39 @@ final class PgTAPComparisonTests: XCTestCase {
         }
     }
 
+    /// A suite with its own copy of some helpers: pg_prove with only pgTAP installed.
+    func testPgProveAgreesOnASuiteWithItsOwnHelpers() throws {
+        guard let pgProve = PgTAPFixtures.pgProve else { throw XCTSkip("pg_prove is not installed") }
+        let theirs = try PgTAPFixtures.standInDatabase(extraSQL: "create extension pgtap with schema extensions;\n")
+        defer { TestServer.drop(theirs.name) }
+        try PostgresConnection(theirs.connectionString).query(
+            "alter database \(SQL.ident(theirs.name)) set search_path = \"$user\", public, extensions")
+        let ours = try PgTAPFixtures.standInDatabase()
+        defer { TestServer.drop(ours.name) }
+        let rlskit = try PgTAPRunner(connection: ours.connectionString).run(
+            PgTAPRunner.discover([PgTAPFixtures.ownHelpersDir]))
+        let (args, env) = try Self.psqlArguments(theirs.connectionString)
+        for e in try PgTAPFixtures.expectedVerdicts(in: PgTAPFixtures.ownHelpersDir) {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: pgProve)
+            p.arguments = args + [e.file]
+            p.currentDirectoryURL = URL(fileURLWithPath: PgTAPFixtures.ownHelpersDir)
+            p.environment = env
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationStatus == 0, e.passes, "pg_prove on \(e.file)\n\(text)")
+            let mine = rlskit.files.first { ($0.file as NSString).lastPathComponent == e.file }
+            XCTAssertEqual(mine?.passed, p.terminationStatus == 0, "rlskit vs pg_prove on \(e.file)")
+            XCTAssertEqual(
+                PgTAPCountsTests.ours(rlskit)[e.file],
+                PgTAPCountsTests.counts(text, passed: p.terminationStatus == 0), "planned, run, failed in \(e.file)")
+        }
+    }
+
     /// N from pg_prove's summary line "Files=1, Tests=N, …".
     static func testsRun(_ output: String) -> String? {
         output.split(separator: "\n").first { $0.hasPrefix("Files=") }

@@ -38,7 +38,7 @@ final class PgTAPSharedStateTests: XCTestCase {
         XCTAssertEqual(
             r.notes.filter { $0.contains("dbdev") },
             [
-                "skipped the dbdev install of supabase-test-helpers in \(PgTAPFixtures.sharedDir)/0006-dbdev-preamble.sql, \(PgTAPFixtures.sharedDir)/0007-dbdev-short.sql, \(PgTAPFixtures.sharedDir)/0015-dbdev-wrapped.sql: the helpers are built in"
+                "skipped the dbdev install of supabase-test-helpers in \(PgTAPFixtures.sharedDir)/0006-dbdev-preamble.sql, \(PgTAPFixtures.sharedDir)/0007-dbdev-short.sql, \(PgTAPFixtures.sharedDir)/0015-dbdev-wrapped.sql, \(PgTAPFixtures.sharedDir)/0016-dbdev-do-block.sql: the helpers are built in"
             ])
         let error = try XCTUnwrap(r.files.first { $0.file.hasSuffix("0003-error-in-autocommit.sql") }?.sqlError)
         XCTAssertEqual(error.location.line, 5)
@@ -193,6 +193,20 @@ final class PgTAPSharedStateTests: XCTestCase {
         XCTAssertTrue(r.passed, failures(r))
     }
 
+    func testASuiteCarryingItsOwnHelpersUsesThem() throws {
+        let db = try PgTAPFixtures.standInDatabase()
+        defer { TestServer.drop(db.name) }
+        let conn = try PostgresConnection(db.connectionString)
+        let before = try PgTAPFixtures.snapshot(conn)
+        let r = try PgTAPRunner(connection: db.connectionString).run(
+            PgTAPRunner.discover([PgTAPFixtures.ownHelpersDir]))
+        let ours = verdicts(r)
+        for e in try PgTAPFixtures.expectedVerdicts(in: PgTAPFixtures.ownHelpersDir) {
+            XCTAssertEqual(ours[e.file], e.passes, "\(e.file)\n\(failures(r))")
+        }
+        XCTAssertEqual(try PgTAPFixtures.snapshot(conn), before, "the run left nothing")
+    }
+
     func testSetupAndFilesShapes() throws {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -210,10 +224,11 @@ final class PgTAPSharedStateTests: XCTestCase {
                 "create function tests.get_supabase_uid(t text) returns uuid language sql as $$ select null::uuid $$;\n"
             )
             .definedHelpers, ["get_supabase_uid"])
-        XCTAssertEqual(
-            try script(
-                "create or replace function tests.rls_enabled(t text) returns text language sql as $$ select '' $$;\n"
-            ).definedHelpers, [])
+        let replace =
+            "create or replace function tests.rls_enabled(t text) returns text language sql as $$ select '' $$;\n"
+        XCTAssertEqual(try script("begin;\n" + replace + "rollback;\n").definedHelpers, [], "replaces ours in the file")
+        XCTAssertEqual(try script(replace).definedHelpers, ["rls_enabled"], "kept for later files")
+        XCTAssertEqual(try script("begin;\n" + replace + "commit;\n").definedHelpers, ["rls_enabled"])
     }
 
     func testDbdevPreambleSpellings() {
@@ -237,6 +252,10 @@ final class PgTAPSharedStateTests: XCTestCase {
         ] {
             XCTAssertEqual(StatementKind.of(call, dbdev: true, wrappers: ["install_extensions"]), .installHelpers, call)
         }
+        let block =
+            "do $$ begin create extension if not exists pg_tle; perform dbdev.install('basejump-supabase_test_helpers'); exception when others then null; end $$"
+        XCTAssertEqual(StatementKind.of(block, dbdev: true), .installHelpers, "the preamble in a do block")
+        XCTAssertEqual(StatementKind.of("do $$ begin perform 1; end $$", dbdev: true), .other)
         XCTAssertEqual(StatementKind.of("select install_extensions()", dbdev: true), .other)
         XCTAssertNil(StatementKind.preambleFunction("create function f() returns int language sql as $$ select 1 $$"))
         XCTAssertEqual(StatementKind.of("create extension if not exists http with schema extensions"), .other)

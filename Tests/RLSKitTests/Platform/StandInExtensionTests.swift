@@ -197,9 +197,15 @@ final class StandInExtensionTests: XCTestCase {
             "create extension if not exists \"pg_graphql\" with schema \"graphql\"",
             "create extension if not exists \"supabase_vault\" with schema \"vault\"",
             "create extension if not exists \"pgsodium\" with schema \"pgsodium\"",
+            "create extension if not exists \"pg_stat_monitor\" with schema \"extensions\"",
         ] {
             XCTAssertNoThrow(try conn.query(sql), sql)
         }
+        XCTAssertEqual(
+            try value(
+                conn,
+                "select extensions.pg_stat_monitor_reset()::text is null and not exists (select from extensions.pg_stat_monitor)"
+            ) as Bool, true, "pg_stat_monitor: its view and functions, empty")
     }
 
     /// Storage functions the real schema has beyond the path helpers.
@@ -271,6 +277,36 @@ final class StandInExtensionTests: XCTestCase {
                 conn,
                 "select (select count(*) from auth.identities) + (select count(*) from auth.sessions) + (select count(*) from auth.mfa_factors)"
             ) as Int, 0)
+    }
+
+    /// GoTrue's SSO and PKCE tables, as `supabase db diff` output alters them.
+    func testAuthSSOTablesAsDiffsAlterThem() throws {
+        let conn = try database()
+        _ = try conn.runScript(
+            """
+            alter table auth.saml_relay_states drop constraint saml_relay_states_flow_state_id_fkey;
+            drop index if exists auth.mfa_factors_user_id_idx;
+            alter table auth.saml_relay_states drop column flow_state_id;
+            insert into auth.sso_providers (id, resource_id) values ('00000000-0000-4000-8000-0000000000a1', 'acme');
+            insert into auth.sso_domains (id, sso_provider_id, domain)
+              values ('00000000-0000-4000-8000-0000000000a2', '00000000-0000-4000-8000-0000000000a1', 'acme.test');
+            insert into auth.flow_state (id, auth_code, code_challenge_method, code_challenge, provider_type, authentication_method)
+              values ('00000000-0000-4000-8000-0000000000a3', 'code', 's256', 'challenge', 'github', 'oauth');
+            """)
+        XCTAssertEqual(
+            try value(
+                conn,
+                "select count(*)::int from pg_indexes where schemaname = 'auth' and indexname = 'mfa_factors_user_id_idx'"
+            )
+                as Int, 0)
+        for role in ["anon", "authenticated", "service_role"] {
+            _ = try conn.runScript("begin; set local role \(role)")
+            XCTAssertThrowsError(try conn.query("select 1 from auth.sso_domains")) { e in
+                XCTAssertEqual((e as? PostgresError)?.sqlState, "42501", role)
+            }
+            _ = try conn.runScript("rollback")
+        }
+        XCTAssertNoThrow(try StandIn.install(conn), "the stand-in installs again over them")
     }
 
     /// pg_tle's registry, as dbdev's install and migrations call it: kept, listed, removed.

@@ -21,7 +21,8 @@ final class BuiltInSQLTests: XCTestCase {
         XCTAssertEqual(
             BuiltInSQL.files(in: "compat").map(\.name),
             [
-                "00_roles", "10_extensions", "20_auth", "25_auth_tables", "30_storage", "35_storage_functions",
+                "00_roles", "10_extensions", "20_auth", "25_auth_tables", "26_auth_sso", "30_storage",
+                "35_storage_functions",
                 "40_platform",
             ])
         XCTAssertFalse(BuiltInSQL.files(in: "migrations").isEmpty)

@@ -33,6 +33,10 @@ final class GrantsRegimeTests: XCTestCase {
         XCTAssertTrue(spanning.automatic(at: "20250101000000"))
         XCTAssertFalse(spanning.automatic(at: "20261101000000"))
         XCTAssertEqual(GrantsRegime.choose(flag: nil, config: nil, versions: ["20260601000000"]).mode, .explicit)
+        // The switch day itself counts as after it; the summary says so and --grants overrides it.
+        XCTAssertEqual(
+            GrantsRegime.choose(flag: nil, config: nil, versions: ["20260530175738"]).reason,
+            "the first migration, 20260530175738, is from 2026-05-30 on, when new projects lost them")
         XCTAssertEqual(GrantsRegime.choose(flag: nil, config: nil, versions: ["0001", "0002"]).mode, .explicit)
     }
 
