@@ -64,6 +64,14 @@ final class PlatformPostgresCLITests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("applied 0001_ext ("), r.stdout + "\n---\n" + r.stderr)
         XCTAssertTrue(r.stderr.contains("0002_file_fdw.sql:3:1: permission denied to create extension"), r.stderr)
         XCTAssertTrue(r.stderr.contains("would fail there too"), r.stderr)
+
+        // supautils' list leaves pg_buffercache out as unsafe.
+        try "create extension pg_buffercache;\n".write(
+            toFile: dir + "/m/0002_file_fdw.sql", atomically: true, encoding: .utf8)
+        let buffers = try apply(dir)
+        XCTAssertEqual(buffers.code, 3, buffers.output)
+        XCTAssertTrue(
+            buffers.stderr.contains("permission denied to create extension \"pg_buffercache\""), buffers.stderr)
     }
 
     /// The most common migration (a sign-up trigger on auth.users) and a storage policy apply
