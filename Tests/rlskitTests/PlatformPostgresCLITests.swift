@@ -273,11 +273,12 @@ final class PlatformPostgresCLITests: XCTestCase {
         for sub in ["supabase/migrations", "supabase/tests"] {
             try FileManager.default.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true)
         }
+        let migration = dir + "/supabase/migrations/20240101000000_cron.sql"
         try """
         create extension if not exists pg_cron;
         select cron.schedule('nightly', '0 3 * * *', 'select 1');
 
-        """.write(toFile: dir + "/supabase/migrations/20240101000000_cron.sql", atomically: true, encoding: .utf8)
+        """.write(toFile: migration, atomically: true, encoding: .utf8)
         try """
         begin;
         select plan(2);
@@ -291,6 +292,15 @@ final class PlatformPostgresCLITests: XCTestCase {
         let r = try CLI.run(["pgtap"], environment: ["TMPDIR": dir], directory: dir)
         XCTAssertEqual(r.code, 0, r.output)
         XCTAssertTrue(r.stdout.contains("2 passed"), r.output)
+
+        try """
+        create extension if not exists pg_cron with schema extensions;
+        select cron.schedule('nightly', '0 3 * * *', 'select 1');
+
+        """.write(toFile: migration, atomically: true, encoding: .utf8)
+        let named = try CLI.run(["pgtap"], environment: ["TMPDIR": dir], directory: dir)
+        XCTAssertEqual(named.code, 0, named.output)
+        XCTAssertTrue(named.stdout.contains("2 passed"), named.output)
     }
 
     /// Event triggers and FOR ALL TABLES publications are allowed on Supabase through supautils
