@@ -5,9 +5,8 @@
 -- The API roles, so migrations and tests may SET ROLE to them.
 grant anon, authenticated, service_role to postgres;
 -- storage.objects is owned by supabase_storage_admin: membership lets postgres create its
--- policies, as on the platform. Auth stays with supabase_auth_admin: postgres gets table
--- privileges there (TRIGGER included, so a sign-up trigger on auth.users works), not ownership,
--- so ALTER TABLE auth.users fails as it does on Supabase.
+-- policies, as on the platform. Auth's owner is supabase_auth_admin: postgres is its member
+-- too, with table privileges, and auth-guard.sql refuses the DDL supautils does not allow.
 grant supabase_storage_admin to postgres;
 grant usage on schema auth to postgres;
 grant all on all tables in schema auth to postgres;
@@ -17,7 +16,8 @@ grant all on schema storage to postgres;
 grant all on all tables in schema storage to postgres;
 grant all on all sequences in schema storage to postgres;
 grant all on all routines in schema storage to postgres;
-grant all on schema extensions to postgres;
+-- postgres created schema extensions on the platform, before it was demoted.
+alter schema extensions owner to postgres;
 grant all on all tables in schema extensions to postgres with grant option;
 grant all on all sequences in schema extensions to postgres with grant option;
 grant all on all routines in schema extensions to postgres with grant option;
@@ -81,9 +81,22 @@ begin
       execute format('grant all on all sequences in schema %I to postgres with grant option', s);
       execute format('grant all on all routines in schema %I to postgres with grant option', s);
     end loop;
+    if cmd.object_identity = 'postgres_fdw' then
+      -- The platform's after-create script makes postgres the wrapper's owner (which must be a
+      -- superuser at that moment), so it may create servers on it.
+      alter role postgres superuser;
+      alter foreign data wrapper postgres_fdw owner to postgres;
+      alter role postgres nosuperuser;
+    end if;
     if cmd.object_identity = 'pg_cron' then
       -- cron.schedule writes cron.job as the extension's owner, the admin on the platform.
-      update pg_catalog.pg_extension set extowner = current_user::regrole where oid = cmd.objid;
+      -- supautils' extensions_parameter_overrides put it in pg_catalog whatever schema was asked;
+      -- pg_catalog is pinned, so no dependency on a schema remains.
+      update pg_catalog.pg_extension set extowner = current_user::regrole, extnamespace = 'pg_catalog'::regnamespace
+       where oid = cmd.objid;
+      delete from pg_catalog.pg_depend
+       where classid = 'pg_catalog.pg_extension'::regclass and objid = cmd.objid
+         and refclassid = 'pg_catalog.pg_namespace'::regclass;
       revoke all on table cron.job from postgres;
       grant select on table cron.job to postgres with grant option;
     end if;
@@ -93,3 +106,27 @@ $$;
 drop event trigger if exists rlskit_platform_after_create;
 create event trigger rlskit_platform_after_create on ddl_command_end when tag in ('CREATE EXTENSION')
   execute function rlskit.platform_after_create();
+
+-- supautils' privileged_role_allowed_configs: postgres may set these superuser settings (a dump's
+-- seed starts with `set session_replication_role = replica`). The patterns (pgrst.*,
+-- plan_filter.*) are custom settings anyone may set already.
+do $$
+declare
+  p text;
+begin
+  if to_regclass('pg_catalog.pg_parameter_acl') is null then
+    return;
+  end if;
+  for p in
+    select name from pg_catalog.pg_settings
+     where name = any (array['auto_explain.log_min_duration', 'auto_explain.log_nested_statements',
+                             'log_lock_waits', 'log_min_messages', 'pg_net.batch_size', 'pg_net.ttl', 'pgaudit.log',
+                             'pgaudit.log_catalog', 'pgaudit.log_client', 'pgaudit.log_level', 'pgaudit.log_relation',
+                             'pgaudit.log_rows', 'pgaudit.log_statement', 'pgaudit.log_statement_once',
+                             'pgaudit.role', 'safeupdate.enabled', 'session_replication_role', 'track_io_timing'])
+       and context = 'superuser'
+  loop
+    execute format('grant set on parameter %I to postgres', p);
+  end loop;
+end
+$$;

@@ -36,12 +36,14 @@ public enum PlatformExtensions {
     public static let privileged = [
         "address_standardizer", "address_standardizer_data_us", "autoinc", "bloom", "btree_gin", "btree_gist",
         "citext", "cube", "dblink", "dict_int", "dict_xsyn", "earthdistance", "fuzzystrmatch", "hstore", "http",
-        "hypopg", "index_advisor", "insert_username", "intarray", "isn", "ltree", "moddatetime", "pg_cron",
+        "hypopg", "index_advisor", "insert_username", "intarray", "isn", "ltree", "moddatetime", "orioledb", "pg_cron",
         "pg_graphql", "pg_hashids", "pg_jsonschema", "pg_net", "pg_partman", "pg_repack", "pg_stat_monitor",
-        "pg_stat_statements", "pg_trgm", "pg_walinspect", "pgaudit", "pgcrypto", "pgjwt", "pg_prewarm", "pgmq",
-        "pgrouting", "pgrowlocks", "pgstattuple", "pgsodium", "pgtap", "plpgsql", "plpgsql_check", "plv8", "postgis",
+        "pg_stat_statements", "pg_tle", "pg_trgm", "pg_walinspect", "pgaudit", "pgcrypto", "pgjwt", "pg_prewarm",
+        "pgmq",
+        "pgroonga", "pgroonga_database", "pgrouting", "pgrowlocks", "pgstattuple", "pgsodium", "pgtap", "plcoffee",
+        "pljava", "plls", "plpgsql", "plpgsql_check", "plv8", "postgis",
         "postgis_raster", "postgis_sfcgal", "postgis_tiger_geocoder", "postgis_topology", "postgres_fdw", "refint",
-        "rum", "seg", "sslinfo", "supabase_vault", "tablefunc", "tcn", "timescaledb", "tsm_system_rows",
+        "rum", "seg", "sslinfo", "supabase_vault", "supautils", "tablefunc", "tcn", "timescaledb", "tsm_system_rows",
         "tsm_system_time", "unaccent", "uuid-ossp", "vector", "wrappers",
     ]
 

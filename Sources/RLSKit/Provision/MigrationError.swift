@@ -48,17 +48,31 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         let advice = MissingExtension.advice(error, major: serverMajor)
         var text = "\(location): \(advice ?? error.message) (SQLSTATE \(error.sqlState ?? "?"))"
-        if advice != nil {
+        let supautilsOnly = asPlatformPostgres && Self.allowedBySupautils(error)
+        if advice != nil || supautilsOnly {
             // The advice replaces the server's hint.
         } else if error.sqlState == "25001" {
             text += "; add '-- rlskit:no-transaction' as the file's first line to run it outside a transaction"
         } else if let hint = error.hint {
             text += "; hint: \(hint)"
         }
-        if asPlatformPostgres, error.sqlState == "42501" {
+        if supautilsOnly {
+            text +=
+                "; allowed on Supabase through supautils; the throwaway server cannot allow it: it needs a superuser"
+                + " here. Check this project against a Supabase database (--database-url), or keep the statement"
+                + " out of the migrations rlskit applies"
+        } else if asPlatformPostgres, error.sqlState == "42501" {
             text +=
                 "; it ran as postgres, which is not a superuser here, as on hosted Supabase: it would fail there too"
         }
         return text
+    }
+
+    /// What supautils lets the platform's postgres do that plain PostgreSQL keeps for superusers
+    /// (event triggers, publications for all tables): the server's messages for them.
+    static func allowedBySupautils(_ error: PostgresError) -> Bool {
+        guard error.sqlState == "42501" else { return false }
+        return error.message.hasPrefix("permission denied to create event trigger")
+            || error.message.hasPrefix("must be superuser to create FOR ALL TABLES publication")
     }
 }

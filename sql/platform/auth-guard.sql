@@ -1,0 +1,46 @@
+-- rlskit, throwaway server only: the auth tables as supautils guards them for postgres.
+-- postgres is a member of their owner, supabase_auth_admin, so it may create and drop triggers
+-- on them (supautils' drop_trigger_grants) and policies on the policy_grants tables; any other
+-- DDL on an auth object by a session that is not the admin's fails as it does on the platform.
+
+create or replace function rlskit.platform_auth_guard() returns event_trigger
+language plpgsql set search_path = '' as $$
+declare
+  cmd record;
+  what text;
+  -- supautils' policy_grants, auth part.
+  grants text[] := array['users', 'identities', 'sessions', 'refresh_tokens', 'audit_log_entries'];
+begin
+  -- Inline, no helper: a role that set itself to supabase_auth_admin cannot use schema rlskit.
+  if (select rolsuper from pg_catalog.pg_roles where rolname = current_user)
+     or (select rolsuper from pg_catalog.pg_roles where rolname = session_user) then
+    return;
+  end if;
+  if tg_event = 'sql_drop' then
+    for cmd in select * from pg_catalog.pg_event_trigger_dropped_objects() where schema_name = 'auth' loop
+      continue when cmd.object_type = 'trigger' or (cmd.object_type = 'policy' and cmd.address_names[2] = any (grants));
+      what := coalesce(cmd.address_names[array_length(cmd.address_names, 1)], cmd.object_identity);
+      raise exception 'must be owner of % %', cmd.object_type, what using errcode = '42501';
+    end loop;
+    return;
+  end if;
+  for cmd in select * from pg_catalog.pg_event_trigger_ddl_commands() where schema_name = 'auth' loop
+    continue when cmd.object_type = 'trigger'
+      or (cmd.object_type = 'policy'
+          and (select c.relname::text from pg_catalog.pg_policy p join pg_catalog.pg_class c on c.oid = p.polrelid
+                where p.oid = cmd.objid) = any (grants));
+    if cmd.command_tag like 'CREATE %' and cmd.object_type in ('table', 'view', 'function', 'type', 'sequence') then
+      raise exception 'permission denied for schema auth' using errcode = '42501';
+    end if;
+    what := coalesce((pg_catalog.pg_identify_object_as_address(cmd.classid, cmd.objid, cmd.objsubid)).object_names[2],
+                     cmd.object_identity);
+    raise exception 'must be owner of % %', split_part(cmd.object_type, ' ', 1), what using errcode = '42501';
+  end loop;
+end
+$$;
+
+grant supabase_auth_admin to postgres;
+drop event trigger if exists rlskit_platform_auth_ddl;
+drop event trigger if exists rlskit_platform_auth_drop;
+create event trigger rlskit_platform_auth_ddl on ddl_command_end execute function rlskit.platform_auth_guard();
+create event trigger rlskit_platform_auth_drop on sql_drop execute function rlskit.platform_auth_guard();
