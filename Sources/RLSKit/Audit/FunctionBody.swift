@@ -67,16 +67,21 @@ struct FunctionBody {
                     nullable.remove(key(i - 1))
                 }
             }
-            if k == "if" || k == "elsif", let then = (i..<words.count).first(where: { key($0) == "then" }) {
+            // `end if` closes an IF; its condition is not what follows.
+            if k == "if" || k == "elsif", key(i - 1) != "end",
+                let then = (i..<words.count).first(where: { key($0) == "then" })
+            {
                 let cond = Array(words[(i + 1)..<then])
                 // `if x is null then raise` clears x for the guards after it.
                 if key(then + 1) == "raise", cond.count == 3, cond[1].key == "is", cond[2].key == "null" {
                     nullable.remove(cond[0].key)
                 }
-                if key(then + 1) == "raise", let x = Self.negatedEquality(cond),
+                let subjects = key(then + 1) == "raise" ? Self.negatedSubjects(cond) : []
+                if subjects.contains(where: { x in
                     x.count == 1
                         ? nullable.contains(x[0].key) && !clearedByNotFound(before: i)
-                        : Self.canBeNull(x, nonNullCalls: nonNullCalls),
+                        : Self.canBeNull(x, nonNullCalls: nonNullCalls)
+                }),
                     !cond.contains(where: { $0.key == "null" || $0.key == "coalesce" || $0.key == "distinct" })
                 {
                     out.append("if " + cond.map(\.text).joined(separator: " ") + " then raise")
@@ -130,23 +135,81 @@ struct FunctionBody {
             || expr.indices.contains { i in expr[i].kind == .word && i + 1 < expr.count && expr[i + 1].key == "(" }
     }
 
-    /// x of `x <> c`, `x != c` or `not (x = c)`, with c a constant.
-    static func negatedEquality(_ cond: [Word]) -> [Word]? {
-        var c = cond
-        func strip() { while c.first?.key == "(" && c.last?.key == ")" { c = Array(c.dropFirst().dropLast()) } }
-        strip()
-        var ops: Set<String> = ["<>", "!="]
-        if c.first?.key == "not" {
-            c.removeFirst()
-            strip()
-            ops = ["="]
+    /// The x of each AND part `x <> c`, `x != c`, `x not in (c, …)`, `x <> all (array[c, …])`,
+    /// `not (x = c)`, `not (x in (…))` or `not (x = any (…))`, c constants: when x is NULL that
+    /// part is NULL, so the whole AND is never true and the IF is skipped. Nothing under an OR.
+    static func negatedSubjects(_ cond: [Word]) -> [[Word]] {
+        let c = stripped(cond)
+        if !topLevel(c, split: "or").dropFirst().isEmpty { return [] }
+        let parts = topLevel(c, split: "and")
+        if parts.count > 1 { return parts.flatMap(negatedSubjects) }
+        var p = c
+        var positive = false
+        if p.first?.key == "not" {
+            p = stripped(Array(p.dropFirst()))
+            positive = true
         }
-        guard let opIndex = c.firstIndex(where: { ops.contains($0.key) }), opIndex > 0 else { return nil }
-        let lhs = Array(c[..<opIndex]), rhs = Array(c[(opIndex + 1)...])
-        guard rhs.count == 1 || (rhs.count == 3 && rhs[1].key == "::"),
-            rhs[0].kind == .string || rhs[0].kind == .number
-        else { return nil }
-        if lhs.contains(where: { ["and", "or"].contains($0.key) }) { return nil }
-        return lhs
+        var depth = 0
+        for i in p.indices {
+            let k = p[i].key
+            if k == "(" || k == "[" { depth += 1 }
+            if k == ")" || k == "]" { depth -= 1 }
+            guard depth == 0, i > 0 else { continue }
+            let lhs = Array(p[..<i]), rhs = Array(p[(i + 1)...])
+            switch (k, positive) {
+            case ("<>", false), ("!=", false):
+                return isConstant(rhs.first?.key == "all" ? Array(rhs.dropFirst()) : rhs) ? [lhs] : []
+            case ("not", false) where rhs.first?.key == "in":
+                return isConstant(Array(rhs.dropFirst())) ? [lhs] : []
+            case ("=", true):
+                return isConstant(rhs.first?.key == "any" ? Array(rhs.dropFirst()) : rhs) ? [lhs] : []
+            case ("in", true):
+                return isConstant(rhs) ? [lhs] : []
+            default: continue
+            }
+        }
+        return []
+    }
+
+    /// Only constants: strings, numbers, `array[…]`, lists, casts to a type.
+    static func isConstant(_ expr: [Word]) -> Bool {
+        guard !expr.isEmpty else { return false }
+        return expr.indices.allSatisfy { i in
+            let w = expr[i]
+            if w.kind == .string || w.kind == .number { return true }
+            if ["(", ")", "[", "]", ",", "::", "array"].contains(w.key) { return true }
+            return w.kind == .word && i > 0 && expr[i - 1].key == "::"
+        }
+    }
+
+    /// `cond` without parentheses that enclose all of it.
+    static func stripped(_ cond: [Word]) -> [Word] {
+        var c = cond
+        while c.first?.key == "(", c.last?.key == ")", balanced(Array(c.dropFirst().dropLast())) {
+            c = Array(c.dropFirst().dropLast())
+        }
+        return c
+    }
+
+    static func balanced(_ c: [Word]) -> Bool {
+        var depth = 0
+        for w in c {
+            if w.key == "(" || w.key == "[" { depth += 1 }
+            if w.key == ")" || w.key == "]" { depth -= 1 }
+            if depth < 0 { return false }
+        }
+        return depth == 0
+    }
+
+    /// Splits at `k` outside brackets.
+    static func topLevel(_ c: [Word], split k: String) -> [[Word]] {
+        var parts: [[Word]] = [[]]
+        var depth = 0
+        for w in c {
+            if w.key == "(" || w.key == "[" { depth += 1 }
+            if w.key == ")" || w.key == "]" { depth -= 1 }
+            if depth == 0, w.key == k { parts.append([]) } else { parts[parts.count - 1].append(w) }
+        }
+        return parts
     }
 }
