@@ -52,3 +52,19 @@ extension PolicyExpression.Scan {
         conjuncts(nodes).contains { hasIdentity($0) && mentionsObject($0) }
     }
 }
+
+extension PolicyExpression {
+    /// Only constants and casts: `'support'`, `'2'::text`, `true`.
+    static func isConstant(_ text: String) -> Bool {
+        let t = Scan.tokens(Parser.parse(text))
+        return !t.isEmpty
+            && t.indices.allSatisfy { i in
+                switch t[i] {
+                case .string, .number, .cast: return true
+                case .ident(let s, false):
+                    return (i > 0 && t[i - 1] == .cast) || ["TRUE", "FALSE", "NULL"].contains(s.uppercased())
+                default: return false
+                }
+            }
+    }
+}
