@@ -17,8 +17,8 @@ extension PolicyExpression.Scan {
         let t = tokens(nodes)
         return t.indices.contains { i in
             guard case .ident(let s, _) = t[i], objectColumns.contains(s) else { return false }
-            guard i > 0, t[i - 1] != .cast else { return false }  // the type `name`
-            guard t[i - 1] == .dot else { return true }
+            if i > 0, t[i - 1] == .cast { return false }  // the type `name`
+            guard i > 0, t[i - 1] == .dot else { return true }
             return i > 1 && t[i - 2] == .ident("objects", quoted: false)
         }
     }

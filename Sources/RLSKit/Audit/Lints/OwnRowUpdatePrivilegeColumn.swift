@@ -22,7 +22,7 @@ extension Lint {
             change, or when the policy's WITH CHECK (its USING, without one) or a restrictive \
             UPDATE policy's names the column (taken as pinning it, e.g. `role = (select role from \
             … where id = auth.uid())`; rlskit does not prove the comparison). Generated columns are \
-            skipped. INSERT too: a permissive INSERT or ALL policy for authenticated whose WITH CHECK \
+            skipped. INSERT too: a permissive INSERT policy (not ALL: that one is the UPDATE case) for authenticated whose WITH CHECK \
             reads the caller's identity, on a table where authenticated may insert such a column that \
             has a default (the value the app sets; a column without one is the user's to fill), unless \
             a column INSERT grant leaves it out, a check constraint names it, an enabled BEFORE INSERT \
@@ -40,7 +40,8 @@ extension Lint {
                               pg_catalog.pg_get_expr(p.polqual, p.polrelid), '') as check_text
               from pg_catalog.pg_policy p
               join pg_catalog.pg_roles ar on ar.rolname = 'authenticated'
-              where p.polcmd in ('a', '*') and (0 = any(p.polroles) or ar.oid = any(p.polroles))
+              -- INSERT-only: an ALL policy hands the row to the user, and its UPDATE case is above.
+              where p.polcmd = 'a' and (0 = any(p.polroles) or ar.oid = any(p.polroles))
                 and exists (select 1 from pg_catalog.pg_attribute a
                             where a.attrelid = p.polrelid and a.attnum > 0 and not a.attisdropped and a.atthasdef
                               and lower(a.attname) ~ '(^|_)(\(privilegeColumnWords.joined(separator: "|")))$')
@@ -223,7 +224,14 @@ extension Lint {
               with check ((select auth.uid()) = user_id and not is_verified);
             """,
             """
-            -- INSERT: a BEFORE INSERT trigger resets status; a check constraint bounds tier.
+            -- INSERT: a BEFORE INSERT trigger resets status; a check constraint bounds tier; an ALL policy
+            -- whose UPDATE a trigger guards is the owner's own record.
+            create table public.trials (id int primary key, user_id uuid, status text not null default 'draft');
+            alter table public.trials enable row level security;
+            grant select, insert, update on public.trials to authenticated;
+            create function public.guard_trial() returns trigger language plpgsql as $$ begin return new; end $$;
+            create trigger guard_trial before update on public.trials for each row execute function public.guard_trial();
+            create policy "own trials" on public.trials for all to authenticated using ((select auth.uid()) = user_id);
             create table public.bets (id int primary key, user_id uuid, status text not null default 'pending',
               tier text not null default 'free' check (tier = 'free'));
             alter table public.bets enable row level security;

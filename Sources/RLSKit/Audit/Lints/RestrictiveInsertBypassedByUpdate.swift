@@ -19,6 +19,9 @@ extension Lint {
             with pol as (
               select p.polrelid, p.polname, p.polcmd, p.polpermissive, p.polroles,
                      pg_catalog.pg_get_expr(p.polwithcheck, p.polrelid) as wc,
+                     -- Output names (`AS id`) are not columns of the row.
+                     pg_catalog.regexp_replace(pg_catalog.pg_get_expr(p.polwithcheck, p.polrelid),
+                                               ' AS [[:alnum:]_"]+', '', 'g') as wc_cols,
                      pg_catalog.pg_get_expr(p.polqual, p.polrelid) as q
               from pg_catalog.pg_policy p
               -- Deparsing opens the table: only tables with a restrictive INSERT-only policy.
@@ -27,10 +30,11 @@ extension Lint {
             )
             select distinct on (r.polrelid, r.polname)
                    n.nspname as schema, c.relname as name, 'policy' as kind, r.polname::text as member,
-                   format('%s.%s: restrictive policy %s checks only INSERT, but permissive policy %s lets %s UPDATE %s without that check (no restrictive UPDATE policy repeats it): a row can be moved where INSERT may not put it',
+                   format('%s.%s: restrictive policy %s checks only INSERT, but permissive %s %s %s %s UPDATE %s without that check (no restrictive UPDATE policy repeats it): a row can be moved where INSERT may not put it',
                           \(SQLParts.ident("n.nspname")), \(SQLParts.ident("c.relname")), \(SQLParts.ident("r.polname")),
-                          \(SQLParts.ident("u.polname")), ar.rolname, cols.names) as detail,
-                   jsonb_build_object('update_policy', u.polname::text, 'role', ar.rolname::text,
+                          case when u.n = 1 then 'policy' else 'policies' end, u.names,
+                          case when u.n = 1 then 'lets' else 'let' end, ar.rolname, cols.names) as detail,
+                   jsonb_build_object('update_policies', u.names, 'role', ar.rolname::text,
                                       'columns', cols.names)::text as metadata
             from pol r
             join pg_catalog.pg_class c on c.oid = r.polrelid
@@ -38,19 +42,20 @@ extension Lint {
             join pg_catalog.pg_roles ar on ar.rolname in ('anon', 'authenticated')
                                        and (0 = any(r.polroles) or ar.oid = any(r.polroles))
             cross join lateral (
-              select u.polname from pol u
+              select string_agg(\(SQLParts.ident("u.polname")), ', ' order by u.polname) as names,
+                     count(*) as n
+              from pol u
               where u.polrelid = r.polrelid and u.polpermissive and u.polcmd in ('w', '*')
                 and (0 = any(u.polroles) or ar.oid = any(u.polroles))
                 and pg_catalog.strpos(coalesce(u.wc, u.q, ''), r.wc) = 0
-              order by u.polname limit 1
             ) u
             cross join lateral (
               select string_agg(\(SQLParts.ident("a.attname")), ', ' order by a.attnum) as names
               from pg_catalog.pg_attribute a
               where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped and a.attgenerated = ''
                 -- The row's own columns: unqualified at the top, `table.col` in subqueries (`s.id` is not).
-                and (r.wc ~ ('(^|[^.[:alnum:]_"])' || a.attname || '\\M(?!\\s*\\()')
-                     or pg_catalog.strpos(r.wc, c.relname || '.' || a.attname) > 0)
+                and (r.wc_cols ~ ('(^|[^.[:alnum:]_"])' || a.attname || '\\M(?!\\s*\\()')
+                     or pg_catalog.strpos(r.wc_cols, c.relname || '.' || a.attname) > 0)
                 and has_column_privilege(ar.oid, c.oid, a.attnum, 'UPDATE')
                 and not exists (
                   select 1 from pg_catalog.pg_trigger t join pg_catalog.pg_proc tp on tp.oid = t.tgfoid
@@ -60,6 +65,7 @@ extension Lint {
                     and tp.prosrc ~* ('\\m' || a.attname || '\\M'))
             ) cols
             where not r.polpermissive and r.polcmd = 'a' and r.wc is not null and cols.names is not null
+              and u.names is not null
               and c.relkind in ('r', 'p') and c.relrowsecurity and n.nspname = any($1::text[])
               and not exists (
                 select 1 from pol x
@@ -79,7 +85,7 @@ extension Lint {
                 create policy "own enrollments" on public.enrollments for all to authenticated
                   using ((select auth.uid()) = user_id) with check ((select auth.uid()) = user_id);
                 create policy "open studies only" on public.enrollments as restrictive for insert to authenticated
-                  with check (study_id in (select s.id from public.studies s where not s.invite_only));
+                  with check (study_id in (select s.id as user_id from public.studies s where not s.invite_only));
                 """, reports: "policy \"open studies only\" on public.enrollments")
         ],
         nonTriggering: [

@@ -92,6 +92,16 @@ extension Lint {
               bucket_id = 'teams' and (storage.foldername(name))[1] in (select public.my_team_ids()));
             """,
             """
+            -- The owner column, or the name matched against the caller's id.
+            create schema if not exists private;
+            create function private.signed_in() returns boolean language sql stable as $$ select auth.uid() is not null $$;
+            insert into storage.buckets (id, name) values ('files', 'files');
+            create policy "own uploads" on storage.objects for insert to authenticated
+              with check (bucket_id = 'files' and owner = auth.uid() and private.signed_in());
+            create policy "own folder" on storage.objects for update
+              using (bucket_id = 'files' and private.signed_in() and name ~ ('^' || auth.uid()::text || '/'));
+            """,
+            """
             -- Membership of the object's folder through helpers: private or public, wrapped or not, uuid or text.
             create schema if not exists private;
             create table public.crew (org_id uuid, user_id uuid);
