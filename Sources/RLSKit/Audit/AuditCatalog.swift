@@ -5,6 +5,9 @@ import Postgres
 enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
     case policies, buckets, indexColumns, secretCandidates, functions, selfComparedColumns
 
+    /// Read after the pipeline, from what the policies show (see `AuditCatalog.loadSelfComparedColumns`).
+    var followsPolicies: Bool { self == .selfComparedColumns }
+
     /// `$1` is the exposed schemas (text[]). Every query must be cheap on 10,000 tables.
     var sql: String {
         switch self {
@@ -28,7 +31,7 @@ enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
         case .functions:
             return Self.functionsSQL
         case .selfComparedColumns:
-            return Self.selfComparedColumnsSQL
+            return AuditCatalog.selfComparedColumnsSQL
         case .buckets:
             // Fails with 42P01 where there is no storage schema: read as "no buckets".
             return "select id, name, coalesce(public, false) as public from storage.buckets"

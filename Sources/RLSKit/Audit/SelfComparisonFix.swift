@@ -1,18 +1,9 @@
-extension CatalogDataset {
-    /// SQL: the columns (and single-column foreign key targets) of the tables of policies that
-    /// compare a column with itself, and of the tables those policies name; nothing otherwise.
-    /// The parse trees are matched, not deparsed: deparsing every policy again would double the
-    /// cost of the policies query on large schemas.
-    static let selfComparedColumnsSQL = #"""
-        with flagged as (
-          select p.polrelid, coalesce(p.polqual::text, '') || ' ' || coalesce(p.polwithcheck::text, '') as tree
-          from pg_catalog.pg_policy p
-          where coalesce(p.polqual::text, '') || ' ' || coalesce(p.polwithcheck::text, '')
-                ~ '\{VAR :varno (\d+) :varattno (\d+) [^}]*\} \{VAR :varno \1 :varattno \2 '
-        ), rels as (
-          select polrelid as oid from flagged
-          union select (pg_catalog.regexp_matches(tree, ':relid (\d+)', 'g'))[1]::oid from flagged
-        )
+import Postgres
+
+extension AuditCatalog {
+    /// SQL: the columns (and single-column foreign key targets) of tables named `schema.table`
+    /// in `$1` or by bare name in `$2`.
+    static let selfComparedColumnsSQL = """
         select n.nspname as schema, c.relname as table_name, a.attname as column_name,
                (select fn.nspname || '.' || fc.relname
                 from pg_catalog.pg_constraint k
@@ -22,8 +13,27 @@ extension CatalogDataset {
         from pg_catalog.pg_class c
         join pg_catalog.pg_namespace n on n.oid = c.relnamespace
         join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
-        where c.oid in (select oid from rels) and c.relkind in ('r', 'p')
-        """#
+        where c.relkind in ('r', 'p') and (n.nspname || '.' || c.relname = any($1::text[]) or c.relname = any($2::text[]))
+        """
+
+    /// Reads, in the audit's snapshot, the columns of the tables of policies that compare a
+    /// column with itself and of the tables they read: only after the policies are known, so a
+    /// catalog without such a policy costs nothing.
+    mutating func loadSelfComparedColumns(_ conn: PostgresConnection) throws {
+        let flagged = policies.filter { p in p.expressions.contains { !$0.selfComparisons.isEmpty } }
+        guard !flagged.isEmpty else { return }
+        var qualified = Set(flagged.map { "\($0.schema).\($0.table)" }), bare = Set<String>()
+        for p in flagged {
+            for t in p.expressions.flatMap(\.fromTables) {
+                if t.contains(".") { qualified.insert(t) } else { bare.insert(t) }
+            }
+        }
+        let rows = try conn.query(
+            Self.selfComparedColumnsSQL,
+            [Auditor.postgresArray(qualified.sorted()), Auditor.postgresArray(bare.sorted())]
+        ).rows
+        try load(.selfComparedColumns, rows)
+    }
 }
 
 extension Lint {
@@ -61,6 +71,17 @@ extension Lint {
 }
 
 extension PolicyExpression {
+    /// Every table after FROM or JOIN, as written (`memberships`, `public.memberships`).
+    var fromTables: [String] {
+        let t = Scan.tokens(nodes)
+        return t.indices.compactMap { i -> String? in
+            guard t[i].isKeyword("FROM") || t[i].isKeyword("JOIN"), i + 1 < t.count, case .ident(let name, _) = t[i + 1]
+            else { return nil }
+            if i + 3 < t.count, t[i + 2] == .dot, case .ident(let rel, _) = t[i + 3] { return name + "." + rel }
+            return name
+        }
+    }
+
     /// The table `FROM <table> <alias>` (or `FROM <table>` read as its own alias) names, as written.
     func fromTable(alias: String) -> String? {
         let t = Scan.tokens(nodes)

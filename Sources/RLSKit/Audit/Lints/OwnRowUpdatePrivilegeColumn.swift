@@ -33,19 +33,7 @@ extension Lint {
             "Grant UPDATE (and INSERT) only on the columns users may set (revoke update on the table from authenticated; grant update (name, avatar_url) on it), or pin the column in WITH CHECK, or refuse or reset it in a BEFORE UPDATE (BEFORE INSERT) trigger.",
         logic: .sql(
             """
-            with ins as (
-              -- INSERT: the row a user adds; a privilege column with a default is the app's to set.
-              select p.polrelid, p.polname, p.polpermissive,
-                     coalesce(pg_catalog.pg_get_expr(p.polwithcheck, p.polrelid),
-                              pg_catalog.pg_get_expr(p.polqual, p.polrelid), '') as check_text
-              from pg_catalog.pg_policy p
-              join pg_catalog.pg_roles ar on ar.rolname = 'authenticated'
-              -- INSERT-only: an ALL policy hands the row to the user, and its UPDATE case is above.
-              where p.polcmd = 'a' and (0 = any(p.polroles) or ar.oid = any(p.polroles))
-                and exists (select 1 from pg_catalog.pg_attribute a
-                            where a.attrelid = p.polrelid and a.attnum > 0 and not a.attisdropped and a.atthasdef
-                              and lower(a.attname) ~ '(^|_)(\(privilegeColumnWords.joined(separator: "|")))$')
-            ), checks as (
+            with checks as (
               select p.polrelid, p.polname, p.polpermissive,
                      coalesce(pg_catalog.pg_get_expr(p.polwithcheck, p.polrelid),
                               pg_catalog.pg_get_expr(p.polqual, p.polrelid), '') as check_text,
@@ -57,6 +45,18 @@ extension Lint {
                 and exists (select 1 from pg_catalog.pg_attribute a
                             where a.attrelid = p.polrelid and a.attnum > 0 and not a.attisdropped
                               and lower(a.attname) ~ '(^|_)(\(privilegeColumnWords.joined(separator: "|")))$')
+            ), ins as (
+              -- INSERT: the row a user adds; a privilege column with a default is the app's to set.
+              -- INSERT-only: an ALL policy hands the row to the user, and is the UPDATE case.
+              select p.polrelid, p.polname, p.polpermissive,
+                     coalesce(pg_catalog.pg_get_expr(p.polwithcheck, p.polrelid), '') as check_text
+              from pg_catalog.pg_policy p
+              join pg_catalog.pg_roles ar on ar.rolname = 'authenticated'
+              where p.polcmd = 'a' and (0 = any(p.polroles) or ar.oid = any(p.polroles))
+                -- Only columns with a default, each tested once (not once per policy).
+                and p.polrelid in (select d.adrelid from pg_catalog.pg_attrdef d
+                                   join pg_catalog.pg_attribute a on a.attrelid = d.adrelid and a.attnum = d.adnum
+                                   where lower(a.attname) ~ '(^|_)(\(privilegeColumnWords.joined(separator: "|")))$')
             )
             select n.nspname as schema, c.relname as name, 'policy' as kind, k.polname::text as member,
                    format('%s.%s: policy %s lets authenticated update their own rows, and authenticated may write %s, which no column grant, BEFORE UPDATE trigger or WITH CHECK protects',
