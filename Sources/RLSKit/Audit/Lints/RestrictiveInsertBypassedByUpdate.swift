@@ -25,8 +25,9 @@ extension Lint {
                      pg_catalog.pg_get_expr(p.polqual, p.polrelid) as q
               from pg_catalog.pg_policy p
               -- Deparsing opens the table: only tables with a restrictive INSERT-only policy.
-              where exists (select 1 from pg_catalog.pg_policy r
-                            where r.polrelid = p.polrelid and r.polcmd = 'a' and not r.polpermissive)
+              -- (one scan of pg_policy, not one lookup per policy)
+              where p.polrelid in (select r.polrelid from pg_catalog.pg_policy r
+                                   where r.polcmd = 'a' and not r.polpermissive)
             )
             select distinct on (r.polrelid, r.polname)
                    n.nspname as schema, c.relname as name, 'policy' as kind, r.polname::text as member,
