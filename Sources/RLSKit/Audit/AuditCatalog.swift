@@ -3,7 +3,10 @@ import Postgres
 
 /// Catalog rows fetched once and shared by the Swift lints.
 enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
-    case policies, buckets, indexColumns, secretCandidates, functions
+    case policies, buckets, indexColumns, secretCandidates, functions, selfComparedColumns
+
+    /// Read after the pipeline, from what the policies show (see `AuditCatalog.loadSelfComparedColumns`).
+    var followsPolicies: Bool { self == .selfComparedColumns }
 
     /// `$1` is the exposed schemas (text[]). Every query must be cheap on 10,000 tables.
     var sql: String {
@@ -27,6 +30,8 @@ enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
                 """
         case .functions:
             return Self.functionsSQL
+        case .selfComparedColumns:
+            return AuditCatalog.selfComparedColumnsSQL
         case .buckets:
             // Fails with 42P01 where there is no storage schema: read as "no buckets".
             return "select id, name, coalesce(public, false) as public from storage.buckets"
@@ -202,6 +207,8 @@ struct AuditCatalog: Sendable {
     public var indexedLeadingColumns: [String: Set<String>] = [:]
     public var secretCandidates: [SecretCandidate] = []
     public var functions: [FunctionRow] = []
+    /// "schema.table" → its columns, each with the table its single-column foreign key references.
+    public var columns: [String: [(name: String, references: String?)]] = [:]
 
     public init(exposedSchemas: [String]) { self.exposedSchemas = exposedSchemas }
 
@@ -239,6 +246,11 @@ struct AuditCatalog: Sendable {
                     isHelper: try r.decode("helper"),
                     argumentNames: (try r.decode("argnames") as [String]).map { $0.lowercased() },
                     returnsBoolean: try r.decode("returns_bool"))
+            }
+        case .selfComparedColumns:
+            for r in rows {
+                let key: String = try r.decode("schema") + "." + (try r.decode("table_name") as String)
+                columns[key, default: []].append((try r.decode("column_name"), try r.decode("refs")))
             }
         case .secretCandidates:
             secretCandidates = try rows.map { r in

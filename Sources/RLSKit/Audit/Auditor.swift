@@ -125,6 +125,14 @@ public enum Auditor {
             case (.dataset(let d), .skipped): failedDatasets[d] = "not run"
             }
         }
+        for d in plan.followUps where failedDatasets[.policies] == nil {
+            do {
+                switch d {
+                case .selfComparedColumns: try catalog.loadSelfComparedColumns(conn)
+                default: break
+                }
+            } catch { failedDatasets[d] = "\(error)" }
+        }
         var swiftLints: [(Lint, @Sendable (AuditCatalog) -> [FindingDraft])] = []
         for lint in lints {
             guard case .swift(let needs, let check) = lint.logic else { continue }
@@ -212,6 +220,8 @@ public enum Auditor {
 struct QueryPlan {
     enum Source { case lint(Lint), dataset(CatalogDataset) }
     var queries: [(source: Source, sql: String)] = []
+    /// Datasets read after the pipeline, once the policies are known.
+    var followUps: [CatalogDataset] = []
     private(set) var hasRemovedPolicies = false
 
     /// Takes the policies dataset out (to run elsewhere); false when the plan has none.
@@ -236,6 +246,9 @@ struct QueryPlan {
             case .swift(let needs, _): datasets.formUnion(needs)
             }
         }
-        for d in CatalogDataset.allCases where datasets.contains(d) { queries.append((.dataset(d), d.sql)) }
+        for d in CatalogDataset.allCases where datasets.contains(d) && !d.followsPolicies {
+            queries.append((.dataset(d), d.sql))
+        }
+        followUps = CatalogDataset.allCases.filter { datasets.contains($0) && $0.followsPolicies }
     }
 }

@@ -67,16 +67,21 @@ struct FunctionBody {
                     nullable.remove(key(i - 1))
                 }
             }
-            if k == "if" || k == "elsif", let then = (i..<words.count).first(where: { key($0) == "then" }) {
+            // `end if` closes an IF; its condition is not what follows.
+            if k == "if" || k == "elsif", key(i - 1) != "end",
+                let then = (i..<words.count).first(where: { key($0) == "then" })
+            {
                 let cond = Array(words[(i + 1)..<then])
                 // `if x is null then raise` clears x for the guards after it.
                 if key(then + 1) == "raise", cond.count == 3, cond[1].key == "is", cond[2].key == "null" {
                     nullable.remove(cond[0].key)
                 }
-                if key(then + 1) == "raise", let x = Self.negatedEquality(cond),
+                let subjects = key(then + 1) == "raise" ? Self.negatedSubjects(cond) : []
+                if subjects.contains(where: { x in
                     x.count == 1
                         ? nullable.contains(x[0].key) && !clearedByNotFound(before: i)
-                        : Self.canBeNull(x, nonNullCalls: nonNullCalls),
+                        : Self.canBeNull(x, nonNullCalls: nonNullCalls)
+                }),
                     !cond.contains(where: { $0.key == "null" || $0.key == "coalesce" || $0.key == "distinct" })
                 {
                     out.append("if " + cond.map(\.text).joined(separator: " ") + " then raise")
@@ -128,25 +133,5 @@ struct FunctionBody {
         if callsAuthRole { return false }
         return expr.contains { $0.key == "select" || $0.key == "->>" || $0.key == "->" || $0.key == "#>>" }
             || expr.indices.contains { i in expr[i].kind == .word && i + 1 < expr.count && expr[i + 1].key == "(" }
-    }
-
-    /// x of `x <> c`, `x != c` or `not (x = c)`, with c a constant.
-    static func negatedEquality(_ cond: [Word]) -> [Word]? {
-        var c = cond
-        func strip() { while c.first?.key == "(" && c.last?.key == ")" { c = Array(c.dropFirst().dropLast()) } }
-        strip()
-        var ops: Set<String> = ["<>", "!="]
-        if c.first?.key == "not" {
-            c.removeFirst()
-            strip()
-            ops = ["="]
-        }
-        guard let opIndex = c.firstIndex(where: { ops.contains($0.key) }), opIndex > 0 else { return nil }
-        let lhs = Array(c[..<opIndex]), rhs = Array(c[(opIndex + 1)...])
-        guard rhs.count == 1 || (rhs.count == 3 && rhs[1].key == "::"),
-            rhs[0].kind == .string || rhs[0].kind == .number
-        else { return nil }
-        if lhs.contains(where: { ["and", "or"].contains($0.key) }) { return nil }
-        return lhs
     }
 }

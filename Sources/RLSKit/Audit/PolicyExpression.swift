@@ -81,8 +81,11 @@ struct PolicyExpression: Sendable, Equatable {
         }
     }
 
-    /// Checks who the caller is, directly or through a membership helper over the object name.
-    public var hasOwnerCheck: Bool { hasIdentity || hasNameMembershipCheck }
+    /// Ties the object to the caller: an identity test naming its name or owner, a membership
+    /// set over the name, or a helper called with the name.
+    public var hasOwnerCheck: Bool {
+        hasNameMembershipCheck || Scan.tiesObjectToCaller(nodes) || Scan.hasObjectHelperCall(nodes)
+    }
 
     public var isTrue: Bool { canonical == "true" || canonical == "TRUE" }
 

@@ -39,6 +39,17 @@ extension LintExampleTests {
         XCTAssertTrue(findings[0].detail.hasSuffix("upload anywhere in bucket logos: it checks no owner or folder"))
     }
 
+    func testRestrictiveInsertFindingNamesTheUpdatePolicyAndColumn() throws {
+        let conn = try connection()
+        let lint = try XCTUnwrap(LintRegistry.named("restrictive_insert_bypassed_by_update"))
+        let findings = try run(lint, lint.triggering[0].sql, conn)
+        XCTAssertEqual(findings.count, 1)
+        XCTAssertEqual(
+            findings.first?.detail,
+            "public.enrollments: restrictive policy \"open studies only\" checks only INSERT, but permissive policy \"own enrollments\" lets authenticated UPDATE study_id without that check (no restrictive UPDATE policy repeats it): a row can be moved where INSERT may not put it"
+        )
+    }
+
     func testNullDefeatedGuardQuotesTheGuard() throws {
         let conn = try connection()
         let lint = try XCTUnwrap(LintRegistry.named("null_defeated_guard"))

@@ -36,4 +36,7 @@ extension LintExampleTests {
     func test_1010_realtime_channel_without_topic_check() throws {
         try checkExamples("realtime_channel_without_topic_check")
     }
+    func test_1011_restrictive_insert_bypassed_by_update() throws {
+        try checkExamples("restrictive_insert_bypassed_by_update")
+    }
 }

@@ -93,6 +93,32 @@ final class LintExampleTests: XCTestCase {
         let helper = try run(lint, lint.triggering[1].sql, conn).map(\.remediation)
         XCTAssertEqual(helper.count, 1)
         XCTAssertTrue(helper[0].hasPrefix("Check the intent first: these policies are ORed"), helper[0])
+        // A helper in another schema called with the row's column compares the row; a claim test does not.
+        let claim = try run(lint, lint.triggering[2].sql, conn).map(\.remediation)
+        XCTAssertEqual(claim.count, 1)
+        XCTAssertTrue(
+            claim[0].hasPrefix(
+                "Check the intent first: \"support reads\" does not compare rows with the caller, and policies are ORed, so it widens what \"crew projects\" allows"
+            ), claim[0])
+    }
+
+    /// The self-comparison fix names a column the policy's table has, or none.
+    func testSelfComparisonFixNamesOnlyRealColumns() throws {
+        let conn = try connection()
+        let lint = try XCTUnwrap(LintRegistry.named("policy_self_comparison"))
+        XCTAssertEqual(
+            try run(lint, lint.triggering[0].sql, conn).map(\.remediation),
+            [
+                "Compare with the policy's own row instead: `memberships.organization_id = projects.organization_id`."
+            ])
+        let fixes = try run(lint, lint.triggering[1].sql, conn).sorted { $0.object.display < $1.object.display }
+            .map(\.remediation)
+        XCTAssertEqual(
+            fixes,
+            [
+                "Compare m.org_id with the policy's own row instead: the column of notes that references orgs (notes has no column org_id).",
+                "Compare with the policy's own row instead: `m.org_id = projects.org_ref`.",
+            ])
     }
 
     /// Runs one example in a transaction that is rolled back, and the lint on it.

@@ -55,6 +55,21 @@ extension Lint {
                 create policy "own rows" on public.members for select to authenticated using (user_id = (select auth.uid()));
                 create policy "teammates" on public.members for select to authenticated using (public.is_member(team));
                 """, reports: "table public.members"),
+            .init(
+                """
+                -- A member helper in a private schema compares the row; the claim test does not.
+                create schema if not exists private;
+                create table public.crew (org_id uuid, user_id uuid);
+                create function private.in_crew(o uuid) returns boolean language sql stable security definer
+                  set search_path = '' as $$ select exists (select 1 from public.crew
+                    where org_id = o and user_id = (select auth.uid())) $$;
+                create table public.projects (id int primary key, org_id uuid);
+                alter table public.projects enable row level security;
+                create policy "crew projects" on public.projects for select to authenticated
+                  using ((select private.in_crew(org_id)));
+                create policy "support reads" on public.projects for select to authenticated
+                  using ((select auth.jwt() ->> 'user_role') = 'support');
+                """, reports: "table public.projects"),
         ],
         nonTriggering: [
             """
@@ -71,7 +86,8 @@ extension Lint {
     /// caller is) so the user checks the intent before merging.
     static func fix(_ rows: [PolicyRow], role: String, action: String, helpers: Set<String>) -> String {
         let open = rows.filter { p in
-            p.expressions.flatMap(\.bindings).isEmpty
+            // A claim compared with a constant (`auth.jwt() ->> 'role' = 'support'`) is no row's.
+            !p.expressions.flatMap(\.bindings).contains { !PolicyExpression.isConstant($0) }
                 && ![p.using, p.withCheck].contains { text in
                     guard let text else { return false }
                     let body = FunctionBody(text)

@@ -4,7 +4,8 @@ extension Lint {
         level: .error, categories: [.security],
         description: """
             A SECURITY DEFINER function that anon or authenticated may call guards itself with \
-            `if x <> 'owner' then raise …` (or `!=`, or `if not (x = …)`), where x comes from a lookup, \
+            `if x <> 'owner' then raise …` (or `!=`, `x not in (…)`, `x <> all (array[…])`, \
+            `if not (x = …)`, `if not (x = any (…))`, or an AND of such tests), where x comes from a lookup, \
             a function call or a JSON field. For a caller with no matching row (anon, a stranger) x is \
             NULL, `NULL <> 'owner'` is NULL, the IF is skipped and the function goes on with its \
             owner's rights.
@@ -82,6 +83,40 @@ extension Lint {
                   update public.members set role = 2 where id = target and account = acct;
                 end $$;
                 """, reports: "function public.hand_over(uuid, bigint)"),
+            .init(
+                """
+                -- Lists of allowed roles: NULL <> 'a' AND NULL <> 'b', NULL NOT IN (…), NULL <> ALL (…) are all NULL.
+                create table public.staff (team uuid, user_id uuid, role text);
+                create function public.kick_a(t uuid, u uuid) returns void language plpgsql security definer set search_path = '' as $$
+                declare r text;
+                begin
+                  select role into r from public.staff where team = t and user_id = auth.uid();
+                  if r <> 'lead' and r <> 'deputy' then raise exception 'leads only'; end if;
+                  delete from public.staff where team = t and user_id = u;
+                end $$;
+                create function public.kick_b(t uuid, u uuid) returns void language plpgsql security definer set search_path = '' as $$
+                declare r text;
+                begin
+                  select role into r from public.staff where team = t and user_id = auth.uid();
+                  if r not in ('lead', 'deputy') then raise exception 'leads only'; end if;
+                  delete from public.staff where team = t and user_id = u;
+                end $$;
+                create function public.kick_c(t uuid, u uuid) returns void language plpgsql security definer set search_path = '' as $$
+                declare r text;
+                begin
+                  r := (select role from public.staff where team = t and user_id = auth.uid());
+                  if r <> all (array['lead', 'deputy']) then raise exception 'leads only'; end if;
+                  delete from public.staff where team = t and user_id = u;
+                end $$;
+                create function public.kick_d(t uuid, u uuid) returns void language plpgsql security definer set search_path = '' as $$
+                declare r text;
+                begin
+                  select role into r from public.staff where team = t and user_id = auth.uid();
+                  if not (r = any (array['lead', 'deputy'])) then raise exception 'leads only'; end if;
+                  delete from public.staff where team = t and user_id = u;
+                end $$;
+                """, reports: "function public.kick_a(uuid, uuid)", "function public.kick_b(uuid, uuid)",
+                "function public.kick_c(uuid, uuid)", "function public.kick_d(uuid, uuid)"),
         ],
         nonTriggering: [
             """
@@ -162,6 +197,33 @@ extension Lint {
               if v_role is null then raise exception 'not a member'; end if;
               if v_role != 2 then raise exception 'owners only'; end if;
               update public.members set role = 2 where id = target and account = acct;
+            end $$;
+            """,
+            """
+            -- Role lists written so that NULL raises too; an OR with another test is not this lint's.
+            create table public.staff (team uuid, user_id uuid, role text);
+            create function public.kick_a(t uuid, u uuid) returns void language plpgsql security definer set search_path = '' as $$
+            declare r text;
+            begin
+              select role into r from public.staff where team = t and user_id = auth.uid();
+              if r is null or r not in ('lead', 'deputy') then raise exception 'leads only'; end if;
+              delete from public.staff where team = t and user_id = u;
+            end $$;
+            create function public.kick_b(t uuid, u uuid) returns void language plpgsql security definer set search_path = '' as $$
+            declare r text;
+            begin
+              select role into r from public.staff where team = t and user_id = auth.uid();
+              if not coalesce(r = any (array['lead', 'deputy']), false) then raise exception 'leads only'; end if;
+              if r not in (select 'lead') then raise exception 'leads only'; end if;
+              delete from public.staff where team = t and user_id = u;
+            end $$;
+            create function public.kick_c(t uuid, u uuid) returns void language plpgsql security definer set search_path = '' as $$
+            declare r text;
+            begin
+              select role into r from public.staff where team = t and user_id = auth.uid();
+              if not found then raise exception 'not on the team'; end if;
+              if r <> 'lead' and r <> 'deputy' then raise exception 'leads only'; end if;
+              delete from public.staff where team = t and user_id = u;
             end $$;
             """,
         ])

@@ -9,7 +9,7 @@ extension Lint {
 
     static let ownRowUpdatePrivilegeColumn = Lint(
         id: "1009", name: "own_row_update_privilege_column",
-        title: "Users may change their own role, flag, plan or balance",
+        title: "Users may set their own role, flag, plan or balance",
         level: .warn, categories: [.security],
         description: """
             A permissive UPDATE or ALL policy for authenticated reads the caller's identity in USING \
@@ -22,10 +22,15 @@ extension Lint {
             change, or when the policy's WITH CHECK (its USING, without one) or a restrictive \
             UPDATE policy's names the column (taken as pinning it, e.g. `role = (select role from \
             … where id = auth.uid())`; rlskit does not prove the comparison). Generated columns are \
-            skipped.
+            skipped. INSERT too: a permissive INSERT policy (not ALL: that one is the UPDATE case) for authenticated whose WITH CHECK \
+            reads the caller's identity, on a table where authenticated may insert such a column that \
+            has a default (the value the app sets; a column without one is the user's to fill), unless \
+            a column INSERT grant leaves it out, a check constraint names it, an enabled BEFORE INSERT \
+            row trigger's function names it (taken as resetting it), or the policy's WITH CHECK (or a \
+            restrictive INSERT policy's) names it.
             """,
         remediation:
-            "Grant UPDATE only on the columns users may change (revoke update on the table from authenticated; grant update (name, avatar_url) on it), or pin the column in WITH CHECK, or refuse the change in a BEFORE UPDATE trigger.",
+            "Grant UPDATE (and INSERT) only on the columns users may set (revoke update on the table from authenticated; grant update (name, avatar_url) on it), or pin the column in WITH CHECK, or refuse or reset it in a BEFORE UPDATE (BEFORE INSERT) trigger.",
         logic: .sql(
             """
             with checks as (
@@ -40,6 +45,18 @@ extension Lint {
                 and exists (select 1 from pg_catalog.pg_attribute a
                             where a.attrelid = p.polrelid and a.attnum > 0 and not a.attisdropped
                               and lower(a.attname) ~ '(^|_)(\(privilegeColumnWords.joined(separator: "|")))$')
+            ), ins as (
+              -- INSERT: the row a user adds; a privilege column with a default is the app's to set.
+              -- INSERT-only: an ALL policy hands the row to the user, and is the UPDATE case.
+              select p.polrelid, p.polname, p.polpermissive,
+                     coalesce(pg_catalog.pg_get_expr(p.polwithcheck, p.polrelid), '') as check_text
+              from pg_catalog.pg_policy p
+              join pg_catalog.pg_roles ar on ar.rolname = 'authenticated'
+              where p.polcmd = 'a' and (0 = any(p.polroles) or ar.oid = any(p.polroles))
+                -- Only columns with a default, each tested once (not once per policy).
+                and p.polrelid in (select d.adrelid from pg_catalog.pg_attrdef d
+                                   join pg_catalog.pg_attribute a on a.attrelid = d.adrelid and a.attnum = d.adnum
+                                   where lower(a.attname) ~ '(^|_)(\(privilegeColumnWords.joined(separator: "|")))$')
             )
             select n.nspname as schema, c.relname as name, 'policy' as kind, k.polname::text as member,
                    format('%s.%s: policy %s lets authenticated update their own rows, and authenticated may write %s, which no column grant, BEFORE UPDATE trigger or WITH CHECK protects',
@@ -72,6 +89,41 @@ extension Lint {
                     '(<>|!=)\\s*(\\(\\s*SELECT\\s+auth\\.uid\\(\\)\\s+AS\\s+uid\\s*\\)|auth\\.uid\\(\\))', '', 'gi')
                   ~ 'auth\\.(uid|jwt)\\(\\)|request\\.jwt\\.claim'
               and cols.names is not null and \(SQLParts.notExtensionMember("c"))
+            union all
+            select n.nspname, c.relname, 'policy', k.polname::text,
+                   format('%s.%s: policy %s lets authenticated insert their own rows, and authenticated may set %s on insert, which has a default that no column grant, BEFORE INSERT trigger, check constraint or WITH CHECK protects',
+                          \(SQLParts.ident("n.nspname")), \(SQLParts.ident("c.relname")), \(SQLParts.ident("k.polname")), cols.names),
+                   jsonb_build_object('columns', cols.names)::text
+            from ins k
+            join pg_catalog.pg_class c on c.oid = k.polrelid
+            join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+            join pg_catalog.pg_roles ar on ar.rolname = 'authenticated'
+            cross join lateral (
+              select string_agg(\(SQLParts.ident("a.attname")), ', ' order by a.attnum) as names
+              from pg_catalog.pg_attribute a
+              where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped and a.attgenerated = ''
+                and a.attidentity = '' and a.atthasdef
+                and lower(a.attname) ~ '(^|_)(\(privilegeColumnWords.joined(separator: "|")))$'
+                and has_column_privilege(ar.oid, c.oid, a.attnum, 'INSERT')
+                and not exists (
+                  select 1 from ins r
+                  where r.polrelid = c.oid and (r.polname = k.polname or not r.polpermissive)
+                    and r.check_text ~ ('\\m' || a.attname || '\\M(?!\\s*\\()'))
+                and not exists (
+                  select 1 from pg_catalog.pg_constraint cc
+                  where cc.conrelid = c.oid and cc.contype = 'c' and a.attnum = any(cc.conkey))
+                -- A BEFORE INSERT row trigger whose function names the column may reset it.
+                and not exists (
+                  select 1 from pg_catalog.pg_trigger t join pg_catalog.pg_proc tp on tp.oid = t.tgfoid
+                  where t.tgrelid = c.oid and not t.tgisinternal and t.tgenabled <> 'D'
+                    and t.tgtype & 7 = 7  -- row, before, insert
+                    and tp.prosrc ~* ('\\m' || a.attname || '\\M'))
+            ) cols
+            where k.polpermissive and c.relkind in ('r', 'p') and c.relrowsecurity and n.nspname = any($1::text[])
+              and regexp_replace(k.check_text,
+                    '(<>|!=)\\s*(\\(\\s*SELECT\\s+auth\\.uid\\(\\)\\s+AS\\s+uid\\s*\\)|auth\\.uid\\(\\))', '', 'gi')
+                  ~ 'auth\\.(uid|jwt)\\(\\)|request\\.jwt\\.claim'
+              and cols.names is not null and \(SQLParts.notExtensionMember("c"))
             """),
         triggering: [
             .init(
@@ -101,6 +153,19 @@ extension Lint {
                 create policy "own account" on public.accounts for update to authenticated
                   using (id = (select auth.uid())) with check (id = (select auth.uid()));
                 """, reports: "policy \"own account\" on public.accounts"),
+            .init(
+                """
+                -- INSERT: a player adds a bet already settled as won; the trigger fills another column.
+                create table public.bets (id int generated always as identity primary key, user_id uuid, game int,
+                  status text not null default 'pending', placed_at timestamptz);
+                alter table public.bets enable row level security;
+                grant select, insert on public.bets to authenticated;
+                create function public.stamp() returns trigger language plpgsql as $$
+                begin new.placed_at := now(); return new; end $$;
+                create trigger stamp before insert on public.bets for each row execute function public.stamp();
+                create policy "own bets" on public.bets for insert to authenticated
+                  with check ((select auth.uid()) = user_id);
+                """, reports: "policy \"own bets\" on public.bets"),
         ],
         nonTriggering: [
             // Owners change other members' roles; their own row is excluded.
@@ -147,6 +212,35 @@ extension Lint {
             grant select on public.accounts to authenticated;
             grant select, update on public.accounts to service_role;
             create policy "billing" on public.accounts for update to service_role using (id = (select auth.uid()));
+            """,
+            """
+            -- INSERT: a column grant leaves status out, WITH CHECK pins is_verified, the user enters their own score.
+            create table public.bets (id int primary key, user_id uuid, status text not null default 'pending',
+              is_verified boolean default false, score int);
+            alter table public.bets enable row level security;
+            revoke insert on public.bets from authenticated;
+            grant select, insert (id, user_id, is_verified, score) on public.bets to authenticated;
+            create policy "own bets" on public.bets for insert to authenticated
+              with check ((select auth.uid()) = user_id and not is_verified);
+            """,
+            """
+            -- INSERT: a BEFORE INSERT trigger resets status; a check constraint bounds tier; an ALL policy
+            -- whose UPDATE a trigger guards is the owner's own record.
+            create table public.trials (id int primary key, user_id uuid, status text not null default 'draft');
+            alter table public.trials enable row level security;
+            grant select, insert, update on public.trials to authenticated;
+            create function public.guard_trial() returns trigger language plpgsql as $$ begin return new; end $$;
+            create trigger guard_trial before update on public.trials for each row execute function public.guard_trial();
+            create policy "own trials" on public.trials for all to authenticated using ((select auth.uid()) = user_id);
+            create table public.bets (id int primary key, user_id uuid, status text not null default 'pending',
+              tier text not null default 'free' check (tier = 'free'));
+            alter table public.bets enable row level security;
+            grant select, insert on public.bets to authenticated;
+            create function public.reset_status() returns trigger language plpgsql as $$
+            begin new.status := 'pending'; return new; end $$;
+            create trigger reset_status before insert on public.bets for each row execute function public.reset_status();
+            create policy "own bets" on public.bets for insert to authenticated
+              with check ((select auth.uid()) = user_id);
             """,
         ])
 }

@@ -31,7 +31,14 @@ extension Lint {
                 """
                 insert into storage.buckets (id, name, public) values ('photos', 'photos', true);
                 create policy "photos are public" on storage.objects for select using (bucket_id = 'photos');
-                """, reports: "bucket storage.photos")
+                """, reports: "bucket storage.photos"),
+            .init(
+                """
+                -- Signed in is not an owner check: every user lists every object.
+                insert into storage.buckets (id, name, public) values ('photos', 'photos', true);
+                create policy "signed-in list" on storage.objects for select to authenticated
+                  using (bucket_id = 'photos' and (select auth.uid()) is not null);
+                """, reports: "bucket storage.photos"),
         ],
         nonTriggering: [
             """
@@ -50,6 +57,14 @@ extension Lint {
             insert into storage.buckets (id, name, public) values ('photos', 'photos', true);
             create policy "team photos" on storage.objects for select to authenticated
               using (bucket_id = 'photos' and (storage.foldername(name))[1] in (select public.my_team_ids()));
+            """,
+            """
+            -- Listing limited to folders of the caller's orgs, through a helper.
+            create function public.in_org(o text) returns boolean language sql stable
+              as $$ select o is not null and auth.uid() is not null $$;
+            insert into storage.buckets (id, name, public) values ('photos', 'photos', true);
+            create policy "org photos" on storage.objects for select to authenticated
+              using (bucket_id = 'photos' and public.in_org((storage.foldername(name))[1]));
             """,
         ])
 }

@@ -5,8 +5,11 @@ extension Lint {
         level: .error, categories: [.security],
         description: """
             An INSERT, UPDATE or ALL policy on storage.objects for API callers checks only the bucket \
-            (or nothing), never who the caller is: any caller it applies to (anon too, for PUBLIC) may \
-            upload or overwrite objects anywhere in the bucket, including other users' folders. \
+            (or nothing), or checks who the caller is without tying the object's name or owner to them \
+            (`exists (select 1 from memberships m where m.user_id = auth.uid())`): any caller it applies \
+            to (anon too, for PUBLIC) may upload or overwrite objects anywhere in the bucket, including \
+            other users' folders. A helper called with the object's folder (`is_member((storage.foldername(name))[1]::uuid)`) \
+            or a set of the caller's folders (`(storage.foldername(name))[1] in (select my_team_ids())`) counts as a check. \
             Supabase's own advisor skips the storage schema; this lint does not.
             """,
         remediation:
@@ -28,9 +31,13 @@ extension Lint {
                 let verb =
                     p.command == "INSERT"
                     ? "upload" : p.command == "UPDATE" ? "overwrite objects" : "upload and overwrite objects"
+                let why =
+                    checked.contains(where: { $0?.hasIdentity == true })
+                    ? "it checks who the caller is but ties no owner or folder of the object to them"
+                    : "it checks no owner or folder"
                 return FindingDraft(
                     object: p.object,
-                    detail: "\(p.label) lets \(p.rolesText) \(verb) \(place): it checks no owner or folder",
+                    detail: "\(p.label) lets \(p.rolesText) \(verb) \(place): \(why)",
                     metadata: p.baseMetadata.merging(["buckets": buckets.joined(separator: ",")]) { $1 })
             }
         },
@@ -47,6 +54,18 @@ extension Lint {
                 create policy "logos" on storage.objects for insert to authenticated
                   with check (bucket_id = 'logos' and storage.extension(name) = 'png' and name <> '.');
                 """, reports: "policy \"logos\" on storage.objects"),
+            .init(
+                """
+                -- Any member of any org may upload anywhere: the object's folder is never compared.
+                create table public.crew (org_id uuid, user_id uuid);
+                insert into storage.buckets (id, name) values ('org-docs', 'org-docs');
+                create policy "members upload" on storage.objects for insert to authenticated with check (
+                  bucket_id = 'org-docs'
+                  and exists (select 1 from public.crew c where c.user_id = (select auth.uid())));
+                create policy "members replace" on storage.objects for update to authenticated
+                  using (bucket_id = 'org-docs' and auth.uid() is not null and storage.extension(name) = 'pdf');
+                """, reports: "policy \"members upload\" on storage.objects",
+                "policy \"members replace\" on storage.objects"),
         ],
         nonTriggering: [
             """
@@ -71,6 +90,34 @@ extension Lint {
             insert into storage.buckets (id, name) values ('teams', 'teams');
             create policy "team files" on storage.objects for insert to authenticated with check (
               bucket_id = 'teams' and (storage.foldername(name))[1] in (select public.my_team_ids()));
+            """,
+            """
+            -- The owner column, or the name matched against the caller's id.
+            create schema if not exists private;
+            create function private.signed_in() returns boolean language sql stable as $$ select auth.uid() is not null $$;
+            insert into storage.buckets (id, name) values ('files', 'files');
+            create policy "own uploads" on storage.objects for insert to authenticated
+              with check (bucket_id = 'files' and owner = auth.uid() and private.signed_in());
+            create policy "own folder" on storage.objects for update
+              using (bucket_id = 'files' and private.signed_in() and name ~ ('^' || auth.uid()::text || '/'));
+            """,
+            """
+            -- Membership of the object's folder through helpers: private or public, wrapped or not, uuid or text.
+            create schema if not exists private;
+            create table public.crew (org_id uuid, user_id uuid);
+            create function private.in_crew(o uuid) returns boolean language sql stable security definer set search_path = ''
+              as $$ select exists (select 1 from public.crew where org_id = o and user_id = (select auth.uid())) $$;
+            create function public.in_crew_text(o text) returns boolean language sql stable
+              as $$ select exists (select 1 from public.crew where org_id::text = o and user_id = auth.uid()) $$;
+            insert into storage.buckets (id, name) values ('org-docs', 'org-docs');
+            create policy "crew upload" on storage.objects for insert to authenticated with check (
+              bucket_id = 'org-docs' and (select private.in_crew(((storage.foldername(name))[1])::uuid)));
+            create policy "crew replace" on storage.objects for update to authenticated
+              using (bucket_id = 'org-docs' and private.in_crew(((storage.foldername(name))[1])::uuid))
+              with check (bucket_id = 'org-docs' and public.in_crew_text((storage.foldername(name))[1]));
+            create policy "crew add" on storage.objects for insert to authenticated with check (
+              bucket_id = 'org-docs' and exists (select 1 from public.crew c
+                where c.org_id::text = (storage.foldername(name))[1] and c.user_id = auth.uid()));
             """,
         ])
 }
