@@ -40,7 +40,7 @@ struct PsqlStep: Sendable, Equatable {
 
     /// The files `load` would read, without splitting a file that includes nothing.
     @_spi(CLI) public static func inputs(path: String, display: String) -> [String] {
-        guard case .success(let text) = readText(path), !text.contains("\\i") else { return [display] }
+        guard case .success(let text) = readText(path), text.contains("\\i") else { return [display] }
         return load(path: path, display: display).files
     }
 
