@@ -28,6 +28,8 @@ final class ServerWarningsCLITests: XCTestCase {
         do $$ begin raise warning 'one statement at a time'; end $$;
 
         """.write(toFile: tmp + "/supabase/migrations/20240103000000_c.sql", atomically: true, encoding: .utf8)
+        try "revoke select on auth.users from anon;\n".write(
+            toFile: tmp + "/supabase/migrations/20240104000000_d.sql", atomically: true, encoding: .utf8)
         return tmp
     }
 
@@ -47,6 +49,12 @@ final class ServerWarningsCLITests: XCTestCase {
             output, file: file, line: line)
         XCTAssertTrue(
             output.contains("warning: supabase/migrations/20240103000000_c.sql:3: one statement at a time"), output,
+            file: file, line: line)
+        // One warning per column of auth.users: one line.
+        let d = "warning: supabase/migrations/20240104000000_d.sql:1: no privileges could be revoked for column "
+        XCTAssertEqual(output.components(separatedBy: d).count, 2, output, file: file, line: line)
+        XCTAssertNotNil(
+            output.range(of: #"of relation "users" \(and \d+ more like it\)"#, options: .regularExpression), output,
             file: file, line: line)
         XCTAssertFalse(output.contains("a routine notice"), output, file: file, line: line)
     }

@@ -273,10 +273,22 @@ public struct Migrator {
     /// libpq may read a statement's notices before handing over the previous result, so a
     /// notice counted at statement k came from k or k + 1: the line is given only when that
     /// is one statement (the last), never a guess.
+    /// Warnings alike but for quoted names (a REVOKE on a table warns once per column) are one line.
     func warned(_ notices: [Notice], _ file: SQLFile, _ statements: [SQLStatement]) -> [String] {
-        notices.filter { $0.severity == "WARNING" }.map { n in
+        var alike: [(key: String, text: String, count: Int)] = []
+        for n in notices where n.severity == "WARNING" {
             let line = n.statement == statements.count - 1 ? statements.last?.line : nil
             let text = "warning: \(file.path)" + (line.map { ":\($0)" } ?? "") + ": " + n.message
+            let parts = text.split(separator: "\"", omittingEmptySubsequences: false)
+            let key = parts.enumerated().filter { $0.offset % 2 == 0 }.map(\.element).joined(separator: "\"\"")
+            if let i = alike.firstIndex(where: { $0.key == key }) {
+                alike[i].count += 1
+            } else {
+                alike.append((key, text, 1))
+            }
+        }
+        return alike.map {
+            let text = $0.text + ($0.count > 1 ? " (and \($0.count - 1) more like it)" : "")
             log(text)
             return text
         }
