@@ -71,12 +71,17 @@ final class ServerWarningsCLITests: XCTestCase {
         let tmp = try project()
         defer { try? FileManager.default.removeItem(atPath: tmp) }
         // The audit finds the table without RLS (exit 1); the warnings are shown all the same.
-        let r = try CLI.run(["check", "--allow-empty"], environment: ["TMPDIR": tmp], directory: tmp)
+        let r = try CLI.run(
+            ["check", "--allow-empty", "--json", tmp + "/check.json"], environment: ["TMPDIR": tmp], directory: tmp)
         XCTAssertEqual(r.code, 1, r.output)
         assertWarnings(r.stdout)
         let lines = r.stdout.split(separator: "\n").map(String.init)
         let warning = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("warning: ") })
         let apply = try XCTUnwrap(lines.firstIndex { $0.contains("✓ apply") })
         XCTAssertLessThan(warning, apply, "the warnings come just before the phases")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: tmp + "/check.json")))
+        let warnings = try XCTUnwrap((json as? [String: Any])?["warnings"] as? [String])
+        XCTAssertEqual(warnings, lines.filter { $0.hasPrefix("warning: supabase/migrations/") })
+        XCTAssertEqual(warnings.count, 6, "\(warnings)")
     }
 }
