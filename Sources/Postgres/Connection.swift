@@ -8,12 +8,16 @@ public struct Notice: Sendable, Equatable, CustomStringConvertible {
     public var message: String
     public var detail: String?
     public var hint: String?
+    /// In a script: how many of its statements had completed when it was raised, so the
+    /// index of the statement that raised it; nil outside a script.
+    public var statement: Int? = nil
     public var description: String { "\(severity): \(message)" }
 }
 
 final class NoticeSink {
     var notices: [Notice] = []
     var secret: [String] = []
+    var statement: Int?
 }
 
 /// One connection to a PostgreSQL server over libpq.
@@ -81,7 +85,7 @@ public final class PostgresConnection {
                 sink.notices.append(
                     Notice(
                         severity: e.severity ?? "NOTICE", sqlState: e.sqlState, message: e.message, detail: e.detail,
-                        hint: e.hint))
+                        hint: e.hint, statement: sink.statement))
             }, Unmanaged.passUnretained(sink).toOpaque())
     }
 
@@ -218,12 +222,15 @@ public final class PostgresConnection {
         }
         var results: [QueryResult] = []
         var failure: PostgresError?
+        sink.statement = 0
+        defer { sink.statement = nil }
         while let r = PQgetResult(handle) {
             defer { PQclear(r) }
             endCopy(r)
             if failure != nil { continue }
             do { results.append(try Self.read(r, secret: secret)) } catch let e as PostgresError { failure = e } catch {
             }
+            sink.statement = results.count
         }
         if failure == nil, PQstatus(handle) != CONNECTION_OK { failure = connectionError() }
         if let failure { throw ScriptError(error: failure, completed: results, notices: takeNotices()) }

@@ -106,6 +106,7 @@ enum CheckCommand {
         for p in report.problems { printError(p.description) }
         if !audit.findings.isEmpty { say(String(audit.text(color: term.color && !machineOnStdout).dropLast())) }
         for line in CheckVerdict.untested(report) { say(line) }
+        for w in report.migrations.warnings { say(w) }
         for p in report.phases {
             let mark = p.ok ? term.green("✓") : term.red("✗")
             say(

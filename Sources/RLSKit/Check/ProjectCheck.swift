@@ -92,6 +92,7 @@ public enum ProjectCheck {
                 ("checkedNothing", .bool(checkedNothing)),
                 ("nothingApplied", .bool(migrations.plan.isEmpty)),
                 ("nothingTested", .bool(tests.outcomes.isEmpty)),
+                ("warnings", .array(migrations.warnings.map { .string($0) })),
                 (
                     "phases",
                     .array(

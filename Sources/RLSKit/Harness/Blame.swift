@@ -105,7 +105,7 @@ struct Blame {
                 "create temp table rlskit_new (like \(row.table) including defaults including identity including generated) on commit drop"
             )
             try conn.query(
-                "insert into pg_temp.rlskit_new (\(ins.columns.joined(separator: ", "))) values (\(ins.values.joined(separator: ", ")))"
+                "insert into pg_temp.rlskit_new" + InsertSQL.values(ins.columns, ins.values)
             )
         } else if row.existing != nil {
             try conn.query("create temp table rlskit_new on commit drop as select * from pg_temp.rlskit_old")

@@ -5,7 +5,8 @@ extension BucketMatrix {
     func refusedUploads(_ u: HarnessActor, _ who: String, typed: String, large: String) -> [PolicyCheck] {
         var out: [PolicyCheck] = []
         if let t = files.refusedType {
-            let name = "\(who) uploads a \(t) file (mime allows \(intent.mimeTypes.joined(separator: ", ")))"
+            let name =
+                "\(who) uploads \(Self.article(t)) \(t) file (mime allows \(intent.mimeTypes.joined(separator: ", ")))"
             let allowed =
                 "(allowed_mime_types is null or cardinality(allowed_mime_types) = 0 or exists (select 1 from"
                 + " unnest(allowed_mime_types) m where lower(\(SQL.literal(t))) like replace(lower(m), '*', '%')))"
@@ -22,6 +23,11 @@ extension BucketMatrix {
                     : check(u, "insert", "upload", name, uploading(u, large, size: n), false))
         }
         return out
+    }
+
+    /// "a" or "an" by the word's first letter ("an image/png", "a text/plain").
+    static func article(_ word: String) -> String {
+        word.first.map { "aeiouAEIOU".contains($0) } == true ? "an" : "a"
     }
 
     /// Passes when the bucket's row still forbids the file: no row of storage.buckets lets it through.

@@ -26,9 +26,7 @@ struct CatalogMatrix {
 
     func seedScript() -> String {
         let r = seeder.row(owner: Self.nobody, n: 1)
-        let columns =
-            r.columns.isEmpty
-            ? " default values" : " (\(r.columns.joined(separator: ", "))) values (\(r.values.joined(separator: ", ")))"
+        let columns = InsertSQL.values(r.columns, r.values)
         var sql = seeder.parents.script(owners: [Self.nobody] + users.map(\.uid))
         sql += serviceRole ? "select set_config('role', 'service_role', true);\n" : ""
         sql +=

@@ -12,9 +12,17 @@ enum Coverage {
                     lines.append("  " + pad(unit.suite, width) + (skip.message ?? "not covered"))
                     continue
                 }
+                // Only checks that ran count: a unit stopped before them (a failing hook) checked nothing.
+                let ran = Set(mine.map { "\($0.actor ?? "")\u{0}\($0.name)" })
+                let checked = unit.checks.filter { ran.contains("\($0.actor)\u{0}\($0.name)") }
+                if checked.isEmpty {
+                    let stop = mine.first(where: \.isFailure).map { "\($0.name) failed" } ?? "no check ran"
+                    lines.append("  " + pad(unit.suite, width) + "nothing checked: " + stop)
+                    continue
+                }
                 var cells: [String] = []
                 for op in ["select", "insert", "update", "delete"] {
-                    let actors = unit.checks.filter {
+                    let actors = checked.filter {
                         $0.operation == op && !($0.actor == "admin" && $0.statements.count == 1)
                     }.reduce(
                         into: [String]()

@@ -73,7 +73,7 @@ struct GroupMatrix {
         for (n, (group, owner)) in [(k1, r1Owner), (k2, r2Owner)].enumerated() {
             let r = seeder(group).row(owner: owner.uid, n: n + 1)
             sql +=
-                "insert into \(t) (\(r.columns.joined(separator: ", "))) select \(r.values.joined(separator: ", "))"
+                "insert into \(t)" + InsertSQL.select(r.columns, r.values)
                 + " where not exists (select 1 from \(t) where \(whereGroup(group)));\n"
         }
         if serviceRole { sql += "select set_config('role', 'none', true);\n" }
@@ -91,7 +91,8 @@ struct GroupMatrix {
                 if n == 0 { sql += s.parents.script(owners: owners) }
                 let r = s.row(owner: owner.uid, n: 7000 + i * 10 + n)
                 sql +=
-                    "insert into \(level.info.sqlName) (\(r.columns.joined(separator: ", ")))\(s.overriding) select \(r.values.joined(separator: ", "))"
+                    "insert into \(level.info.sqlName)"
+                    + InsertSQL.select(r.columns, r.values, overriding: s.overriding)
                     + " where not exists (select 1 from \(level.info.sqlName) where \(SQL.ident(level.key)) = \(key));\n"
             }
             above = (level.k1, level.k2)

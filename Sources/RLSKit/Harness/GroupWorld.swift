@@ -140,12 +140,12 @@ struct GroupWorld {
         let seeder = Seeder(
             table: membersInfo, intent: TableIntent(schema: "", name: "", location: members.location), fixed: fixed)
         let r = seeder.row(owner: u.uid, n: n)
-        let head = "insert into \(m) (\(r.columns.joined(separator: ", ")))"
-        guard ifMissing else { return head + " values (\(r.values.joined(separator: ", ")))" }
+        let head = "insert into \(m)"
+        guard ifMissing else { return head + InsertSQL.values(r.columns, r.values) }
         let exists =
             onePerUser ? "\(SQL.ident(members.userColumn)) = \(SQL.literal(u.uid))" : whereMember(group, u)
-        return head
-            + " select \(r.values.joined(separator: ", ")) where not exists (select 1 from \(m) where \(exists))"
+        return head + InsertSQL.select(r.columns, r.values)
+            + " where not exists (select 1 from \(m) where \(exists))"
     }
 
     /// Why the groups cannot be seeded, or nil.
@@ -191,7 +191,7 @@ struct GroupWorld {
                 let r = s.row(owner: owner.uid, n: key == g1 ? 1 : 2)
                 sql += "select set_config('request.jwt.claims', \(SQL.literal(owner.claims)), true);\n" + asService
                 sql +=
-                    "insert into \(g.sqlName) (\(r.columns.joined(separator: ", ")))\(s.overriding) select \(r.values.joined(separator: ", "))"
+                    "insert into \(g.sqlName)" + InsertSQL.select(r.columns, r.values, overriding: s.overriding)
                     + " where not exists (select 1 from \(g.sqlName) where \(SQL.ident(groupKey)) = \(key));\n" + back
             }
             sql += "select set_config('request.jwt.claims', '', true);\n"

@@ -217,12 +217,10 @@ extension ParentPlan {
         var body: String
         if let match {
             body =
-                "insert into \(t.sqlName) (\(cols.joined(separator: ", "))) select \(vals.joined(separator: ", "))"
+                "insert into \(t.sqlName)" + InsertSQL.select(cols, vals)
                 + " where not exists (select 1 from \(t.sqlName) where \(match))"
-        } else if cols.isEmpty {
-            body = "insert into \(t.sqlName) default values"
         } else {
-            body = "insert into \(t.sqlName) (\(cols.joined(separator: ", "))) values (\(vals.joined(separator: ", ")))"
+            body = "insert into \(t.sqlName)" + InsertSQL.values(cols, vals)
         }
         body += " returning " + node.keys.map { SQL.ident($0) }.joined(separator: ", ")
         // Rows the insert made are in r only; a row that was there already, in the table.

@@ -65,7 +65,9 @@ struct ProtectedColumns {
         s.fixed[c.name] = changed(c)
         let r = s.row(owner: owner, n: n), col = SQL.ident(c.name)
         return
-            "with i as (insert into \(seeder.table.sqlName) (\(r.columns.joined(separator: ", ")))\(s.overriding) values (\(r.values.joined(separator: ", "))) returning \(col))"
+            "with i as (insert into \(seeder.table.sqlName)"
+            + InsertSQL.values(r.columns, r.values, overriding: s.overriding)
+            + " returning \(col))"
             + " select count(*) from i where \(col) is not distinct from \(changed(c))"
     }
 }

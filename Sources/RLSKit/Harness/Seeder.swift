@@ -82,7 +82,7 @@ struct Seeder: Sendable {
     public func insert(owner: String, n: Int, returning: Bool = false) -> String {
         let r = row(owner: owner, n: n)
         return
-            "insert into \(table.sqlName) (\(r.columns.joined(separator: ", ")))\(overriding) values (\(r.values.joined(separator: ", ")))"
+            "insert into \(table.sqlName)" + InsertSQL.values(r.columns, r.values, overriding: overriding)
             + (returning ? " returning *" : "")
     }
 

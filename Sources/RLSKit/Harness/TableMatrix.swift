@@ -60,7 +60,7 @@ struct TableMatrix {
         for (i, u) in seededUsers.enumerated() {
             let r = seeder.row(owner: u.uid, n: i + 1)
             sql +=
-                "insert into \(t) (\(r.columns.joined(separator: ", "))) select \(r.values.joined(separator: ", "))"
+                "insert into \(t)" + InsertSQL.select(r.columns, r.values)
                 + " where not exists (select 1 from \(t) where \(whereOwner(u)));\n"
         }
         if serviceRole { sql += "select set_config('role', 'none', true);\n" }

@@ -99,9 +99,13 @@ public struct PgTAPFileResult: Sendable, Equatable {
         case .skip where t.ok:
             o.status = .skipped
             o.message = t.reason.isEmpty ? nil : t.reason
+            o.tapOK = true
+            o.directiveReason = t.reason
         case .todo:
             o.status = .todo
             o.message = (t.ok ? "passed unexpectedly; TODO: " : "TODO: ") + t.reason
+            o.tapOK = t.ok
+            o.directiveReason = t.reason
         default:
             o.status = t.isOK ? .passed : .failed
             if t.unplanned {

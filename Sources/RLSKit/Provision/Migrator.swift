@@ -52,6 +52,8 @@ public struct Migrator {
         public var seeded: [String] = []
         /// Buckets created or updated from `config.toml`.
         public var buckets: [String] = []
+        /// The server's WARNINGs raised by migrations and seeds, as `warning: file:line: message`.
+        public var warnings: [String] = []
     }
 
     /// Applies `source` to the database at `target` (stand-in first, unless `options` say not).
@@ -163,7 +165,7 @@ public struct Migrator {
                 }
             }
             let started = Date()
-            do { try apply(prepared[k]) } catch var e as MigrationError {
+            do { result.warnings += try apply(prepared[k]) } catch var e as MigrationError {
                 e.serverMajor = conn.serverVersion / 10000
                 e.asPlatformPostgres = separate
                 throw e
@@ -172,7 +174,7 @@ public struct Migrator {
             result.applied.append((entry.file.name, ms))
             log("applied \(entry.file.name) (\(ms) ms)")
         }
-        result.seeded = try seed(strings: strings)
+        result.seeded = try seed(strings: strings, warnings: &result.warnings)
         result.buckets = try ConfigBuckets.create(conn, options.buckets)
         let already = plan.count { $0.status != .pending }
         log(
@@ -184,7 +186,7 @@ public struct Migrator {
 
     /// Runs the seed files not run before, each like a migration (clean session, one
     /// transaction) and recorded in `rlskit.seeds`; a seed changed since it ran is not re-run.
-    func seed(strings: Bool) throws -> [String] {
+    func seed(strings: Bool, warnings: inout [String]) throws -> [String] {
         guard !options.seeds.isEmpty else { return [] }
         let create = """
             create table if not exists rlskit.seeds (
@@ -210,7 +212,9 @@ public struct Migrator {
                 try Ledger.ensure(c)
                 if !separate { _ = try c.runScript(create) }
                 let guarded = try MigrationGuard.start(c, inTransaction: true)
-                do { _ = try c.runScript(p.text) } catch let e as ScriptError {
+                do { warnings += warned(try c.runScript(p.text).notices, file, p.statements) } catch let e
+                    as ScriptError
+                {
                     var m = MigrationError(file: file, script: e, sent: p.statements)
                     m.asPlatformPostgres = separate
                     throw m
@@ -228,8 +232,10 @@ public struct Migrator {
         ["\(Int(options.ddlLockTimeout * 1000))ms", "\(Int(options.statementTimeout * 1000))ms"]
     }
 
-    func apply(_ p: Prepared) throws {
+    /// Applies one file; returns the server's warnings it raised.
+    func apply(_ p: Prepared) throws -> [String] {
         let f = p.file
+        var warnings: [String] = []
         let record = "insert into rlskit.migrations (version, name, checksum, duration_ms) values ($1, $2, $3, $4)"
         let started = Date()
         if p.outsideTransaction {
@@ -239,25 +245,52 @@ public struct Migrator {
             try Ledger.ensure(project)
             let guarded = try MigrationGuard.start(project, inTransaction: false)
             for st in p.statements {
-                do { _ = try project.runScript(st.text) } catch {
+                do { warnings += warned(try project.runScript(st.text).notices, f, [st]) } catch {
                     throw MigrationError(file: f, error: error.error, statement: st)
                 }
             }
             try guarded.check(project, f, p.statements)
             try project.query(record, [f.version, f.name, f.checksum, Int(Date().timeIntervalSince(started) * 1000)])
-            return
+            return warnings
         }
         try project.transaction { c in
             try Ledger.ensure(c)
             try c.query(
                 "select set_config('lock_timeout', $1, true), set_config('statement_timeout', $2, true)", timeouts())
             let guarded = try MigrationGuard.start(c, inTransaction: true)
-            do { _ = try c.runScript(p.text) } catch let e as ScriptError {
+            do { warnings += warned(try c.runScript(p.text).notices, f, p.statements) } catch let e as ScriptError {
                 throw MigrationError(file: f, script: e, sent: p.statements)
             }
             // Whatever slipped past the checks, the ledger row must share the migration's fate.
             try guarded.check(c, f, p.statements)
             try c.query(record, [f.version, f.name, f.checksum, Int(Date().timeIntervalSince(started) * 1000)])
+        }
+        return warnings
+    }
+
+    /// The server's WARNINGs as `warning: file:line: message`, each also logged. NOTICEs
+    /// ("already exists, skipping" and the like) stay quiet: they are routine in migrations.
+    /// libpq may read a statement's notices before handing over the previous result, so a
+    /// notice counted at statement k came from k or k + 1: the line is given only when that
+    /// is one statement (the last), never a guess.
+    /// Warnings alike but for quoted names (a REVOKE on a table warns once per column) are one line.
+    func warned(_ notices: [Notice], _ file: SQLFile, _ statements: [SQLStatement]) -> [String] {
+        var alike: [(key: String, text: String, count: Int)] = []
+        for n in notices where n.severity == "WARNING" {
+            let line = n.statement == statements.count - 1 ? statements.last?.line : nil
+            let text = "warning: \(file.path)" + (line.map { ":\($0)" } ?? "") + ": " + n.message
+            let parts = text.split(separator: "\"", omittingEmptySubsequences: false)
+            let key = parts.enumerated().filter { $0.offset % 2 == 0 }.map(\.element).joined(separator: "\"\"")
+            if let i = alike.firstIndex(where: { $0.key == key }) {
+                alike[i].count += 1
+            } else {
+                alike.append((key, text, 1))
+            }
+        }
+        return alike.map {
+            let text = $0.text + ($0.count > 1 ? " (and \($0.count - 1) more like it)" : "")
+            log(text)
+            return text
         }
     }
 

@@ -31,6 +31,10 @@ public struct TestOutcome: Sendable, Equatable {
     /// Failed matrix checks: the policies responsible, one line per deciding command and row
     /// ("allowed by policy \"x\" (permissive, USING true)").
     public var policies: [String]? = nil
+    /// pgTAP SKIP and TODO lines as pgTAP wrote them: `ok` or `not ok` (a TODO that fails is
+    /// `not ok`, one that passes `ok`), and the directive's reason.
+    public var tapOK: Bool? = nil
+    public var directiveReason: String? = nil
 
     public init(
         suite: String, name: String, status: Status, message: String? = nil, location: SourceLocation? = nil,

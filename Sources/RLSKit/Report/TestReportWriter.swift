@@ -56,11 +56,12 @@ public enum TestReportWriter {
     static func tap(_ r: TestReport) -> String {
         var out = "TAP version 13\n1..\(r.outcomes.count)\n"
         for (i, o) in r.outcomes.enumerated() {
-            let ok = o.isFailure ? "not ok" : "ok"
+            let ok = (o.tapOK ?? !o.isFailure) ? "ok" : "not ok"
             var line = "\(ok) \(i + 1) - " + tapEscape("\(o.suite): " + (o.actor.map { "[\($0)] " } ?? "") + o.name)
+            let reason = (o.directiveReason ?? o.message).flatMap { $0.isEmpty ? nil : " " + tapEscape(oneLine($0)) }
             switch o.status {
-            case .skipped: line += " # SKIP" + (o.message.map { " " + tapEscape(oneLine($0)) } ?? "")
-            case .todo: line += " # TODO" + (o.message.map { " " + tapEscape(oneLine($0)) } ?? "")
+            case .skipped: line += " # SKIP" + (reason ?? "")
+            case .todo: line += " # TODO" + (reason ?? "")
             default: break
             }
             out += line + "\n"

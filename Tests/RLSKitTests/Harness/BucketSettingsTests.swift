@@ -62,7 +62,7 @@ final class BucketSettingsTests: XCTestCase {
             failed,
             [
                 "A uploads a file of 1001 bytes (size allows 1000)",
-                "A uploads a image/svg+xml file (mime allows application/pdf, image/png)",
+                "A uploads an image/svg+xml file (mime allows application/pdf, image/png)",
             ])
         // The bucket's setting is the refusal only while the row says so: a changed bucket fails it.
         let loosened = try run(
@@ -70,5 +70,8 @@ final class BucketSettingsTests: XCTestCase {
                 + "update storage.buckets set allowed_mime_types = null, file_size_limit = null where id = 'scans';",
             access: access)
         XCTAssertTrue(loosened.outcomes.contains { $0.name.hasPrefix("A uploads a text/plain") && $0.isFailure })
+        XCTAssertEqual(
+            ["image/png", "application/pdf", "audio/ogg", "text/plain", "video/mp4"].map(BucketMatrix.article),
+            ["an", "an", "an", "a", "a"])
     }
 }

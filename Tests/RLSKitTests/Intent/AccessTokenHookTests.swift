@@ -124,6 +124,13 @@ final class AccessTokenHookTests: XCTestCase {
         XCTAssertTrue(message.contains("public.token_hook (set in config.toml:3)"), message)
         XCTAssertTrue(message.contains("staff table is gone"), message)
         XCTAssertFalse(message.contains("\n"), message)
+        // Nothing ran, so the coverage lists no actor as checked.
+        XCTAssertTrue(
+            report.notes.contains {
+                $0.hasPrefix("  public.posts") && $0.hasSuffix("nothing checked: custom access-token hook failed")
+            },
+            report.notes.joined(separator: "\n"))
+        XCTAssertFalse(report.notes.contains { $0.contains("select: A") }, report.notes.joined(separator: "\n"))
 
         let noClaims = """
             create or replace function public.token_hook(event jsonb) returns jsonb language sql as $$

@@ -70,3 +70,24 @@ final class CatalogMatrixTests: XCTestCase {
         }
     }
 }
+
+/// A table whose every column is an identity or nullable: its rows need `default values`.
+final class DefaultValuesTests: XCTestCase {
+    func testCatalogTableWithNoColumnToFillIsInsertedWithDefaultValues() throws {
+        let schema = """
+            create table public.tariffs (id bigint generated always as identity primary key, amount int null);
+            alter table public.tariffs enable row level security;
+            grant select, insert, update, delete on public.tariffs to anon, authenticated;
+            create policy r on public.tariffs for select using (true);
+            """
+        try IntentFixture.assertCatches(
+            schema: schema, access: "table public.tariffs\n  read anyone\n  write nobody\n",
+            present: ["public.tariffs: A inserts a row", "public.tariffs: anon inserts a row"],
+            bugs: [
+                .init(
+                    what: "anyone may add tariffs",
+                    sql: "create policy add on public.tariffs for insert with check (true);",
+                    fails: ["public.tariffs: A inserts a row", "public.tariffs: anon inserts a row"])
+            ])
+    }
+}
