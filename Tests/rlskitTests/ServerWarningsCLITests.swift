@@ -54,7 +54,8 @@ final class ServerWarningsCLITests: XCTestCase {
         let d = "warning: supabase/migrations/20240104000000_d.sql:1: no privileges could be revoked for column "
         XCTAssertEqual(output.components(separatedBy: d).count, 2, output, file: file, line: line)
         XCTAssertNotNil(
-            output.range(of: #"of relation "pg_namespace" \(and \d+ more like it\)"#, options: .regularExpression), output,
+            output.range(of: #"of relation "pg_namespace" \(and \d+ more like it\)"#, options: .regularExpression),
+            output,
             file: file, line: line)
         XCTAssertFalse(output.contains("a routine notice"), output, file: file, line: line)
     }
