@@ -43,22 +43,7 @@ import Synchronization
         _ body: @escaping @Sendable (State, Int) throws -> (result: R, stop: Bool)
     ) -> Pending<R> {
         let pending = Pending<R>(count: count)
-        for _ in 0..<max(1, min(workers, count)) {
-            pending.group.enter()
-            Thread.detachNewThread {
-                defer { pending.group.leave() }
-                do {
-                    let state = try open()
-                    while let i = pending.take(count) {
-                        let (r, stop) = try body(state, i)
-                        pending.results.withLock { $0[i] = r }
-                        if stop { pending.stopped.withLock { $0 = true } }
-                    }
-                } catch {
-                    pending.fail(error)
-                }
-            }
-        }
+        spawn(pending, count, workers: workers, open: { try open() }, body)
         return pending
     }
 
@@ -68,6 +53,14 @@ import Synchronization
         _ body: @escaping @Sendable (State, Int) throws -> (result: R, stop: Bool)
     ) throws -> [R?] {
         let pending = Pending<R>(count: count)
+        spawn(pending, count, workers: workers, open: open, body)
+        return try pending.wait()
+    }
+
+    static func spawn<State, R: Sendable>(
+        _ pending: Pending<R>, _ count: Int, workers: Int, open: @escaping @Sendable () throws -> State?,
+        _ body: @escaping @Sendable (State, Int) throws -> (result: R, stop: Bool)
+    ) {
         for _ in 0..<max(1, min(workers, count)) {
             pending.group.enter()
             Thread.detachNewThread {
@@ -84,7 +77,6 @@ import Synchronization
                 }
             }
         }
-        return try pending.wait()
     }
 
     /// `start`, then `wait`.
