@@ -210,8 +210,11 @@ enum FunctionProbe {
         return Array(out.prefix(n).reversed())
     }
 
+    /// Every watched table's fingerprint in one round trip (they are taken before and after each call).
     static func fingerprints(_ watch: [Watch], _ conn: PostgresConnection) throws -> [String] {
-        try watch.map { try conn.query($0.sql).rows.first?.decode(0) ?? "" }
+        guard !watch.isEmpty else { return [] }
+        let row = try conn.query("select " + watch.map { "(\($0.sql))" }.joined(separator: ", ")).rows.first
+        return try watch.indices.map { i in try row?.decode(i) ?? "" }
     }
 
     static func stats(_ conn: PostgresConnection) throws -> [String: (Int64, Int64, Int64)] {
