@@ -22,8 +22,8 @@ extension LocalCluster {
                 configuration: true)
         }
         while base.count > 1, base.hasSuffix("/") { base.removeLast() }
-        // The socket, <base>/rlskit-pg-XXXXXX/.s.PGSQL.5432, must fit in sockaddr_un (107 bytes).
-        let limit = 107 - "/rlskit-pg-XXXXXX/.s.PGSQL.5432".utf8.count
+        // The socket, <base>/rlskit-pg-XXXXXX/run/.s.PGSQL.5432, must fit in sockaddr_un (107 bytes).
+        let limit = 107 - "/rlskit-pg-XXXXXX/run/.s.PGSQL.5432".utf8.count
         guard base.utf8.count <= limit else {
             throw LocalClusterError(
                 "TMPDIR is longer than \(limit) bytes, too long for the server's socket path: set it to a shorter path, such as /tmp",
@@ -100,5 +100,47 @@ extension LocalCluster {
         p.waitUntilExit()
         guard p.terminationStatus == 0 else { throw LocalClusterError("\(tool) failed") }
         return String(decoding: data, as: UTF8.self).trimmingWhitespace()
+    }
+}
+
+// Files root makes for the server before handing anything to its user.
+extension LocalCluster {
+    /// 32 random bytes as hex: the run's password.
+    static func randomSecret() throws -> String {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw LocalClusterError("cannot read /dev/urandom") }
+        defer { close(fd) }
+        guard read(fd, &bytes, bytes.count) == bytes.count else { throw LocalClusterError("cannot read /dev/urandom") }
+        return bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// A new file only `owner` (else this process's user) can read; refuses to follow or reuse a link.
+    static func writePrivate(_ path: String, _ text: String, owner: ServerUser?) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw LocalClusterError("cannot create \(path) (errno \(errno))") }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        guard write(fd, bytes, bytes.count) == bytes.count else { throw LocalClusterError("cannot write \(path)") }
+        if let owner, fchown(fd, owner.uid, owner.gid) != 0 {
+            throw LocalClusterError("cannot give \(path) to user \(owner.name) (errno \(errno))")
+        }
+    }
+
+    /// Writes each module into `dir` (made here, readable by all, writable by this process only);
+    /// returns their paths for shared_preload_libraries.
+    static func copyModules(_ modules: [String: Data], into dir: String) throws -> [String] {
+        guard !modules.isEmpty else { return [] }
+        guard mkdir(dir, 0o755) == 0 else { throw LocalClusterError("cannot create \(dir) (errno \(errno))") }
+        return try modules.sorted(by: { $0.key < $1.key }).map { name, data in
+            guard !name.contains("/"), !name.contains(",") else { throw LocalClusterError("bad module name \(name)") }
+            let target = dir + "/" + name
+            let fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw LocalClusterError("cannot create \(target) (errno \(errno))") }
+            defer { close(fd) }
+            let ok = data.withUnsafeBytes { write(fd, $0.baseAddress, data.count) == data.count }
+            guard ok, fchmod(fd, 0o644) == 0 else { throw LocalClusterError("cannot write \(target)") }
+            return target
+        }
     }
 }

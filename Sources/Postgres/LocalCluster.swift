@@ -3,8 +3,9 @@ import Foundation
 import Synchronization
 
 /// A throwaway PostgreSQL server: a fresh cluster in a new temporary directory, reachable only
-/// through a Unix socket inside that directory, with trust authentication. `stop()` (or
-/// `withLocalCluster`) ends the server and deletes the directory.
+/// through a Unix socket inside that directory (trust authentication, or with
+/// `Options.platformRoles` a password made for this run). `stop()` (or `withLocalCluster`)
+/// ends the server and deletes the directory.
 ///
 /// PostgreSQL refuses to run as root; when started as root the server runs as an unprivileged
 /// user (`postgres` unless `RLSKIT_SERVER_USER` names another) who is given the directory.
@@ -23,6 +24,8 @@ public final class LocalCluster: Sendable {
     /// Libraries preloaded (those of `Options.preloadLibraries` the server has).
     public let preloaded: [String]
     let overlayNote = Mutex<String?>(nil)
+    /// The per-run password of `postgres` (nil with trust authentication).
+    let password: String?
     /// Set when `Options.extensionFiles` could not be offered (an unknown install layout).
     public var extensionNote: String? { overlayNote.withLock { $0 } }
 
@@ -39,7 +42,11 @@ public final class LocalCluster: Sendable {
         public var trustedExtensions: [String] = []
         /// Bootstrap the cluster with `supabase_admin` as its superuser and create `postgres` as
         /// hosted Supabase has it: not a superuser (see `PlatformRole`).
+        /// Also: every login needs the run's password (scram-sha-256), never trust.
         public var platformRoles = false
+        /// Server modules to preload (file name → the shared library's bytes), written into the
+        /// cluster's directory by this process, so the server's user can neither replace nor skip them.
+        public var serverModules: [String: Data] = [:]
         public init() {}
     }
 
@@ -76,11 +83,14 @@ public final class LocalCluster: Sendable {
         directory = made
         registration = registered
         let data = made + "/data"
+        let run = made + "/run"
+        // Everything root creates is made before any folder is handed to the server's user:
+        // that user (the server, or another run's server) could otherwise plant links in it.
+        // Two secrets: knowing postgres's password never gives the admin's.
+        let secret = options.platformRoles ? try Self.randomSecret() : nil
+        let projectSecret = options.platformRoles ? try Self.randomSecret() : nil
         do {
             if let runAs {
-                guard chown(made, runAs.uid, runAs.gid) == 0 else {
-                    throw LocalClusterError("cannot give \(made) to user \(runAs.name) (errno \(errno))")
-                }
                 // The server runs as that user: every folder above the cluster must let it through.
                 var dir = (base as NSString).standardizingPath
                 while dir != "/" && !dir.isEmpty {
@@ -92,19 +102,35 @@ public final class LocalCluster: Sendable {
                     }
                     dir = (dir as NSString).deletingLastPathComponent
                 }
+                guard chmod(made, 0o755) == 0 else { throw LocalClusterError("cannot open \(made) to the server's user") }
             }
-            try Self.run(
-                bin + "/initdb",
-                [
-                    "-D", data, "-A", "trust", "-U", options.platformRoles ? PlatformRole.admin : "postgres", "-E",
-                    "UTF8", "--locale=C", "-N", "--no-instructions",
-                ],
-                as: runAs, log: made + "/initdb.log", in: made, child: child)
+            let overlay = try ExtensionOverlay.prepare(
+                root: made + "/install", bin: bin, files: options.extensionFiles, preload: options.preloadLibraries,
+                trusted: options.trustedExtensions)
+            let modules = try Self.copyModules(options.serverModules, into: made + "/lib")
+            preloaded = overlay.preload + options.serverModules.keys.sorted()
+            let pwfile = made + "/pwfile"
+            if let secret { try Self.writePrivate(pwfile, secret + "\n", owner: runAs) }
+            for dir in [data, run] {
+                guard mkdir(dir, 0o700) == 0 else { throw LocalClusterError("cannot create \(dir) (errno \(errno))") }
+                if let runAs, chown(dir, runAs.uid, runAs.gid) != 0 {
+                    throw LocalClusterError("cannot give \(dir) to user \(runAs.name) (errno \(errno))")
+                }
+            }
+            var initdb = [
+                "-D", data, "-U", options.platformRoles ? PlatformRole.admin : "postgres", "-E", "UTF8", "--locale=C",
+                "-N", "--no-instructions",
+            ]
+            // A per-run password for every login: nothing running inside the server (a link
+            // back to its own socket) can log in as rlskit's roles.
+            initdb += secret == nil ? ["-A", "trust"] : ["-A", "scram-sha-256", "--pwfile=" + pwfile]
+            defer { if secret != nil { unlink(pwfile) } }
+            try Self.run(bin + "/initdb", initdb, as: runAs, log: made + "/initdb.log", in: made, child: child)
             var conf = """
 
                 # rlskit throwaway cluster: socket only, no durability (the directory is deleted anyway)
                 listen_addresses = ''
-                unix_socket_directories = \(Self.confQuoted(made))
+                unix_socket_directories = \(Self.confQuoted(run))
                 unix_socket_permissions = 0700
                 fsync = off
                 synchronous_commit = off
@@ -113,12 +139,9 @@ public final class LocalCluster: Sendable {
                 logging_collector = off
 
                 """
-            let overlay = try ExtensionOverlay.prepare(
-                root: made + "/install", bin: bin, files: options.extensionFiles, preload: options.preloadLibraries,
-                trusted: options.trustedExtensions)
-            preloaded = overlay.preload
-            if !overlay.preload.isEmpty {
-                conf += "shared_preload_libraries = '\(overlay.preload.joined(separator: ","))'\n"
+            let preload = overlay.preload + modules
+            if !preload.isEmpty {
+                conf += "shared_preload_libraries = '\(preload.joined(separator: ","))'\n"
             }
             for (k, v) in options.settings.sorted(by: { $0.key < $1.key }) { conf += "\(k) = \(v)\n" }
             let confPath = data + "/postgresql.conf"
@@ -134,13 +157,16 @@ public final class LocalCluster: Sendable {
             if let cleanup = ClusterRegistry.shared.remove(registration) { cleanup() }
             throw error
         }
-        let host = "host=\(ConnectionString.quoted(made)) port=5432 dbname=postgres"
-        connectionString = ConnectionString(host + " user=postgres")
+        let host = "host=\(ConnectionString.quoted(run)) port=5432 dbname=postgres"
+        func password(_ s: String?) -> String { s.map { " password=" + ConnectionString.quoted($0) } ?? "" }
+        self.password = projectSecret
+        connectionString = ConnectionString(host + " user=postgres" + password(projectSecret))
         adminConnectionString =
-            options.platformRoles ? ConnectionString(host + " user=" + PlatformRole.admin) : connectionString
+            options.platformRoles
+            ? ConnectionString(host + " user=" + PlatformRole.admin + password(secret)) : connectionString
         do {
             try waitUntilReady(timeout: options.startTimeout)
-            if options.platformRoles { try PlatformRole.create(on: adminConnectionString) }
+            if let projectSecret { try PlatformRole.create(on: adminConnectionString, password: projectSecret) }
         } catch {
             stop()
             throw error
@@ -151,6 +177,18 @@ public final class LocalCluster: Sendable {
     }
 
     deinit { stop() }
+
+    /// How to reach the server as `postgres` from a shell, with no secret in the text: a
+    /// connection string without the password and, when the server needs one, a password
+    /// file (0600, this process's user) for `PGPASSFILE`.
+    public func shellAccess() throws -> (connection: String, passFile: String?) {
+        let plain = "host=\(ConnectionString.quoted(directory + "/run")) port=5432 dbname=postgres user=postgres"
+        guard let password else { return (plain, nil) }
+        let path = directory + "/pgpass"
+        unlink(path)
+        try Self.writePrivate(path, "*:*:*:postgres:\(password)\n", owner: nil)
+        return (plain, path)
+    }
 
     /// Stops the server and deletes the directory. Safe to call more than once. Runs under the
     /// same lock as the signal path, so a signal never ends the process half-way through.
@@ -200,7 +238,7 @@ public final class LocalCluster: Sendable {
                 usleep(1_000)
             }
         }
-        try? FileManager.default.removeItem(atPath: directory)
+        TreeRemoval.remove(directory)
     }
 }
 

@@ -14,9 +14,12 @@ enum PlatformRole {
         grant pg_monitor, pg_read_all_data, pg_signal_backend to postgres;
         """
 
-    static func create(on admin: ConnectionString) throws {
+    /// `postgres` logs in with the run's password, as the admin does.
+    static func create(on admin: ConnectionString, password: String) throws {
         let conn = try PostgresConnection(admin)
         defer { conn.close() }
         _ = try conn.runScript(sql)
+        let verifier = try conn.escapeLiteral(try conn.passwordVerifier(password, user: "postgres"))
+        _ = try conn.runScript("alter role postgres password \(verifier)")
     }
 }

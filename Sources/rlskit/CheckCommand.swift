@@ -137,8 +137,10 @@ enum CheckCommand {
                 notes: CheckVerdict.untested(report), tests: tests, audit: audit),
             annotations: CISummary.annotations(tests: tests, audit: audit), toStderr: machineOnStdout)
         if args.flag("keep"), let cluster = target.cluster {
+            let access = try cluster.shellAccess()
             let pid = cluster.detach()
-            say("kept the throwaway database; connect with: psql \"\(cluster.connectionString.raw)\"")
+            let env = access.passFile.map { "PGPASSFILE=\($0) " } ?? ""
+            say("kept the throwaway database; connect with: \(env)psql \"\(access.connection)\"")
             say("stop it with: kill \(pid) && rm -rf \(cluster.directory)")
         }
         // Test hook: keeps the server up so tests can interrupt a running check.

@@ -99,8 +99,7 @@ struct DatabaseTarget: Sendable {
         }
         let started = Date()
         let source = args.value("dir").map { MigrationSource.directory($0) } ?? .defaultSource()
-        var options = PlatformExtensions.clusterOptions(for: (try? source.load()) ?? [])
-        options.platformRoles = true
+        let options = try Sandbox.options(PlatformExtensions.clusterOptions(for: (try? source.load()) ?? []))
         let cluster = try LocalCluster(options: options)
         if let note = cluster.extensionNote { printNote("note: " + note) }
         log("started a throwaway PostgreSQL in \(Int(Date().timeIntervalSince(started) * 1000)) ms")

@@ -60,13 +60,14 @@ final class EnsureDepsTests: XCTestCase {
             calls,
             [
                 "update -qq",
-                "install -y -qq --no-install-recommends pkg-config libpq-dev postgresql postgresql-16-pgtap chromium libtap-parser-sourcehandler-pgtap-perl",
+                "install -y -qq --no-install-recommends pkg-config libpq-dev postgresql postgresql-16-pgtap postgresql-server-dev-16 gcc libc6-dev chromium libtap-parser-sourcehandler-pgtap-perl",
             ])
         XCTAssertEqual(
             said.split(separator: "\n"),
             [
                 "rlskit: installing build (libpq): pkg-config libpq-dev",
                 "rlskit: installing PostgreSQL 16 server: postgresql", "rlskit: installing pgTAP: postgresql-16-pgtap",
+                "rlskit: installing the sandbox's server module (compiler, server headers): postgresql-server-dev-16 gcc libc6-dev",
                 "rlskit: installing test suite (chromium for the HTML report, pg_prove for the pgTAP comparison): chromium libtap-parser-sourcehandler-pgtap-perl",
             ])
         XCTAssertEqual(
@@ -80,7 +81,9 @@ final class EnsureDepsTests: XCTestCase {
         XCTAssertEqual(code, 3, said)
         XCTAssertTrue(said.contains("E: Unable to locate package postgresql-16-pgtap"), said)
         XCTAssertTrue(
-            said.contains("rlskit: apt-get install pkg-config libpq-dev postgresql postgresql-16-pgtap failed"), said)
+            said.contains(
+                "rlskit: apt-get install pkg-config libpq-dev postgresql postgresql-16-pgtap postgresql-server-dev-16 gcc libc6-dev failed"
+            ), said)
     }
 
     func testSudoWantingAPasswordWithoutTerminalIsOneLine() throws {
@@ -95,14 +98,14 @@ final class EnsureDepsTests: XCTestCase {
     func testNothingMissingSaysNothing() throws {
         for f in [
             "usr/include/postgresql/libpq-fe.h", "usr/lib/postgresql/16/bin/initdb",
-            "usr/share/postgresql/16/extension/pgtap.control",
+            "usr/share/postgresql/16/extension/pgtap.control", "usr/include/postgresql/16/server/postgres.h",
         ] {
             let path = tmp + "/root/" + f
             try FileManager.default.createDirectory(
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             FileManager.default.createFile(atPath: path, contents: Data())
         }
-        for tool in ["pkg-config", "chromium", "pg_prove"] {
+        for tool in ["pkg-config", "chromium", "pg_prove", "cc"] {
             try "#!/bin/bash\n".write(toFile: tmp + "/bin/" + tool, atomically: true, encoding: .utf8)
             chmod(tmp + "/bin/" + tool, 0o755)
         }

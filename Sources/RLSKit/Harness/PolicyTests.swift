@@ -81,7 +81,7 @@ public enum PolicyTests {
         var problems: [InputError] = []
         do {
             if !suite.harness.isEmpty {
-                report = try Harness.run(suite.harness, options: options, on: target)
+                report = try Harness.run(suite.harness, options: options, on: options.pgtapConnection ?? target)
             }
             if !suite.pgtap.isEmpty {
                 let r = try PgTAPRunner.run(

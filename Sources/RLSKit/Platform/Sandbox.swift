@@ -1,0 +1,148 @@
+import Foundation
+import Postgres
+
+/// The throwaway server as a sandbox for the project's untrusted SQL: the platform's roles
+/// (postgres is no superuser), a per-run password for every login, and rlskit's server module
+/// (sql/server/rlskit_sandbox.c) preloaded to refuse what supautils refuses on the platform
+/// and what the sandbox must never allow (superuser rights for a project's code, the server's
+/// files and programs, connections to other servers).
+public enum Sandbox {
+    /// supautils' reserved roles on the platform; `*`: settings may still be stored on it.
+    static let reservedRoles = [
+        "supabase_admin", "supabase_auth_admin", "supabase_storage_admin", "supabase_read_only_user",
+        "supabase_realtime_admin", "supabase_replication_admin", "supabase_functions_admin", "supabase_etl_admin",
+        "dashboard_user", "pgbouncer", "service_role*", "authenticator*", "authenticated*", "anon*",
+    ]
+    /// supautils' reserved memberships: only a superuser may grant them.
+    static let reservedMemberships = [
+        "pg_read_server_files", "pg_write_server_files", "pg_execute_server_program", "supabase_admin",
+        "supabase_auth_admin", "supabase_storage_admin", "supabase_read_only_user", "supabase_realtime_admin",
+        "supabase_replication_admin", "supabase_functions_admin", "supabase_etl_admin", "dashboard_user", "pgbouncer",
+        "authenticator",
+    ]
+
+    /// `options` made a sandbox: platform roles, passwords and the server module.
+    public static func options(_ options: LocalCluster.Options) throws -> LocalCluster.Options {
+        var o = options
+        o.platformRoles = true
+        o.serverModules["rlskit_sandbox.so"] = try module(bin: try LocalCluster.findBinDirectory())
+        o.settings["rlskit_sandbox.reserved_roles"] = "'\(reservedRoles.joined(separator: ","))'"
+        o.settings["rlskit_sandbox.reserved_memberships"] = "'\(reservedMemberships.joined(separator: ","))'"
+        return o
+    }
+
+    static var source: String {
+        BuiltInSQL.all.first { $0.path == "server/rlskit_sandbox.c" }?.contents ?? ""
+    }
+
+    /// The module built for this server, from the cache when it was built before (a folder
+    /// only this user may write), else compiled now (about a second, once).
+    static func module(bin: String) throws -> Data {
+        let includes = try? Self.output(bin + "/pg_config", ["--includedir-server"])
+        let version = (try? Self.output(bin + "/pg_config", ["--version"])) ?? ""
+        guard let includes, FileManager.default.fileExists(atPath: includes + "/postgres.h") else {
+            throw ConfigurationError(
+                "rlskit's sandbox needs PostgreSQL's server headers to build its server module: install postgresql-server-dev-\(majorVersion(version) ?? "<major>") (scripts/ensure-deps installs it)"
+            )
+        }
+        let key = SHA256.hex(SHA256.digest(Array((source + "\u{0}" + version + "\u{0}" + includes).utf8))).prefix(16)
+        let name = "rlskit_sandbox-\(key).so"
+        let cache = try? privateCacheFolder()
+        if let cache, isOurs(cache + "/" + name, file: true), let data = FileManager.default.contents(atPath: cache + "/" + name)
+        {
+            return data
+        }
+        let work = try makeTemporaryFolder(in: cache)
+        defer { TreeRemoval.remove(work) }
+        let c = work + "/rlskit_sandbox.c"
+        try Data(source.utf8).write(to: URL(fileURLWithPath: c))
+        let built = work + "/" + name
+        do {
+            _ = try Self.output(
+                "/usr/bin/env",
+                [
+                    "cc", "-shared", "-fPIC", "-O2", "-fno-strict-aliasing", "-fwrapv", "-I" + includes, "-o", built, c,
+                ])
+        } catch {
+            throw ConfigurationError(
+                "rlskit's sandbox cannot build its server module (\(error)): install a C compiler (gcc) and postgresql-server-dev-\(majorVersion(version) ?? "<major>") (scripts/ensure-deps installs them)"
+            )
+        }
+        guard let data = FileManager.default.contents(atPath: built) else {
+            throw ConfigurationError("cannot read the server module just built")
+        }
+        // rename is atomic: two runs building at once both leave one whole file. Without a
+        // private cache folder the module is built again next time.
+        if let cache { _ = rename(built, cache + "/" + name) }
+        return data
+    }
+
+    /// `$XDG_CACHE_HOME/rlskit`, else `~/.cache/rlskit`: made private, refused when another user
+    /// could write it (or a folder above it, but for sticky ones such as /tmp).
+    static func privateCacheFolder(_ env: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
+        let base =
+            env["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? env["HOME"].flatMap { $0.hasPrefix("/") ? $0 + "/.cache" : nil }
+        guard let base else { throw ConfigurationError("no cache folder") }
+        let dir = base + "/rlskit"
+        _ = mkdir(base, 0o700)
+        _ = mkdir(dir, 0o700)
+        guard isOurs(dir, file: false) else { throw ConfigurationError("\(dir) is not private") }
+        var parent = (dir as NSString).deletingLastPathComponent
+        while parent != "/" && !parent.isEmpty {
+            var st = stat()
+            guard lstat(parent, &st) == 0 else { throw ConfigurationError("cannot inspect \(parent)") }
+            let writable = st.st_mode & (S_IWGRP | S_IWOTH) != 0 && st.st_mode & S_ISVTX == 0
+            if (st.st_uid != geteuid() && st.st_uid != 0) || writable {
+                throw ConfigurationError("\(parent) can be written by other users")
+            }
+            parent = (parent as NSString).deletingLastPathComponent
+        }
+        return dir
+    }
+
+    /// A real file or folder (no link), owned by this user, writable by no one else.
+    static func isOurs(_ path: String, file: Bool) -> Bool {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return false }
+        let kind = st.st_mode & S_IFMT
+        return (file ? kind == S_IFREG : kind == S_IFDIR) && st.st_uid == geteuid()
+            && st.st_mode & (S_IWGRP | S_IWOTH) == 0
+    }
+
+    static func makeTemporaryFolder(in dir: String?) throws -> String {
+        let base = dir ?? (ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp")
+        let template = base + "/rlskit-build-XXXXXX"
+        let made = template.withCString { p -> String? in
+            let buf = strdup(p)!
+            defer { free(buf) }
+            return mkdtemp(buf).map { String(cString: $0) }
+        }
+        guard let made else { throw ConfigurationError("cannot create a folder under \(base) to build the server module") }
+        return made
+    }
+
+    static func majorVersion(_ version: String) -> String? {
+        version.split(separator: " ").last.flatMap { $0.split(separator: ".").first }.map(String.init)
+    }
+
+    static func output(_ tool: String, _ args: [String]) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = args
+        p.environment = ["PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"]
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else {
+            let first = String(decoding: errData, as: UTF8.self).split(separator: "\n").first.map(String.init)
+            throw ConfigurationError(first ?? "\((tool as NSString).lastPathComponent) failed")
+        }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

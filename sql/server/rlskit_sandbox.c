@@ -1,0 +1,582 @@
+/*
+ * rlskit_sandbox: loaded by rlskit's throwaway server only (shared_preload_libraries).
+ *
+ * The project's SQL is untrusted. It runs as non-superuser roles; this module keeps it from
+ * reaching superuser rights, the server's files and programs, or another server:
+ *  - no function owned by a non-superuser runs with superuser rights (a trigger, view,
+ *    operator, default or cast a project wrote, fired by one of rlskit's own sessions);
+ *  - while such a function runs in a session that logged in as a superuser, it cannot
+ *    change role or session authorization (it would get the session's superuser back);
+ *  - reserved roles and reserved memberships as supautils has them on the platform;
+ *  - COPY to or from a server file or program, ALTER SYSTEM and LOAD refused to everyone;
+ *    the server-file functions refused to everyone; dblink and postgres_fdw never connect.
+ * The lists come from rlskit as settings (PGC_POSTMASTER: fixed while the server runs).
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/objectaccess.h"
+#include "catalog/pg_authid.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_proc.h"
+#include "commands/defrem.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "tcop/utility.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/guc_tables.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+#include "utils/varlena.h"
+
+PG_MODULE_MAGIC;
+
+void _PG_init(void);
+
+static char *reserved_roles = NULL;
+static char *reserved_memberships = NULL;
+static char *blocked_libraries = NULL;
+static char *blocked_functions = NULL;
+
+static ProcessUtility_hook_type prev_utility = NULL;
+static needs_fmgr_hook_type prev_needs_fmgr = NULL;
+static fmgr_hook_type prev_fmgr = NULL;
+static object_access_hook_type prev_object_access = NULL;
+static GucStringCheckHook prev_role_check = NULL;
+static GucStringCheckHook prev_session_auth_check = NULL;
+
+/* How many functions of a non-superuser are running in a session that logged in as a superuser. */
+static int project_depth = 0;
+
+#define SANDBOX_HINT "rlskit runs a project's SQL in a sandbox on its throwaway server."
+
+/* Whether `name` is in the comma-separated `list`; a `*` after a name in the list sets *starred. */
+static bool
+listed(const char *list, const char *name, bool *starred)
+{
+	char	   *copy;
+	List	   *items;
+	ListCell   *lc;
+	bool		found = false;
+
+	if (starred)
+		*starred = false;
+	if (list == NULL || name == NULL || *list == '\0')
+		return false;
+	copy = pstrdup(list);
+	if (!SplitIdentifierString(copy, ',', &items))
+		return false;
+	foreach(lc, items)
+	{
+		char	   *item = (char *) lfirst(lc);
+		size_t		n = strlen(item);
+		bool		star = n > 0 && item[n - 1] == '*';
+
+		if (star ? (strlen(name) == n - 1 && strncmp(item, name, n - 1) == 0) : strcmp(item, name) == 0)
+		{
+			found = true;
+			if (starred)
+				*starred = star;
+			break;
+		}
+	}
+	list_free(items);
+	pfree(copy);
+	return found;
+}
+
+static bool
+logged_in_as_superuser(void)
+{
+	return OidIsValid(GetAuthenticatedUserId()) && superuser_arg(GetAuthenticatedUserId());
+}
+
+static void
+reserved_role_error(const char *role)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("\"%s\" is a reserved role, only superusers can modify it", role)));
+}
+
+static void
+check_reserved_role(const char *role)
+{
+	if (listed(reserved_roles, role, NULL))
+		reserved_role_error(role);
+}
+
+static void
+check_reserved_membership(const char *role)
+{
+	if (listed(reserved_memberships, role, NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("\"%s\" role memberships are reserved, only superusers can grant them", role)));
+}
+
+static const char *
+rolespec_name(RoleSpec *spec)
+{
+	switch (spec->roletype)
+	{
+		case ROLESPEC_CSTRING:
+			return spec->rolename;
+		case ROLESPEC_CURRENT_USER:
+		case ROLESPEC_CURRENT_ROLE:
+			return GetUserNameFromId(GetUserId(), true);
+		case ROLESPEC_SESSION_USER:
+			return GetUserNameFromId(GetSessionUserId(), true);
+		default:
+			return NULL;
+	}
+}
+
+static void
+check_role_list(List *roles, bool membership)
+{
+	ListCell   *lc;
+
+	foreach(lc, roles)
+	{
+		Node	   *n = (Node *) lfirst(lc);
+		const char *name = NULL;
+
+		if (IsA(n, RoleSpec))
+			name = rolespec_name((RoleSpec *) n);
+		else if (IsA(n, AccessPriv))
+			name = ((AccessPriv *) n)->priv_name;
+		if (name == NULL)
+			continue;
+		if (membership)
+			check_reserved_membership(name);
+		else
+			check_reserved_role(name);
+	}
+}
+
+static void
+sandbox_error(const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("%s is not allowed on rlskit's throwaway server", what),
+			 errhint(SANDBOX_HINT)));
+}
+
+static void
+check_role_change(const char *name)
+{
+	if (project_depth > 0 && name != NULL
+		&& (pg_strcasecmp(name, "role") == 0 || pg_strcasecmp(name, "session_authorization") == 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("a project's function cannot change %s in one of rlskit's own sessions", name),
+				 errhint(SANDBOX_HINT)));
+}
+
+/* Statements as a non-superuser that supautils refuses, and statements nobody may run here. */
+static void
+check_statement(Node *stmt)
+{
+	bool		super = superuser();
+
+	switch (nodeTag(stmt))
+	{
+		case T_CopyStmt:
+			if (((CopyStmt *) stmt)->filename != NULL || ((CopyStmt *) stmt)->is_program)
+				sandbox_error(((CopyStmt *) stmt)->is_program ? "COPY to or from a program"
+							  : "COPY to or from a server file");
+			return;
+		case T_AlterSystemStmt:
+			sandbox_error("ALTER SYSTEM");
+			return;
+		case T_LoadStmt:
+			sandbox_error("LOAD");
+			return;
+		case T_VariableSetStmt:
+			{
+				VariableSetStmt *v = (VariableSetStmt *) stmt;
+
+				if (project_depth > 0 && v->kind == VAR_RESET_ALL)
+					check_role_change("role");
+				if (v->kind == VAR_RESET || v->kind == VAR_SET_DEFAULT)
+					check_role_change(v->name);
+				return;
+			}
+		case T_DiscardStmt:
+			if (((DiscardStmt *) stmt)->target == DISCARD_ALL)
+				check_role_change("session_authorization");
+			return;
+		default:
+			break;
+	}
+	if (super)
+		return;
+	switch (nodeTag(stmt))
+	{
+		case T_GrantRoleStmt:
+			{
+				GrantRoleStmt *g = (GrantRoleStmt *) stmt;
+
+				if (g->is_grant)
+					check_role_list(g->granted_roles, true);
+				check_role_list(g->grantee_roles, false);
+				if (!g->is_grant)
+					check_role_list(g->granted_roles, false);
+				break;
+			}
+		case T_CreateRoleStmt:
+			{
+				CreateRoleStmt *c = (CreateRoleStmt *) stmt;
+				ListCell   *lc;
+
+				if (get_role_oid(c->role, true) == InvalidOid)
+					check_reserved_role(c->role);
+				foreach(lc, c->options)
+				{
+					DefElem    *d = (DefElem *) lfirst(lc);
+
+					if (strcmp(d->defname, "addroleto") == 0)
+						check_role_list((List *) d->arg, true);
+					else if (strcmp(d->defname, "rolemembers") == 0 || strcmp(d->defname, "adminmembers") == 0)
+					{
+						/* The new role gets members: its memberships are granted. */
+						check_reserved_membership(c->role);
+						check_role_list((List *) d->arg, false);
+					}
+				}
+				break;
+			}
+		case T_AlterRoleStmt:
+			{
+				AlterRoleStmt *a = (AlterRoleStmt *) stmt;
+				const char *name = rolespec_name(a->role);
+				ListCell   *lc;
+
+				if (name != NULL)
+				{
+					bool		members = false;
+
+					foreach(lc, a->options)
+						if (strcmp(((DefElem *) lfirst(lc))->defname, "rolemembers") == 0)
+							members = true;
+					if (members)
+					{
+						/* ALTER GROUP name ADD|DROP USER ...: memberships in name. */
+						if (a->action > 0)
+							check_reserved_membership(name);
+						foreach(lc, a->options)
+						{
+							DefElem    *d = (DefElem *) lfirst(lc);
+
+							if (strcmp(d->defname, "rolemembers") == 0)
+								check_role_list((List *) d->arg, false);
+						}
+					}
+					else
+						check_reserved_role(name);
+				}
+				break;
+			}
+		case T_AlterRoleSetStmt:
+			{
+				AlterRoleSetStmt *a = (AlterRoleSetStmt *) stmt;
+				const char *name = a->role ? rolespec_name(a->role) : NULL;
+				bool		starred = false;
+
+				/* A starred reserved role (authenticator*) may be given settings, as supautils allows. */
+				if (name != NULL && listed(reserved_roles, name, &starred) && !starred)
+					reserved_role_error(name);
+				break;
+			}
+		case T_DropRoleStmt:
+			check_role_list(((DropRoleStmt *) stmt)->roles, false);
+			break;
+		case T_RenameStmt:
+			{
+				RenameStmt *r = (RenameStmt *) stmt;
+
+				if (r->renameType == OBJECT_ROLE)
+				{
+					check_reserved_role(r->subname);
+					check_reserved_role(r->newname);
+				}
+				break;
+			}
+		case T_DropOwnedStmt:
+			check_role_list(((DropOwnedStmt *) stmt)->roles, false);
+			break;
+		case T_ReassignOwnedStmt:
+			check_role_list(((ReassignOwnedStmt *) stmt)->roles, false);
+			break;
+		default:
+			break;
+	}
+}
+
+/*
+ * `alter role authenticator set pgrst.…`: PostgreSQL lets only superusers store a setting it
+ * does not know yet; supautils lets the platform's postgres store PostgREST's, and so do we.
+ * Nothing of the project runs while the statement does.
+ */
+static bool
+elevated_setting(Node *stmt)
+{
+	AlterRoleSetStmt *a;
+	Oid			role;
+
+	if (!IsA(stmt, AlterRoleSetStmt) || superuser())
+		return false;
+	a = (AlterRoleSetStmt *) stmt;
+	if (a->role == NULL || a->database != NULL || a->setstmt == NULL || a->setstmt->name == NULL
+		|| strncmp(a->setstmt->name, "pgrst.", 6) != 0 || !has_createrole_privilege(GetUserId()))
+		return false;
+	role = get_rolespec_oid(a->role, true);
+	return OidIsValid(role) && !superuser_arg(role);
+}
+
+static void
+run_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+			ProcessUtilityContext context, ParamListInfo params, QueryEnvironment *queryEnv,
+			DestReceiver *dest, QueryCompletion *qc)
+{
+	if (prev_utility)
+		prev_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+}
+
+static void
+sandbox_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+				ProcessUtilityContext context, ParamListInfo params, QueryEnvironment *queryEnv,
+				DestReceiver *dest, QueryCompletion *qc)
+{
+	check_statement(pstmt->utilityStmt);
+	if (elevated_setting(pstmt->utilityStmt))
+	{
+		Oid			user;
+		int			sec;
+
+		GetUserIdAndSecContext(&user, &sec);
+		SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID, sec | SECURITY_LOCAL_USERID_CHANGE);
+		PG_TRY();
+		{
+			run_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+		}
+		PG_FINALLY();
+		{
+			SetUserIdAndSecContext(user, sec);
+		}
+		PG_END_TRY();
+		return;
+	}
+	run_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+}
+
+/* The library of a C function, its file name without directory or suffix; NULL otherwise. */
+static char *
+function_library(HeapTuple tup)
+{
+	Form_pg_proc p = (Form_pg_proc) GETSTRUCT(tup);
+	bool		isnull;
+	Datum		d;
+	char	   *bin;
+	char	   *base;
+	char	   *dot;
+
+	if (p->prolang != ClanguageId)
+		return NULL;
+	d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_probin, &isnull);
+	if (isnull)
+		return NULL;
+	bin = TextDatumGetCString(d);
+	base = strrchr(bin, '/');
+	base = pstrdup(base ? base + 1 : bin);
+	dot = strrchr(base, '.');
+	if (dot)
+		*dot = '\0';
+	pfree(bin);
+	return base;
+}
+
+/* 0: no hook; 1: a project's function; 2: a function that would connect to another server. */
+static int
+function_kind(Oid fn, char **name)
+{
+	HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
+	int			kind = 0;
+
+	if (!HeapTupleIsValid(tup))
+		return 0;
+	{
+		Form_pg_proc p = (Form_pg_proc) GETSTRUCT(tup);
+		char	   *lib = function_library(tup);
+
+		if (lib != NULL && listed(blocked_libraries, lib, NULL)
+			&& !(strlen(NameStr(p->proname)) > 10
+				 && strcmp(NameStr(p->proname) + strlen(NameStr(p->proname)) - 10, "_validator") == 0))
+			kind = 2;
+		else if (!superuser_arg(p->proowner))
+			kind = 1;
+		if (name)
+			*name = pstrdup(NameStr(p->proname));
+	}
+	ReleaseSysCache(tup);
+	return kind;
+}
+
+static bool
+sandbox_needs_fmgr(Oid fn)
+{
+	if (prev_needs_fmgr && prev_needs_fmgr(fn))
+		return true;
+	return function_kind(fn, NULL) != 0;
+}
+
+static void
+sandbox_fmgr(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
+{
+	if (prev_fmgr)
+		prev_fmgr(event, flinfo, arg);
+	if (event == FHET_START)
+	{
+		char	   *name = NULL;
+		int			kind = function_kind(flinfo->fn_oid, &name);
+
+		if (kind == 2)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("%s() would connect to another server, which is not allowed on rlskit's throwaway server",
+							name ? name : "this function"),
+					 errhint(SANDBOX_HINT " It works on Supabase.")));
+		if (kind == 1 && superuser())
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("function %s() belongs to a project role and would run with superuser rights",
+							name ? name : "?"),
+					 errdetail("rlskit never runs a project's code as a superuser; it was called by rlskit's own session."),
+					 errhint(SANDBOX_HINT)));
+		if (kind == 1 && logged_in_as_superuser())
+		{
+			project_depth++;
+			*arg = (Datum) 1;
+		}
+		else
+			*arg = (Datum) 0;
+	}
+	else if (*arg == (Datum) 1)
+	{
+		project_depth--;
+		*arg = (Datum) 0;
+	}
+}
+
+/* Built-in functions are not seen by the fmgr hook: refuse the server-file ones as they are set up. */
+static void
+sandbox_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subId, void *arg)
+{
+	if (prev_object_access)
+		prev_object_access(access, classId, objectId, subId, arg);
+	if (access == OAT_FUNCTION_EXECUTE && objectId < FirstNormalObjectId
+		&& get_func_namespace(objectId) == PG_CATALOG_NAMESPACE)
+	{
+		char	   *name = get_func_name(objectId);
+
+		if (name && listed(blocked_functions, name, NULL))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("%s() reads or writes the server's files, which is not allowed on rlskit's throwaway server",
+							name),
+					 errhint(SANDBOX_HINT)));
+	}
+}
+
+static bool
+role_check(char **newval, void **extra, GucSource source)
+{
+	if (project_depth > 0)
+	{
+		GUC_check_errcode(ERRCODE_INSUFFICIENT_PRIVILEGE);
+		GUC_check_errmsg("a project's function cannot change role in one of rlskit's own sessions");
+		return false;
+	}
+	return prev_role_check ? prev_role_check(newval, extra, source) : true;
+}
+
+static bool
+session_auth_check(char **newval, void **extra, GucSource source)
+{
+	if (project_depth > 0)
+	{
+		GUC_check_errcode(ERRCODE_INSUFFICIENT_PRIVILEGE);
+		GUC_check_errmsg("a project's function cannot change session_authorization in one of rlskit's own sessions");
+		return false;
+	}
+	return prev_session_auth_check ? prev_session_auth_check(newval, extra, source) : true;
+}
+
+static struct config_string *
+string_option(const char *name)
+{
+#if PG_VERSION_NUM >= 160000
+	struct config_generic *g = find_option(name, false, false, ERROR);
+
+	return (g && g->vartype == PGC_STRING) ? (struct config_string *) g : NULL;
+#else
+	struct config_generic **vars = get_guc_variables();
+	int			n = GetNumConfigOptions();
+
+	for (int i = 0; i < n; i++)
+		if (vars[i] && vars[i]->vartype == PGC_STRING && pg_strcasecmp(vars[i]->name, name) == 0)
+			return (struct config_string *) vars[i];
+	return NULL;
+#endif
+}
+
+void
+_PG_init(void)
+{
+	struct config_string *role;
+	struct config_string *session_auth;
+
+	if (!process_shared_preload_libraries_in_progress)
+		ereport(ERROR, (errmsg("rlskit_sandbox must be loaded through shared_preload_libraries")));
+
+	DefineCustomStringVariable("rlskit_sandbox.reserved_roles", "Roles only superusers may change.", NULL,
+							   &reserved_roles, "", PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("rlskit_sandbox.reserved_memberships", "Roles only superusers may grant.", NULL,
+							   &reserved_memberships, "", PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("rlskit_sandbox.blocked_libraries", "Libraries whose functions connect out.", NULL,
+							   &blocked_libraries, "dblink,postgres_fdw", PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("rlskit_sandbox.blocked_functions", "Built-in functions nobody may call.", NULL,
+							   &blocked_functions,
+							   "pg_read_file,pg_read_binary_file,pg_stat_file,pg_ls_dir,pg_ls_logdir,pg_ls_waldir,"
+							   "pg_ls_tmpdir,pg_ls_archive_statusdir,pg_ls_logicalsnapdir,pg_ls_logicalmapdir,"
+							   "pg_ls_replslotdir,lo_import,lo_export,pg_current_logfile",
+							   PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	MarkGUCPrefixReserved("rlskit_sandbox");
+
+	prev_utility = ProcessUtility_hook;
+	ProcessUtility_hook = sandbox_utility;
+	prev_needs_fmgr = needs_fmgr_hook;
+	needs_fmgr_hook = sandbox_needs_fmgr;
+	prev_fmgr = fmgr_hook;
+	fmgr_hook = sandbox_fmgr;
+	prev_object_access = object_access_hook;
+	object_access_hook = sandbox_object_access;
+
+	role = string_option("role");
+	session_auth = string_option("session_authorization");
+	if (role == NULL || session_auth == NULL)
+		ereport(FATAL, (errmsg("rlskit_sandbox: cannot find the role settings")));
+	prev_role_check = role->check_hook;
+	role->check_hook = role_check;
+	prev_session_auth_check = session_auth->check_hook;
+	session_auth->check_hook = session_auth_check;
+}
