@@ -102,7 +102,9 @@ public final class LocalCluster: Sendable {
                     }
                     dir = (dir as NSString).deletingLastPathComponent
                 }
-                guard chmod(made, 0o755) == 0 else { throw LocalClusterError("cannot open \(made) to the server's user") }
+                guard chmod(made, 0o755) == 0 else {
+                    throw LocalClusterError("cannot open \(made) to the server's user")
+                }
             }
             let overlay = try ExtensionOverlay.prepare(
                 root: made + "/install", bin: bin, files: options.extensionFiles, preload: options.preloadLibraries,

@@ -224,11 +224,9 @@ check_statement(Node *stmt)
 			{
 				GrantRoleStmt *g = (GrantRoleStmt *) stmt;
 
+				/* Granting roles to a reserved role (grant app_role to authenticator) is allowed, as there. */
 				if (g->is_grant)
 					check_role_list(g->granted_roles, true);
-				check_role_list(g->grantee_roles, false);
-				if (!g->is_grant)
-					check_role_list(g->granted_roles, false);
 				break;
 			}
 		case T_CreateRoleStmt:
@@ -245,11 +243,8 @@ check_statement(Node *stmt)
 					if (strcmp(d->defname, "addroleto") == 0)
 						check_role_list((List *) d->arg, true);
 					else if (strcmp(d->defname, "rolemembers") == 0 || strcmp(d->defname, "adminmembers") == 0)
-					{
 						/* The new role gets members: its memberships are granted. */
 						check_reserved_membership(c->role);
-						check_role_list((List *) d->arg, false);
-					}
 				}
 				break;
 			}
@@ -266,18 +261,11 @@ check_statement(Node *stmt)
 					foreach(lc, a->options)
 						if (strcmp(((DefElem *) lfirst(lc))->defname, "rolemembers") == 0)
 							members = true;
+					/* ALTER GROUP name ADD USER ...: memberships in name are granted. */
 					if (members)
 					{
-						/* ALTER GROUP name ADD|DROP USER ...: memberships in name. */
 						if (a->action > 0)
 							check_reserved_membership(name);
-						foreach(lc, a->options)
-						{
-							DefElem    *d = (DefElem *) lfirst(lc);
-
-							if (strcmp(d->defname, "rolemembers") == 0)
-								check_role_list((List *) d->arg, false);
-						}
 					}
 					else
 						check_reserved_role(name);

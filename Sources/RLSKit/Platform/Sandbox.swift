@@ -48,7 +48,8 @@ public enum Sandbox {
         let key = SHA256.hex(SHA256.digest(Array((source + "\u{0}" + version + "\u{0}" + includes).utf8))).prefix(16)
         let name = "rlskit_sandbox-\(key).so"
         let cache = try? privateCacheFolder()
-        if let cache, isOurs(cache + "/" + name, file: true), let data = FileManager.default.contents(atPath: cache + "/" + name)
+        if let cache, isOurs(cache + "/" + name, file: true),
+            let data = FileManager.default.contents(atPath: cache + "/" + name)
         {
             return data
         }
@@ -118,7 +119,9 @@ public enum Sandbox {
             defer { free(buf) }
             return mkdtemp(buf).map { String(cString: $0) }
         }
-        guard let made else { throw ConfigurationError("cannot create a folder under \(base) to build the server module") }
+        guard let made else {
+            throw ConfigurationError("cannot create a folder under \(base) to build the server module")
+        }
         return made
     }
 

@@ -1,0 +1,248 @@
+import Foundation
+import Postgres
+import TestSupport
+import XCTest
+
+/// The throwaway server is a sandbox: a project's SQL (migrations, seeds, scenarios, pgTAP
+/// files, what the probe calls) never reaches superuser rights, the server's programs or files,
+/// or another server. Every attack ends by writing a marker file through `copy … to program`:
+/// if any step had escalated, the marker would exist.
+final class SandboxCLITests: XCTestCase {
+    var dirs: [String] = []
+    override func tearDown() {
+        for d in dirs { TreeRemoval.remove(d) }
+    }
+
+    struct Attack {
+        var name: String
+        var migration: String
+        var tests: [String: String] = [:]
+        var config: String? = nil
+        /// Text the run's output must show (the refusal), when it stops there.
+        var refusal: String? = nil
+    }
+
+    /// `copy … to program` writing `marker`: the payload after each escalation.
+    static func payload(_ marker: String) -> String {
+        "copy (select 1) to program 'touch \(marker)'"
+    }
+
+    func run(_ attack: Attack) throws -> (CLI.Outcome, marker: String) {
+        let dir = try CLI.temporaryDirectory()
+        dirs.append(dir)
+        let marker = dir + "/pwned"
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: dir + "/supabase/migrations", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: dir + "/supabase/tests", withIntermediateDirectories: true)
+        try attack.migration.replacingOccurrences(of: "PAYLOAD", with: Self.payload(marker))
+            .replacingOccurrences(of: "MARKER", with: marker)
+            .write(toFile: dir + "/supabase/migrations/20240101000000_attack.sql", atomically: true, encoding: .utf8)
+        for (name, text) in attack.tests {
+            try text.replacingOccurrences(of: "PAYLOAD", with: Self.payload(marker))
+                .write(toFile: dir + "/supabase/tests/" + name, atomically: true, encoding: .utf8)
+        }
+        if let config = attack.config {
+            try config.write(toFile: dir + "/supabase/config.toml", atomically: true, encoding: .utf8)
+        }
+        let r = try CLI.run(["check", "--allow-empty"], environment: ["TMPDIR": dir], directory: dir)
+        return (r, marker)
+    }
+
+    static let notes = """
+        create table public.notes (id uuid primary key default gen_random_uuid(), owner uuid references auth.users, body text);
+        alter table public.notes enable row level security;
+        create policy own on public.notes for all to authenticated using (owner = auth.uid()) with check (owner = auth.uid());
+        grant select, insert, update, delete on public.notes to authenticated;
+
+        """
+
+    static let access = "table public.notes\n  owner owner\n  read owner\n  write owner\n"
+
+    static let attacks: [Attack] = [
+        // From a migration to superuser through a connection back to the server.
+        Attack(
+            name: "dblink_connect_u to the admin",
+            migration: """
+                create extension if not exists dblink with schema extensions;
+                select extensions.dblink_connect_u('c', 'dbname=postgres user=supabase_admin');
+                select extensions.dblink_exec('c', 'alter role postgres superuser');
+                PAYLOAD;
+
+                """, refusal: "dblink_connect_u"),
+        Attack(
+            name: "dblink with a guessed password",
+            migration: """
+                create extension if not exists dblink with schema extensions;
+                select * from extensions.dblink('dbname=postgres user=supabase_admin password=postgres', 'select 1') as t(x int);
+                PAYLOAD;
+
+                """, refusal: "connect to another server"),
+        Attack(
+            name: "postgres_fdw back to the admin",
+            migration: """
+                create extension if not exists postgres_fdw with schema extensions;
+                create server back foreign data wrapper postgres_fdw options (dbname 'postgres');
+                create user mapping for postgres server back options (user 'supabase_admin', password 'x');
+                create foreign table public.remote_roles (rolname name) server back options (table_name 'pg_authid');
+                select * from public.remote_roles;
+                PAYLOAD;
+
+                """, refusal: "connect to another server"),
+        // CREATEROLE and the server's predefined roles.
+        Attack(
+            name: "grant pg_execute_server_program",
+            migration: "grant pg_execute_server_program to postgres;\nPAYLOAD;\n",
+            refusal: "\"pg_execute_server_program\" role memberships are reserved, only superusers can grant them"),
+        Attack(
+            name: "create role in pg_execute_server_program",
+            migration:
+                "create role helper in role pg_execute_server_program;\ngrant helper to postgres;\nset role helper;\nPAYLOAD;\n",
+            refusal: "\"pg_execute_server_program\" role memberships are reserved"),
+        Attack(
+            name: "alter group pg_write_server_files add user",
+            migration:
+                "alter group pg_write_server_files add user postgres;\ncopy (select 'x') to 'MARKER';\n",
+            refusal: "\"pg_write_server_files\" role memberships are reserved"),
+        Attack(
+            name: "create role in a reserved role",
+            migration: "create role helper in role supabase_admin;\nPAYLOAD;\n",
+            refusal: "\"supabase_admin\" role memberships are reserved"),
+        Attack(
+            name: "grant a reserved role",
+            migration: "grant supabase_admin to postgres;\nPAYLOAD;\n",
+            refusal: "\"supabase_admin\" role memberships are reserved"),
+        // supautils' reserved roles.
+        Attack(
+            name: "drop role authenticator", migration: "drop role authenticator;\n",
+            refusal: "\"authenticator\" is a reserved role, only superusers can modify it"),
+        Attack(
+            name: "alter role anon login", migration: "alter role anon login password 'x';\n",
+            refusal: "\"anon\" is a reserved role, only superusers can modify it"),
+        Attack(
+            name: "alter role supabase_auth_admin", migration: "alter role supabase_auth_admin password 'x';\n",
+            refusal: "\"supabase_auth_admin\" is a reserved role, only superusers can modify it"),
+        Attack(
+            name: "rename a reserved role", migration: "alter role supabase_storage_admin rename to mine;\n",
+            refusal: "\"supabase_storage_admin\" is a reserved role"),
+        Attack(
+            name: "drop owned by a reserved role", migration: "drop owned by supabase_auth_admin;\n",
+            refusal: "\"supabase_auth_admin\" is a reserved role"),
+        // The server's programs and files, directly.
+        Attack(name: "copy to program", migration: "PAYLOAD;\n", refusal: "COPY to or from a program"),
+        Attack(
+            name: "copy from a server file",
+            migration: "create table public.t (x text);\ncopy public.t from '/etc/passwd';\n",
+            refusal: "COPY to or from a server file"),
+        Attack(
+            name: "pg_read_file", migration: "select pg_read_file('/etc/passwd');\n",
+            refusal: "pg_read_file"),
+        Attack(
+            name: "lo_export", migration: "select lo_export(lo_from_bytea(0, 'x'), 'MARKER');\n",
+            refusal: "lo_export"),
+        Attack(
+            name: "alter system", migration: "alter system set archive_command = 'touch MARKER';\n",
+            refusal: "ALTER SYSTEM"),
+        // The project's code run by rlskit's own sessions.
+        Attack(
+            name: "trigger on storage.buckets fired by config.toml's buckets",
+            migration: """
+                create function public.on_bucket() returns trigger language plpgsql as $$
+                begin
+                  execute $x$PAYLOAD$x$;
+                  return new;
+                end $$;
+                create trigger on_bucket before insert on storage.buckets for each row execute function public.on_bucket();
+
+                """,
+            config: "[storage.buckets.docs]\npublic = false\n"),
+        Attack(
+            name: "a policy helper that switches role back during the tests",
+            migration: notes + """
+                create function public.sneaky() returns boolean language plpgsql as $$
+                begin
+                  perform set_config('role', 'none', true);
+                  execute $x$PAYLOAD$x$;
+                  return true;
+                exception when others then
+                  reset role;
+                  execute $x$PAYLOAD$x$;
+                  return true;
+                end $$;
+                create policy sneaky on public.notes for select to authenticated using (public.sneaky());
+
+                """, tests: ["access.rls": access]),
+        Attack(
+            name: "a sign-up trigger on auth.users",
+            migration: notes + """
+                create function public.on_signup() returns trigger language plpgsql as $$
+                begin
+                  perform set_config('role', 'none', true);
+                  execute $x$PAYLOAD$x$;
+                  return new;
+                end $$;
+                create trigger on_signup after insert on auth.users for each row execute function public.on_signup();
+
+                """, tests: ["access.rls": access]),
+        Attack(
+            name: "a scenario's admin step",
+            migration: notes,
+            tests: [
+                "escape.scenario": """
+                scenario admin steps run as postgres
+                  as admin: select set_config('role', 'none', false)
+                    expect 1 row
+                  as admin: PAYLOAD
+                    expect 1 row affected
+
+                """
+            ]),
+        Attack(
+            name: "a pgTAP file",
+            migration: notes,
+            tests: [
+                "escape_test.sql": """
+                begin;
+                select plan(1);
+                create extension if not exists dblink with schema extensions;
+                select extensions.dblink_connect_u('dbname=postgres user=supabase_admin');
+                PAYLOAD;
+                select ok(true);
+                select * from finish();
+                rollback;
+
+                """
+            ]),
+    ]
+
+    func testNoAttackReachesTheServersPrograms() throws {
+        var held: [String] = []
+        for attack in Self.attacks {
+            let (r, marker) = try run(attack)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: marker), "\(attack.name): escaped\n\(r.output)")
+            if let refusal = attack.refusal {
+                XCTAssertTrue(r.output.contains(refusal), "\(attack.name): \(r.output)")
+            }
+            XCTAssertFalse(r.output.contains("password="), "\(attack.name): \(r.output)")
+            held.append(attack.name)
+            if ProcessInfo.processInfo.environment["SANDBOX_DEBUG"] != nil { print("=== \(attack.name)\n\(r.output)") }
+        }
+        XCTAssertEqual(held.count, Self.attacks.count)
+    }
+
+    /// What supautils allows stays allowed: PostgREST's settings on authenticator, ordinary roles.
+    func testWhatThePlatformAllowsStillApplies() throws {
+        let (r, _) = try run(
+            Attack(
+                name: "allowed",
+                migration: """
+                    alter role authenticator set pgrst.db_aggregates_enabled = 'true';
+                    create role app_reader nologin;
+                    grant app_reader to authenticator;
+                    grant pg_monitor to app_reader;
+                    create table public.t (x int);
+                    alter table public.t enable row level security;
+
+                    """))
+        XCTAssertEqual(r.code, 0, r.output)
+    }
+}
