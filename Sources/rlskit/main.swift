@@ -35,6 +35,7 @@ let topHelp = """
     signal(SIGPIPE, SIG_IGN)
     LocalCluster.stopClustersOnSignals()
     var args = Array(CommandLine.arguments.dropFirst())
+    confineProjectFiles(args)
     let term = Terminal.detect()
     guard let first = args.first else {
         print(topHelp)
@@ -84,3 +85,15 @@ if !flushOutput() {
     if code == .success { code = .usage }
 }
 LocalCluster.exitProcess(code.rawValue)
+
+/// Project files may only resolve inside the working directory or a path given here.
+func confineProjectFiles(_ args: [String]) {
+    var roots = [FileManager.default.currentDirectoryPath]
+    for arg in args {
+        for candidate in [arg, arg.split(separator: "=", maxSplits: 1).last.map(String.init) ?? arg]
+        where FileManager.default.fileExists(atPath: candidate) {
+            roots.append(candidate)
+        }
+    }
+    ProjectFiles.confine(to: roots)
+}

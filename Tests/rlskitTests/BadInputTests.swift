@@ -429,7 +429,7 @@ final class BadInputTests: XCTestCase {
         }
         for (value, said) in [
             ("relative/tmp", "TMPDIR is a relative path"),
-            ("/" + String(repeating: "x", count: 80), "TMPDIR is longer than 76 bytes"),
+            ("/" + String(repeating: "x", count: 80), "TMPDIR is longer than 72 bytes"),
         ] {
             let r = try CLI.run(["apply", "--builtin"], environment: ["TMPDIR": value], directory: root)
             XCTAssertEqual(r.code, 2, r.output)

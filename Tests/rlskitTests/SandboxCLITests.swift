@@ -246,3 +246,73 @@ final class SandboxCLITests: XCTestCase {
         XCTAssertEqual(r.code, 0, r.output)
     }
 }
+
+/// Files a project names for itself (links, `\i`, config.toml's seed paths) are read only
+/// inside the folders rlskit was given: never a file elsewhere on the machine.
+final class ProjectFilesCLITests: XCTestCase {
+    var dirs: [String] = []
+    override func tearDown() { for d in dirs { TreeRemoval.remove(d) } }
+
+    /// A secret outside the project, and a project beside it.
+    func layout() throws -> (project: String, secret: String) {
+        let root = try CLI.temporaryDirectory()
+        dirs.append(root)
+        let secret = root + "/outside/secret.sql"
+        try FileManager.default.createDirectory(atPath: root + "/outside", withIntermediateDirectories: true)
+        try "select 'TOPSECRET-4242' as leaked;\n".write(toFile: secret, atomically: true, encoding: .utf8)
+        let project = root + "/project"
+        for sub in ["supabase/migrations", "supabase/tests"] {
+            try FileManager.default.createDirectory(atPath: project + "/" + sub, withIntermediateDirectories: true)
+        }
+        try "create table public.t (x int);\nalter table public.t enable row level security;\n".write(
+            toFile: project + "/supabase/migrations/20240101000000_t.sql", atomically: true, encoding: .utf8)
+        return (project, secret)
+    }
+
+    func check(_ project: String) throws -> CLI.Outcome {
+        try CLI.run(["check", "--allow-empty"], environment: ["TMPDIR": project], directory: project)
+    }
+
+    func assertRefused(_ r: CLI.Outcome, _ name: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertNotEqual(r.code, 0, r.output, file: file, line: line)
+        XCTAssertTrue(r.output.contains(name), r.output, file: file, line: line)
+        XCTAssertTrue(r.output.contains("outside the folders rlskit was given"), r.output, file: file, line: line)
+        XCTAssertFalse(r.output.contains("TOPSECRET"), r.output, file: file, line: line)
+    }
+
+    func testALinkedMigrationOutsideIsNotRead() throws {
+        let (project, secret) = try layout()
+        try FileManager.default.createSymbolicLink(
+            atPath: project + "/supabase/migrations/20240102000000_link.sql", withDestinationPath: secret)
+        assertRefused(try check(project), "20240102000000_link.sql")
+    }
+
+    func testAPgTAPIncludeOutsideIsNotRead() throws {
+        let (project, secret) = try layout()
+        try "begin;\nselect plan(1);\n\\i \(secret)\nselect ok(true);\nselect * from finish();\nrollback;\n".write(
+            toFile: project + "/supabase/tests/inc_test.sql", atomically: true, encoding: .utf8)
+        let r = try check(project)
+        XCTAssertTrue(r.output.contains("outside the folders rlskit was given"), r.output)
+        XCTAssertFalse(r.output.contains("TOPSECRET"), r.output)
+        XCTAssertNotEqual(r.code, 0, r.output)
+    }
+
+    func testASeedPathOutsideIsNotRead() throws {
+        let (project, secret) = try layout()
+        try "[db.seed]\nsql_paths = ['../../outside/secret.sql']\n".write(
+            toFile: project + "/supabase/config.toml", atomically: true, encoding: .utf8)
+        _ = secret
+        assertRefused(try check(project), "secret.sql")
+    }
+
+    /// A link inside the project to another file inside it is fine.
+    func testALinkWithinTheProjectIsRead() throws {
+        let (project, _) = try layout()
+        try "create table public.u (x int);\nalter table public.u enable row level security;\n".write(
+            toFile: project + "/shared.sql", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(
+            atPath: project + "/supabase/migrations/20240102000000_u.sql", withDestinationPath: project + "/shared.sql")
+        let r = try check(project)
+        XCTAssertEqual(r.code, 0, r.output)
+    }
+}

@@ -41,9 +41,7 @@ public enum HarnessLoader {
     public static func load(_ paths: [String]) throws -> HarnessInput {
         var texts: [(path: String, text: String)] = []
         for f in try files(paths) {
-            guard let data = FileManager.default.contents(atPath: f) else {
-                throw ConfigurationError("\(f): cannot read the file")
-            }
+            let data = try ProjectFiles.contents(f)
             guard let text = TextFile.decode(data) else {
                 throw InputError(SourceLocation(file: f, line: 1), "not UTF-8 text: save the file as UTF-8")
             }

@@ -260,6 +260,16 @@ enum ScenarioFile {
                 at(first.line), "'\(first.text.prefix(20))' is a psql meta-command, not SQL: write the SQL itself")
         }
         let words = SQLScanner.keywords(first.text, count: 2)
+        // COPY over the connection waits for data a step never sends or reads.
+        if words.first == "copy" {
+            let all = SQLScanner.keywords(first.text, count: .max)
+            if all.contains("stdin") || all.contains("stdout") {
+                throw InputError(
+                    at(first.line),
+                    "COPY … FROM STDIN / TO STDOUT in a step exchanges data rlskit neither sends nor reads: write an insert or a select instead"
+                )
+            }
+        }
         let control: Bool
         switch words.first ?? "" {
         case "begin", "commit", "rollback", "savepoint", "release", "abort", "end": control = true

@@ -209,6 +209,7 @@ struct PsqlStep: Sendable, Equatable {
             return .failure(ReadFailure("no such file"))
         }
         if isDir.boolValue { return .failure(ReadFailure("is a directory")) }
+        if let why = ProjectFiles.refusal(path) { return .failure(ReadFailure(why)) }
         guard let data = FileManager.default.contents(atPath: path) else {
             return .failure(ReadFailure("cannot read the file (permissions?)"))
         }

@@ -6,7 +6,7 @@ import Postgres
 /// (sql/server/rlskit_sandbox.c) preloaded to refuse what supautils refuses on the platform
 /// and what the sandbox must never allow (superuser rights for a project's code, the server's
 /// files and programs, connections to other servers).
-public enum Sandbox {
+@_spi(CLI) public enum Sandbox {
     /// supautils' reserved roles on the platform; `*`: settings may still be stored on it.
     static let reservedRoles = [
         "supabase_admin", "supabase_auth_admin", "supabase_storage_admin", "supabase_read_only_user",

@@ -124,9 +124,7 @@ extension SQLFile {
     }
 
     public static func load(_ path: String) throws -> SQLFile {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigurationError("\(path): cannot read the file")
-        }
+        let data = try ProjectFiles.contents(path)
         // psql skips a byte order mark; the server would read it as part of the first word.
         guard let text = TextFile.decode(data) else {
             let bad = firstInvalidUTF8Line(data)

@@ -45,9 +45,7 @@ public struct SupabaseConfig: Sendable, Equatable {
     public static func load(supabaseDirectory dir: String) throws -> SupabaseConfig? {
         let path = (dir as NSString).appendingPathComponent("config.toml")
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigurationError("\(path): cannot read the file")
-        }
+        let data = try ProjectFiles.contents(path)
         return try parse(String(decoding: data, as: UTF8.self), path: path)
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 import XCTest
 
-@testable import RLSKit
+@_spi(CLI) @testable import RLSKit
 
 /// rlskit's server module on a sandbox cluster, seen from both sides: the project's role
 /// (postgres) and rlskit's own superuser sessions, which must never run a project's code.
