@@ -382,8 +382,8 @@ extension Array where Element == String? {
 extension PostgresConnection {
     /// The server-side verifier of `password` for `user`, computed here (libpq, the server's
     /// own algorithm): a CREATE ROLE can then carry it without the password ever being sent.
-    public func passwordVerifier(_ password: String, user: String) throws -> String {
-        guard let p = PQencryptPasswordConn(handle, password, user, nil) else { throw connectionError() }
+    public func passwordVerifier(_ password: String, user: String, algorithm: String? = nil) throws -> String {
+        guard let p = PQencryptPasswordConn(handle, password, user, algorithm) else { throw connectionError() }
         defer { PQfreemem(p) }
         return String(cString: p)
     }

@@ -125,7 +125,7 @@ public final class LocalCluster: Sendable {
             ]
             // A per-run password for every login: nothing running inside the server (a link
             // back to its own socket) can log in as rlskit's roles.
-            initdb += secret == nil ? ["-A", "trust"] : ["-A", "scram-sha-256", "--pwfile=" + pwfile]
+            initdb += secret == nil ? ["-A", "trust"] : ["-A", "md5", "--pwfile=" + pwfile]
             defer { if secret != nil { unlink(pwfile) } }
             try Self.run(bin + "/initdb", initdb, as: runAs, log: made + "/initdb.log", in: made, child: child)
             var conf = """
@@ -168,7 +168,9 @@ public final class LocalCluster: Sendable {
             ? ConnectionString(host + " user=" + PlatformRole.admin + password(secret)) : connectionString
         do {
             try waitUntilReady(timeout: options.startTimeout)
-            if let projectSecret { try PlatformRole.create(on: adminConnectionString, password: projectSecret) }
+            if let secret, let projectSecret {
+                try PlatformRole.create(on: adminConnectionString, adminPassword: secret, password: projectSecret)
+            }
         } catch {
             stop()
             throw error

@@ -14,12 +14,16 @@ enum PlatformRole {
         grant pg_monitor, pg_read_all_data, pg_signal_backend to postgres;
         """
 
-    /// `postgres` logs in with the run's password, as the admin does.
-    static func create(on admin: ConnectionString, password: String) throws {
+    /// `postgres` and the admin log in with the run's passwords. md5, not scram-sha-256: a
+    /// random 64-character secret needs no key stretching, and scram costs every connection
+    /// several milliseconds on each side.
+    static func create(on admin: ConnectionString, adminPassword: String, password: String) throws {
         let conn = try PostgresConnection(admin)
         defer { conn.close() }
         _ = try conn.runScript(sql)
-        let verifier = try conn.escapeLiteral(try conn.passwordVerifier(password, user: "postgres"))
-        _ = try conn.runScript("alter role postgres password \(verifier)")
+        for (user, secret) in [(Self.admin, adminPassword), ("postgres", password)] {
+            let verifier = try conn.escapeLiteral(try conn.passwordVerifier(secret, user: user, algorithm: "md5"))
+            _ = try conn.runScript("set client_min_messages = error; alter role \(user) password \(verifier)")
+        }
     }
 }
