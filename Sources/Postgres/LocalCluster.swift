@@ -44,6 +44,9 @@ public final class LocalCluster: Sendable {
         /// hosted Supabase has it: not a superuser (see `PlatformRole`).
         /// Also: every login needs the run's password (scram-sha-256), never trust.
         public var platformRoles = false
+        /// With `platformRoles`: a private folder where initdb's output is kept for the next run
+        /// (one template per server build), so a run copies it instead of running initdb.
+        public var clusterCache: String? = nil
         /// Server modules to preload (file name → the shared library's bytes), written into the
         /// cluster's directory by this process, so the server's user can neither replace nor skip them.
         public var serverModules: [String: Data] = [:]
@@ -52,6 +55,13 @@ public final class LocalCluster: Sendable {
 
     /// Creates, starts and waits for the cluster.
     public init(options: Options = Options()) throws {
+        func trace(_ step: String) {
+            guard Self.tracing else { return }
+            FileHandle.standardError.write(
+                Data("rlskit: cluster \(step): \(Int(-Self.traceClock.timeIntervalSinceNow * 1000)) ms\n".utf8))
+            Self.traceClock = Date()
+        }
+        if Self.tracing { Self.traceClock = Date() }
         let base = try Self.temporaryBase()
         let bin = try Self.findBinDirectory()
         binDirectory = bin
@@ -89,6 +99,9 @@ public final class LocalCluster: Sendable {
         // Two secrets: knowing postgres's password never gives the admin's.
         let secret = options.platformRoles ? try Self.randomSecret() : nil
         let projectSecret = options.platformRoles ? try Self.randomSecret() : nil
+        var bootSecret: String? = nil
+        var fromTemplate = false
+        var initdbArgs: [String] = []
         do {
             if let runAs {
                 // The server runs as that user: every folder above the cluster must let it through.
@@ -106,28 +119,56 @@ public final class LocalCluster: Sendable {
                     throw LocalClusterError("cannot open \(made) to the server's user")
                 }
             }
+            trace("folders")
             let overlay = try ExtensionOverlay.prepare(
                 root: made + "/install", bin: bin, files: options.extensionFiles, preload: options.preloadLibraries,
                 trusted: options.trustedExtensions)
             let modules = try Self.copyModules(options.serverModules, into: made + "/lib")
             preloaded = overlay.preload + options.serverModules.keys.sorted()
-            let pwfile = made + "/pwfile"
-            if let secret { try Self.writePrivate(pwfile, secret + "\n", owner: runAs) }
+            // 1 MB WAL segments: the first segment is most of what a cached template copies.
+            var initdb = [
+                "-D", data, "-U", options.platformRoles ? PlatformRole.admin : "postgres", "-E", "UTF8", "--locale=C",
+                "-N", "--no-instructions", "--wal-segsize=1",
+            ]
+            // A password for every login: nothing running inside the server (a link back to its
+            // own socket) can log in as rlskit's roles. The admin's is replaced by this run's
+            // as soon as the server is up (a cached template's was made for the cache).
+            initdb += secret == nil ? ["-A", "trust"] : ["-A", "md5"]
+            let cached =
+                secret == nil ? nil : options.clusterCache.map { ClusterTemplate(root: $0, bin: bin, initdb: initdb) }
+            trace("overlay and modules")
             for dir in [data, run] {
                 guard mkdir(dir, 0o700) == 0 else { throw LocalClusterError("cannot create \(dir) (errno \(errno))") }
+            }
+            initdbArgs = initdb
+            if let template = cached, let saved = template.load(),
+                (try? TreeCopy.copy(template.data, into: data, owner: runAs.map { ($0.uid, $0.gid) })) != nil
+            {
+                bootSecret = saved
+                fromTemplate = true
+            } else {
+                TreeRemoval.remove(data)
+                guard mkdir(data, 0o700) == 0 else { throw LocalClusterError("cannot create \(data) (errno \(errno))") }
+                bootSecret = cached == nil ? secret : try Self.randomSecret()
+                let pwfile = made + "/pwfile"
+                if let bootSecret {
+                    try Self.writePrivate(pwfile, bootSecret + "\n", owner: runAs)
+                    initdb.append("--pwfile=" + pwfile)
+                }
+                defer { if bootSecret != nil { unlink(pwfile) } }
+                if let runAs, chown(data, runAs.uid, runAs.gid) != 0 {
+                    throw LocalClusterError("cannot give \(data) to user \(runAs.name) (errno \(errno))")
+                }
+                try Self.run(bin + "/initdb", initdb, as: runAs, log: made + "/initdb.log", in: made, child: child)
+                // Kept before anything else touches it: the next run copies it instead of initdb.
+                if let template = cached, let bootSecret { template.save(from: data, secret: bootSecret) }
+            }
+            trace(fromTemplate ? "data copied from the cached template" : "initdb")
+            for dir in [data, run] {
                 if let runAs, chown(dir, runAs.uid, runAs.gid) != 0 {
                     throw LocalClusterError("cannot give \(dir) to user \(runAs.name) (errno \(errno))")
                 }
             }
-            var initdb = [
-                "-D", data, "-U", options.platformRoles ? PlatformRole.admin : "postgres", "-E", "UTF8", "--locale=C",
-                "-N", "--no-instructions",
-            ]
-            // A per-run password for every login: nothing running inside the server (a link
-            // back to its own socket) can log in as rlskit's roles.
-            initdb += secret == nil ? ["-A", "trust"] : ["-A", "md5", "--pwfile=" + pwfile]
-            defer { if secret != nil { unlink(pwfile) } }
-            try Self.run(bin + "/initdb", initdb, as: runAs, log: made + "/initdb.log", in: made, child: child)
             var conf = """
 
                 # rlskit throwaway cluster: socket only, no durability (the directory is deleted anyway)
@@ -168,19 +209,37 @@ public final class LocalCluster: Sendable {
             ? ConnectionString(host + " user=" + PlatformRole.admin + password(secret)) : connectionString
         do {
             try waitUntilReady(timeout: options.startTimeout)
+            trace("server started")
             if let secret, let projectSecret {
-                try PlatformRole.create(on: adminConnectionString, adminPassword: secret, password: projectSecret)
+                let boot = ConnectionString(host + " user=" + PlatformRole.admin + password(bootSecret))
+                do { try PlatformRole.create(on: boot, adminPassword: secret, password: projectSecret) } catch let e
+                    as PostgresError where e.kind == .connection && fromTemplate
+                {
+                    // A template whose password is not the one kept with it: drop it for the next run.
+                    if let folder = options.clusterCache.map({
+                        ClusterTemplate(root: $0, bin: bin, initdb: initdbArgs).folder
+                    }) {
+                        TreeRemoval.remove(folder)
+                    }
+                    throw LocalClusterError(
+                        "the cached cluster template could not be used (\(e.message)); it is removed: run again")
+                }
             }
         } catch {
             stop()
             throw error
         }
+        trace("roles")
         if !options.extensionFiles.isEmpty {
             overlayNote.withLock { $0 = ExtensionOverlay.note(self, root: made + "/install") }
         }
     }
 
     deinit { stop() }
+
+    /// RLSKIT_TRACE: how long each step of a cold start took, on standard error.
+    static let tracing = ProcessInfo.processInfo.environment["RLSKIT_TRACE"] != nil
+    nonisolated(unsafe) static var traceClock = Date()
 
     /// How to reach the server as `postgres` from a shell, with no secret in the text: a
     /// connection string without the password and, when the server needs one, a password

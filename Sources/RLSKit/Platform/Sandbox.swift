@@ -21,10 +21,16 @@ import Postgres
         "authenticator",
     ]
 
-    /// `options` made a sandbox: platform roles, passwords and the server module.
-    public static func options(_ options: LocalCluster.Options) throws -> LocalCluster.Options {
+    /// `options` made a sandbox: platform roles, passwords and the server module; with `cache`,
+    /// initdb's output is kept in the private cache folder for the next run.
+    public static func options(_ options: LocalCluster.Options, cache: Bool = true) throws -> LocalCluster.Options {
         var o = options
         o.platformRoles = true
+        if cache, ProcessInfo.processInfo.environment["RLSKIT_NO_CACHE"].map({ $0.isEmpty }) ?? true,
+            let folder = try? privateCacheFolder()
+        {
+            o.clusterCache = folder
+        }
         o.serverModules["rlskit_sandbox.so"] = try module(bin: try LocalCluster.findBinDirectory())
         o.settings["rlskit_sandbox.reserved_roles"] = "'\(reservedRoles.joined(separator: ","))'"
         o.settings["rlskit_sandbox.reserved_memberships"] = "'\(reservedMemberships.joined(separator: ","))'"

@@ -1,0 +1,67 @@
+import Foundation
+
+/// initdb's output for one server build and one set of arguments, kept in a private cache
+/// folder with the admin password it was made with. initdb writes the same catalog every time
+/// and costs most of a cold start; copying its output costs a few milliseconds.
+struct ClusterTemplate {
+    /// Bumped when what a template holds changes.
+    static let format = 1
+    let folder: String
+    var data: String { folder + "/data" }
+    var secretFile: String { folder + "/secret" }
+
+    init(root: String, bin: String, initdb: [String]) {
+        var st = stat()
+        let server = stat(bin + "/postgres", &st) == 0 ? "\(st.st_size)-\(st.st_mtim.tv_sec)-\(st.st_ino)" : "?"
+        // Paths differ per run: only the arguments' shape counts.
+        let args = initdb.enumerated().map { $0.offset > 0 && initdb[$0.offset - 1] == "-D" ? "DATA" : $0.element }
+        let key = "\(Self.format)\u{0}\(bin)\u{0}\(server)\u{0}" + args.joined(separator: "\u{0}")
+        folder = root + "/cluster-" + Self.hash(key)
+    }
+
+    /// The admin password of a complete template of ours, else nil.
+    func load() -> String? {
+        guard Self.isPrivate(folder, directory: true), Self.isPrivate(data, directory: true),
+            Self.isPrivate(secretFile, directory: false),
+            let text = try? String(contentsOfFile: secretFile, encoding: .utf8)
+        else { return nil }
+        let secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return secret.count == 64 ? secret : nil
+    }
+
+    /// Copies `source` (initdb's output, not yet used) in; a failure (full disk, a link in the
+    /// tree) only means the next run runs initdb again. Two runs saving at once: one wins whole.
+    func save(from source: String, secret: String) {
+        let root = (folder as NSString).deletingLastPathComponent
+        if mkdir(root, 0o700) != 0 && errno != EEXIST { return }
+        guard Self.isPrivate(root, directory: true) else { return }
+        let tmp = folder + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        guard mkdir(tmp, 0o700) == 0 else { return }
+        var done = false
+        defer { if !done { TreeRemoval.remove(tmp) } }
+        guard mkdir(tmp + "/data", 0o700) == 0,
+            (try? TreeCopy.copy(source, into: tmp + "/data", owner: (geteuid(), getegid()))) != nil,
+            (try? LocalCluster.writePrivate(tmp + "/secret", secret + "\n", owner: nil)) != nil
+        else { return }
+        done = rename(tmp, folder) == 0
+    }
+
+    /// A real folder or file (no link) of this user's that no one else may write.
+    static func isPrivate(_ path: String, directory: Bool) -> Bool {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return false }
+        let kind = st.st_mode & S_IFMT
+        return (directory ? kind == S_IFDIR : kind == S_IFREG) && st.st_uid == geteuid()
+            && st.st_mode & (S_IWGRP | S_IWOTH) == 0
+    }
+
+    /// FNV-1a, 64 bits: names a cache entry, nothing more.
+    static func hash(_ s: String) -> String {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in s.utf8 {
+            h ^= UInt64(b)
+            h = h &* 0x100_0000_01b3
+        }
+        return String(h, radix: 16)
+    }
+}

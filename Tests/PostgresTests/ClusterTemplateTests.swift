@@ -1,0 +1,130 @@
+import Foundation
+import Postgres
+import XCTest
+
+/// initdb's output kept in a private cache folder: a warm start copies it (no initdb) and still
+/// gets its own passwords; a cache folder another user could write, a link in a template or a
+/// template that does not match its password is never used; two first runs at once both work.
+final class ClusterTemplateTests: XCTestCase {
+    var cache = ""
+
+    override func setUpWithError() throws {
+        cache = NSTemporaryDirectory() + "rlskit-cache-" + UUID().uuidString.prefix(8)
+        XCTAssertEqual(mkdir(cache, 0o700), 0)
+    }
+
+    override func tearDown() { TreeRemoval.remove(cache) }
+
+    var options: LocalCluster.Options {
+        var o = LocalCluster.Options()
+        o.platformRoles = true
+        o.clusterCache = cache
+        return o
+    }
+
+    func templates() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: cache)) ?? []).filter { $0.hasPrefix("cluster-") }
+    }
+
+    func ranInitdb(_ c: LocalCluster) -> Bool { FileManager.default.fileExists(atPath: c.directory + "/initdb.log") }
+
+    func assertWorks(_ c: LocalCluster, file: StaticString = #filePath, line: UInt = #line) throws {
+        let admin = try PostgresConnection(c.adminConnectionString)
+        XCTAssertEqual(
+            try admin.query("select current_user::text as u").rows[0].decode("u") as String, "supabase_admin")
+        let pg = try PostgresConnection(c.connectionString)
+        XCTAssertEqual(
+            try pg.query("select rolsuper from pg_roles where rolname = current_user").rows[0].decode(0) as Bool, false)
+    }
+
+    func testAWarmStartCopiesTheTemplateAndGetsItsOwnPasswords() throws {
+        let first = try LocalCluster(options: options)
+        defer { first.stop() }
+        XCTAssertTrue(ranInitdb(first))
+        XCTAssertEqual(templates().count, 1)
+        let second = try LocalCluster(options: options)
+        defer { second.stop() }
+        XCTAssertFalse(ranInitdb(second))
+        try assertWorks(second)
+        // The password kept with the template no longer logs in: each run has its own.
+        let kept = try String(contentsOfFile: cache + "/" + templates()[0] + "/secret", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        var opts = try second.adminConnectionString.options()
+        XCTAssertNotEqual(opts["password"], kept)
+        opts["password"] = kept
+        let raw = opts.map { "\($0.key)=\(ConnectionString.quoted($0.value))" }.joined(separator: " ")
+        XCTAssertThrowsError(try PostgresConnection(ConnectionString(raw)))
+        XCTAssertNotEqual(try first.adminConnectionString.options()["password"], opts["password"])
+    }
+
+    func testACacheOthersCouldWriteIsNotUsed() throws {
+        let first = try LocalCluster(options: options)
+        first.stop()
+        let template = cache + "/" + templates()[0]
+        chmod(template, 0o777)
+        let second = try LocalCluster(options: options)
+        defer { second.stop() }
+        XCTAssertTrue(ranInitdb(second))
+        try assertWorks(second)
+    }
+
+    func testALinkInTheTemplateMeansInitdb() throws {
+        let first = try LocalCluster(options: options)
+        first.stop()
+        let data = cache + "/" + templates()[0] + "/data"
+        XCTAssertEqual(symlink("/etc", data + "/planted"), 0)
+        let second = try LocalCluster(options: options)
+        defer { second.stop() }
+        XCTAssertTrue(ranInitdb(second))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: second.directory + "/data/planted"))
+        try assertWorks(second)
+    }
+
+    func testATemplateWithAnotherPasswordIsDroppedWithOneLine() throws {
+        let first = try LocalCluster(options: options)
+        first.stop()
+        let secret = cache + "/" + templates()[0] + "/secret"
+        unlink(secret)
+        let fd = open(secret, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        _ = write(fd, String(repeating: "0", count: 64), 64)
+        close(fd)
+        XCTAssertThrowsError(try LocalCluster(options: options)) { error in
+            XCTAssertTrue("\(error)".contains("cached cluster template could not be used"), "\(error)")
+        }
+        XCTAssertEqual(templates(), [])
+        let third = try LocalCluster(options: options)
+        defer { third.stop() }
+        try assertWorks(third)
+    }
+
+    func testTwoFirstRunsAtOnceBothWork() throws {
+        let opts = options
+        let group = DispatchGroup()
+        let results = ResultBox()
+        for _ in 0..<3 {
+            DispatchQueue.global().async(group: group) {
+                do {
+                    let c = try LocalCluster(options: opts)
+                    results.add(c)
+                } catch { results.fail("\(error)") }
+            }
+        }
+        group.wait()
+        XCTAssertEqual(results.errors, [])
+        for c in results.clusters {
+            try assertWorks(c)
+            c.stop()
+        }
+        XCTAssertEqual(templates().count, 1)
+        XCTAssertEqual(
+            (try FileManager.default.contentsOfDirectory(atPath: cache)).filter { $0.contains(".tmp-") }, [])
+    }
+}
+
+final class ResultBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var clusters: [LocalCluster] = []
+    private(set) var errors: [String] = []
+    func add(_ c: LocalCluster) { lock.withLock { clusters.append(c) } }
+    func fail(_ e: String) { lock.withLock { errors.append(e) } }
+}
