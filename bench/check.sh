@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Cold `rlskit check` (throwaway server → stand-in → schema → policy tests → summary) as a whole
 # process, next to the same steps by hand: initdb + pg_ctl start + psql -f of sql/ + pg_prove of
-# a pgTAP file with as many RLS assertions as rlskit runs + pg_ctl stop. Target: check <= 2.5 s.
+# a pgTAP file with as many RLS assertions as rlskit runs + pg_ctl stop; and a bare initdb +
+# start + stop. All in the folder rlskit itself uses (/dev/shm when it has room, else /tmp).
+# Targets: a warm check (cached cluster template) <= 0.5x by hand and <= 0.6x the bare server;
+# a check with no cache within 1.1x of the previous release's cold check.
 # Usage: bench/check.sh [runs]   (median of runs, default 5)
 source "$(dirname "$0")/lib.sh"
 cd "$BENCH_ROOT"
@@ -9,7 +12,9 @@ runs=${1:-5}
 command -v pg_prove >/dev/null || { echo "pg_prove missing: apt-get install libtap-parser-sourcehandler-pgtap-perl" >&2; exit 2; }
 swift build -c release --product rlskit >/dev/null
 rlskit=$(swift build -c release --show-bin-path)/rlskit
-work=$(mktemp -d); chmod 755 "$work"
+base=${TMPDIR:-/tmp}
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ "$(df -Pk /dev/shm | awk 'NR==2 { print $4 }')" -ge 1048576 ]; then base=/dev/shm; fi
+work=$(mktemp -d -p "$base"); chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
 
 # How many checks rlskit runs on the built-in schema (from its JSON report).
@@ -36,8 +41,15 @@ A=aaaaaaaa-0000-4000-8000-000000000001; B=bbbbbbbb-0000-4000-8000-000000000002
 } > "$work/equivalent.sql"
 chmod 644 "$work/equivalent.sql"
 
+bare() {
+  local d; d=$(mktemp -d -p "$base"); [ "$(id -u)" -eq 0 ] && chown postgres "$d"
+  "${AS[@]}" "$PGBIN/initdb" -D "$d/data" -A trust -U postgres -N >/dev/null
+  "${AS[@]}" "$PGBIN/pg_ctl" -D "$d/data" -l "$d/log" -w -o "-c listen_addresses='' -k $d -c fsync=off" start >/dev/null
+  "${AS[@]}" "$PGBIN/pg_ctl" -D "$d/data" -m immediate -w stop >/dev/null
+  rm -rf "$d"
+}
 by_hand() {
-  local d; d=$(mktemp -d); [ "$(id -u)" -eq 0 ] && chown postgres "$d"
+  local d; d=$(mktemp -d -p "$base"); [ "$(id -u)" -eq 0 ] && chown postgres "$d"
   "${AS[@]}" "$PGBIN/initdb" -D "$d/data" -A trust -U postgres -N >/dev/null
   "${AS[@]}" "$PGBIN/pg_ctl" -D "$d/data" -l "$d/log" -w -o "-c listen_addresses='' -k $d -c fsync=off" start >/dev/null
   psql -qX -h "$d" -U postgres -d postgres -v ON_ERROR_STOP=1 -1 $(for f in sql/compat/*.sql sql/migrations/*.sql; do printf -- '-f %s ' "$f"; done) >/dev/null 2>&1
@@ -46,13 +58,21 @@ by_hand() {
   "${AS[@]}" "$PGBIN/pg_ctl" -D "$d/data" -m immediate -w stop >/dev/null
   rm -rf "$d"
 }
-ours=(); hand=()
+secs() { awk -v d=$(($2 - $1)) 'BEGIN { print d / 1e9 }'; }
+ours=(); cold=(); hand=(); server=()
 for ((r = 0; r < runs; r++)); do
-  t0=$(now_ns); (cd "$work" && "$rlskit" check --builtin >/dev/null); t1=$(now_ns); by_hand; t2=$(now_ns)
-  ours+=("$(awk -v d=$((t1 - t0)) 'BEGIN { print d / 1e9 }')"); hand+=("$(awk -v d=$((t2 - t1)) 'BEGIN { print d / 1e9 }')")
+  t0=$(now_ns); (cd "$work" && "$rlskit" check --builtin >/dev/null); t1=$(now_ns)
+  (cd "$work" && RLSKIT_NO_CACHE=1 "$rlskit" check --builtin >/dev/null); t2=$(now_ns)
+  by_hand; t3=$(now_ns); bare; t4=$(now_ns)
+  ours+=("$(secs "$t0" "$t1")"); cold+=("$(secs "$t1" "$t2")"); hand+=("$(secs "$t2" "$t3")"); server+=("$(secs "$t3" "$t4")")
 done
-o=$(printf '%s\n' "${ours[@]}" | median); h=$(printf '%s\n' "${hand[@]}" | median)
-echo "runs: $runs (median seconds, whole process); $n policy checks"
-echo "rlskit check (cold):                                   $o   (target <= 2.5)"
+o=$(printf '%s\n' "${ours[@]}" | median); c=$(printf '%s\n' "${cold[@]}" | median)
+h=$(printf '%s\n' "${hand[@]}" | median); s=$(printf '%s\n' "${server[@]}" | median)
+echo "runs: $runs (median seconds, whole process, in $base); $n policy checks"
+echo "rlskit check (cached template):                        $o"
+echo "rlskit check (RLSKIT_NO_CACHE=1, initdb every run):     $c"
 echo "by hand (initdb, pg_ctl, psql -f, pg_prove, pg_ctl stop): $h"
-echo "check / by hand = $(ratio "$o" "$h")"
+echo "bare initdb + pg_ctl start + stop:                      $s"
+echo "check / by hand = $(ratio "$o" "$h")   (target <= 0.5)"
+echo "check / bare server = $(ratio "$o" "$s")   (target <= 0.6)"
+echo "no-cache check / by hand = $(ratio "$c" "$h")"
