@@ -18,5 +18,6 @@ enum Commands {
         Subcommand(spec: DiffCommand.spec, run: DiffCommand.run),
         Subcommand(spec: PgTAPRun.spec, run: PgTAPRun.run),
         Subcommand(spec: StorageCommand.spec, run: StorageCommand.run),
+        Subcommand(spec: CacheCommand.spec, run: CacheCommand.run),
     ]
 }

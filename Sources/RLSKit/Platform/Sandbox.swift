@@ -86,7 +86,9 @@ import Postgres
 
     /// `$XDG_CACHE_HOME/rlskit`, else `~/.cache/rlskit`: made private, refused when another user
     /// could write it (or a folder above it, but for sticky ones such as /tmp).
-    static func privateCacheFolder(_ env: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
+    public static func privateCacheFolder(_ env: [String: String] = ProcessInfo.processInfo.environment) throws
+        -> String
+    {
         let base =
             env["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? env["HOME"].flatMap { $0.hasPrefix("/") ? $0 + "/.cache" : nil }
