@@ -64,10 +64,12 @@ enum ApplyCommand {
 
     /// The storage settings requested, validated before anything connects.
     static func storageSettings(_ args: ParsedArguments) throws -> (url: String, key: String, env: String)? {
-        let url = args.value("storage-url"), env = args.value("service-key-env")
-        guard url != nil || env != nil else { return nil }
-        guard let url, let env else { throw ConfigurationError("--storage-url and --service-key-env go together") }
-        try StorageSettings.validate(url: url)
+        let given = args.value("storage-url"), env = args.value("service-key-env")
+        guard given != nil || env != nil else { return nil }
+        guard let given, let env else {
+            throw ConfigurationError("--storage-url and --service-key-env go together")
+        }
+        let url = try StorageSettings.validate(url: given)
         guard let key = ProcessInfo.processInfo.environment[env], !key.isEmpty else {
             throw ConfigurationError("environment variable \(env) (from --service-key-env) is not set or empty")
         }

@@ -174,4 +174,82 @@ final class StorageDrainTests: XCTestCase {
             XCTAssertTrue(r.stderr.contains("--storage-url"), r.stderr)
         }
     }
+    /// A scheme in any case reaches the API, given on the command line and stored by apply:
+    /// the request arrives, with the key, on the object's path.
+    func testUpperCaseSchemeReachesTheAPI() throws {
+        let db = try Provisioned.database(prefix: "drain")
+        defer { TestServer.drop(db.name) }
+        let conn = try PostgresConnection(db.connectionString)
+        let key = "drain-key-\(UUID().uuidString)"
+        let server = try TinyHTTPServer()
+        let bases = [
+            server.url.replacingOccurrences(of: "http://", with: "HTTP://"),
+            server.url.replacingOccurrences(of: "http://", with: "hTtP://") + "/",
+            "Http://localhost:\(server.port)",
+        ]
+        for (n, url) in bases.enumerated() {
+            let object = "u1/case-\(n).png"
+            try conn.query(
+                "insert into private.storage_deletion_outbox (bucket_id, object_name) values ('avatars', $1)", [object])
+            let r = try CLI.run(
+                [
+                    "storage", "drain", "--database-url", db.connectionString.raw, "--storage-url", url,
+                    "--service-key-env", "KEY",
+                ],
+                environment: ["KEY": key])
+            XCTAssertEqual(r.code, 0, "\(url): \(r.output)")
+            XCTAssertTrue(r.stdout.contains("1 deleted, 0 failed"), "\(url): \(r.output)")
+            XCTAssertEqual(server.received.last?.path, "/storage/v1/object/avatars/" + object, url)
+            XCTAssertEqual(server.received.last?.headers["authorization"], "Bearer " + key, url)
+        }
+        // Stored by apply (in lower case), then used by a drain without flags.
+        try conn.query(
+            "insert into private.storage_deletion_outbox (bucket_id, object_name) values ('avatars', 'u1/stored.png')")
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/m", withIntermediateDirectories: true)
+        let applied = try CLI.run(
+            [
+                "apply", "--database-url", db.connectionString.raw, "--dir", dir + "/m", "--storage-url", bases[0],
+                "--service-key-env", "KEY",
+            ],
+            environment: ["KEY": key], directory: dir)
+        XCTAssertEqual(applied.code, 0, applied.output)
+        XCTAssertEqual(try StorageDrain.storedSettings(conn)?.url, server.url)
+        let r = try CLI.run(["storage", "drain", "--database-url", db.connectionString.raw])
+        XCTAssertEqual(r.code, 0, r.output)
+        XCTAssertEqual(server.received.last?.path, "/storage/v1/object/avatars/u1/stored.png")
+    }
+
+    /// An IPv6 literal host, which Foundation's HTTP client cannot reach, is refused up front
+    /// by apply and drain with one line: exit 2, nothing stored, nothing sent.
+    func testIPv6StorageURLIsRefusedUpFront() throws {
+        let db = try Provisioned.database(prefix: "drain")
+        defer { TestServer.drop(db.name) }
+        let conn = try PostgresConnection(db.connectionString)
+        try conn.query(
+            "insert into private.storage_deletion_outbox (bucket_id, object_name) values ('avatars', 'u1/a.png')")
+        let server = try TinyHTTPServer(ipv6: true)
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/m", withIntermediateDirectories: true)
+        for url in [
+            server.url, "HTTP://[::ffff:127.0.0.1]:\(server.port)", "https://[fe80::1%25lo]/", "http://[0:0:0:0:0:0:0:1]",
+        ] {
+            for command in [["storage", "drain"], ["apply", "--dir", dir + "/m"]] {
+                let r = try CLI.run(
+                    command + [
+                        "--database-url", db.connectionString.raw, "--storage-url", url, "--service-key-env", "KEY",
+                    ],
+                    environment: ["KEY": "k"], directory: dir)
+                XCTAssertEqual(r.code, 2, "\(command) \(url): \(r.output)")
+                XCTAssertEqual(
+                    r.stderr,
+                    "rlskit: --storage-url has an IPv6 address as its host, which the drain cannot reach: give a host name that resolves to it\n",
+                    "\(command) \(url)")
+            }
+        }
+        XCTAssertTrue(server.received.isEmpty)
+        XCTAssertNil(try StorageDrain.storedSettings(conn))
+    }
 }

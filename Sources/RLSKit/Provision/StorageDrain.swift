@@ -40,7 +40,7 @@ public enum StorageDrain {
         _ conn: PostgresConnection, url: String, key: String, limit: Int = 1000,
         timeout: Double = 10, log: (String) -> Void = { _ in }
     ) throws -> Result {
-        try StorageSettings.validate(url: url)
+        let url = try StorageSettings.validate(url: url)
         guard
             try conn.query("select to_regclass('private.storage_deletion_outbox') is not null as ok").rows[0].decode(
                 "ok") as Bool
