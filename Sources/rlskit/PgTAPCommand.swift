@@ -47,7 +47,7 @@ enum PgTAPRun {
     static func run(paths: [String], args: ParsedArguments, term: Terminal) throws -> ExitCode {
         let helpers = try helperSet(args)
         if args.flag("print-helpers") {
-            print(SupabaseTestHelpers.installSQL(helpers), terminator: "")
+            writeOut(SupabaseTestHelpers.installSQL(helpers))
             return .success
         }
         let format = try reportFormat(args)
@@ -79,9 +79,9 @@ enum PgTAPRun {
         let report = regime.map { result.report.naming($0) } ?? result.report
         if outputTarget.isFile {
             try outputTarget.write(TestReportWriter.render(report, format: format))
-            print(TestReportWriter.render(report, format: .text, color: term.color), terminator: "")
+            writeOut(TestReportWriter.render(report, format: .text, color: term.color))
         } else {
-            print(TestReportWriter.render(report, format: format, color: term.color && format == .text), terminator: "")
+            writeOut(TestReportWriter.render(report, format: format, color: term.color && format == .text))
         }
         for p in result.problems { printError(p.description) }
         if !result.problems.isEmpty { return .usage }

@@ -1,5 +1,7 @@
 import CStdio
 import Foundation
+@_spi(CLI) import RLSKit
+import Synchronization
 
 /// Output helpers: colour only on a terminal and never when NO_COLOR is set.
 struct Terminal: Sendable {
@@ -31,15 +33,45 @@ func printNote(_ line: String) {
     printErrRaw(line + "\n")
 }
 
-/// Standard error as is, no newline added (for a progress line that is overwritten).
-func printErrRaw(_ text: String) {
+/// Standard error, no newline added.
+func printErrRaw(_ text: String, workflowCommands: Bool = false) {
     fflush(nil)
-    writeAll(STDERR_FILENO, text)
+    writeAll(STDERR_FILENO, Output.safe(text, workflowCommands: workflowCommands))
+}
+
+/// One line to standard output.
+func say(_ line: String) {
+    writeOut(line + "\n")
 }
 
 /// Writes to standard output through the same buffer as `print`.
-func writeOut(_ text: String) {
-    print(text, terminator: "")
+func writeOut(_ text: String, workflowCommands: Bool = false) {
+    print(Output.safe(text, workflowCommands: workflowCommands), terminator: "")
+}
+
+/// rlskit's own terminal control sequence (the progress line's "clear line"), written as is.
+func writeControl(_ sequence: String) {
+    fflush(nil)
+    writeAll(STDERR_FILENO, sequence)
+}
+
+/// What every write to standard output and standard error passes through: secrets masked,
+/// control characters escaped, no line a CI workflow command (`TextEscape.text`).
+enum Output {
+    /// Colour codes pass only where rlskit paints (a terminal, NO_COLOR unset).
+    static let color = Terminal.detect().color
+    private static let masks = Mutex<[SecretMask]>([])
+
+    /// From now on `secret` (and what derives from it) never appears in the output.
+    static func hide(_ secret: String) {
+        guard !secret.isEmpty else { return }
+        masks.withLock { $0.append(SecretMask(secret)) }
+    }
+
+    static func safe(_ text: String, workflowCommands: Bool = false) -> String {
+        let masked = masks.withLock { $0 }.reduce(text) { $1.apply($0) }
+        return TextEscape.text(masked, color: color, workflowCommands: workflowCommands)
+    }
 }
 
 /// Flushes standard output; false when anything written to it was lost (disk full, closed pipe).

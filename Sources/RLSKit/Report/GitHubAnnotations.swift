@@ -8,9 +8,12 @@ enum GitHubAnnotations {
         return "::\(level) \(place)title=\(escapeProperty(title))::\(escapeData(message))"
     }
 
+    /// The runner's own escapes for line breaks and `%`; every other character a log must not
+    /// see raw (terminal escapes, bidi controls) as `\u{…}`.
     static func escapeData(_ s: String) -> String {
-        s.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(
-            of: "\n", with: "%0A")
+        TextEscape.escape(s, ["%": "%25", "\r": "%0D", "\n": "%0A"]) {
+            TextEscape.isUnsafe($0) ? TextEscape.visible($0) : nil
+        }
     }
 
     static func escapeProperty(_ s: String) -> String {
