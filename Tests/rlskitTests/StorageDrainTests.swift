@@ -252,4 +252,51 @@ final class StorageDrainTests: XCTestCase {
         XCTAssertTrue(server.received.isEmpty)
         XCTAssertNil(try StorageDrain.storedSettings(conn))
     }
+    /// A Storage API whose 401 body echoes the service key (a prefix, a suffix, base64,
+    /// base64url, percent-encoded): no run of 8 of its characters, in any of those forms,
+    /// reaches the output or last_error; the status still does.
+    func testEchoedServiceKeyIsMaskedInEveryForm() throws {
+        let db = try Provisioned.database(prefix: "drain")
+        defer { TestServer.drop(db.name) }
+        let key = "sb_secret_" + UUID().uuidString.replacingOccurrences(of: "-", with: "+/")
+        let b64 = Data(key.utf8).base64EncodedString()
+        let echoes: [String: String] = [
+            "prefix": String(key.prefix(16)),
+            "suffix": String(key.suffix(12)),
+            "base64": b64,
+            "base64url": b64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_"),
+            "percent": key.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!,
+        ]
+        let server = try TinyHTTPServer(status: { _ in 401 }) { request in
+            let form = request.path.split(separator: "/").last.map { String($0.dropLast(4)) } ?? ""
+            return "{\"error\":\"Unauthorized\",\"message\":\"invalid key \(echoes[form] ?? "")\"}"
+        }
+        let conn = try PostgresConnection(db.connectionString)
+        for form in echoes.keys.sorted() {
+            try conn.query(
+                "insert into private.storage_deletion_outbox (bucket_id, object_name) values ('avatars', $1)",
+                ["u1/\(form).png"])
+        }
+        let r = try CLI.run(
+            [
+                "storage", "drain", "--database-url", db.connectionString.raw, "--storage-url", server.url,
+                "--service-key-env", "KEY",
+            ],
+            environment: ["KEY": key])
+        XCTAssertEqual(r.code, 1, r.output)
+        XCTAssertTrue(r.stdout.contains("0 deleted, \(echoes.count) failed"), r.stdout)
+        let stored: [String] = try conn.query(
+            "select last_error from private.storage_deletion_outbox order by object_name"
+        ).rows.map { try $0.decode(0) }
+        XCTAssertEqual(stored.count, echoes.count)
+        for text in stored + [r.output] {
+            XCTAssertTrue(text.contains("HTTP 401"), text)
+            for (form, echo) in echoes {
+                let e = Array(echo)
+                for i in 0...(e.count - 8) {
+                    XCTAssertFalse(text.contains(String(e[i..<(i + 8)])), "\(form) \(String(e[i..<(i + 8)])): \(text)")
+                }
+            }
+        }
+    }
 }

@@ -52,17 +52,22 @@ import Foundation
     static func forms(_ secret: String) -> [String] {
         let bytes = Array(secret.utf8)
         var forms = [secret, secret.replacingOccurrences(of: "/", with: "\\/")]
-        // Upper- and lower-case hex: either may come back.
-        let encoded = bytes.map { b -> String in
-            Self.unreserved(b) ? String(UnicodeScalar(b)) : "%" + String(b, radix: 16, uppercase: true).leftPad2
-        }.joined()
-        forms += [encoded, encoded.lowercased()]
+        // Percent-encoded as RFC 3986, encodeURIComponent or "all but letters and digits" do,
+        // in upper- or lower-case hex.
+        for kept in ["-._~", "-._~!*'()", ""] {
+            let encoded = bytes.map { b -> String in
+                Self.alphanumeric(b) || kept.utf8.contains(b)
+                    ? String(UnicodeScalar(b)) : "%" + String(b, radix: 16, uppercase: true).leftPad2
+            }.joined()
+            forms += [encoded, encoded.lowercased()]
+        }
         // Base64 of the secret starting at each byte offset (it may be embedded in a longer
-        // value, as in Basic auth), cut to whole 3-byte groups so no character depends on what
-        // follows; and the whole secret's encoding with its padding.
-        var encodings = [Data(bytes).base64EncodedString()]
+        // value, as in Basic auth): whole, and cut to whole 3-byte groups (what shows when more
+        // follows it).
+        var encodings: [String] = []
         for offset in 0..<3 where offset < bytes.count {
             let rest = Array(bytes[offset...])
+            encodings.append(Data(rest).base64EncodedString())
             encodings.append(Data(rest.prefix(rest.count / 3 * 3)).base64EncodedString())
         }
         for e in encodings {
@@ -74,8 +79,8 @@ import Foundation
         return forms
     }
 
-    static func unreserved(_ b: UInt8) -> Bool {
-        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || "-._~".utf8.contains(b)
+    static func alphanumeric(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
     }
 
     static func string(_ s: ArraySlice<Unicode.Scalar>) -> String {
