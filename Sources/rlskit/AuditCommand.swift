@@ -29,7 +29,7 @@ enum AuditCommand {
             guard let lint = LintRegistry.named(name) else {
                 throw ConfigurationError("unknown lint '\(name)'; 'rlskit audit --list' shows them all")
             }
-            writeOut(lint.explanation)
+            writeOut(lint.explanation, as: .document)
             return .success
         }
         if args.flag("list") {
@@ -55,7 +55,7 @@ enum AuditCommand {
             (exposed, exposedSource) = (schemas, config.path)
         }
         if args.flag("print-queries") {
-            writeOut(Auditor.script(exposedSchemas: exposed ?? ["public"]))
+            writeOut(Auditor.script(exposedSchemas: exposed ?? ["public"]), as: .document)
             return .success
         }
         let format = args.value("format") ?? "text"
@@ -88,8 +88,8 @@ enum AuditCommand {
         switch format {
         case "json": try output.write(report.json())
         case "sarif": try output.write(report.sarif())
-        case "github": try output.write(report.github(), workflowCommands: true)
-        default: try output.write(report.text(color: !output.isFile && term.color))
+        case "github": try output.write(report.github(), as: .annotations)
+        default: try output.write(report.text(color: !output.isFile && term.color), as: .text)
         }
         let failed = report.fails(at: failOn) || !report.result.failedLints.isEmpty
         try html.write(
@@ -165,7 +165,7 @@ enum AuditCommand {
                 "[\n" + documents.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ",\n")
                     + "\n]\n")
         case "sarif": try output.write(mergeSARIF(documents))
-        default: try output.write(documents.joined(), workflowCommands: format == "github")
+        default: try output.write(documents.joined(), as: format == "github" ? .annotations : .text)
         }
         return ExitCode.worst(codes)
     }

@@ -34,9 +34,9 @@ func printNote(_ line: String) {
 }
 
 /// Standard error, no newline added.
-func printErrRaw(_ text: String, workflowCommands: Bool = false) {
+func printErrRaw(_ text: String, as kind: OutputKind = .text) {
     fflush(nil)
-    writeAll(STDERR_FILENO, Output.safe(text, workflowCommands: workflowCommands))
+    writeAll(STDERR_FILENO, Output.safe(text, as: kind))
 }
 
 /// One line to standard output.
@@ -45,8 +45,8 @@ func say(_ line: String) {
 }
 
 /// Writes to standard output through the same buffer as `print`.
-func writeOut(_ text: String, workflowCommands: Bool = false) {
-    print(Output.safe(text, workflowCommands: workflowCommands), terminator: "")
+func writeOut(_ text: String, as kind: OutputKind = .text) {
+    print(Output.safe(text, as: kind), terminator: "")
 }
 
 /// rlskit's own terminal control sequence (the progress line's "clear line"), written as is.
@@ -55,8 +55,19 @@ func writeControl(_ sequence: String) {
     writeAll(STDERR_FILENO, sequence)
 }
 
+/// How a write to standard output or standard error is made safe.
+enum OutputKind {
+    /// For people: `TextEscape.text`, colour codes only where rlskit paints.
+    case text
+    /// rlskit's GitHub annotations (escaped as they are built): their `::` lines stay commands.
+    case annotations
+    /// A format that escapes for itself (JSON, SARIF, JUnit, TAP; lock and access files, SQL):
+    /// written as is, so the bytes stay the document.
+    case document
+}
+
 /// What every write to standard output and standard error passes through: secrets masked,
-/// control characters escaped, no line a CI workflow command (`TextEscape.text`).
+/// and for text control characters escaped and no line a CI workflow command.
 enum Output {
     /// Colour codes pass only where rlskit paints (a terminal, NO_COLOR unset).
     static let color = Terminal.detect().color
@@ -68,9 +79,13 @@ enum Output {
         masks.withLock { $0.append(SecretMask(secret)) }
     }
 
-    static func safe(_ text: String, workflowCommands: Bool = false) -> String {
+    static func safe(_ text: String, as kind: OutputKind) -> String {
         let masked = masks.withLock { $0 }.reduce(text) { $1.apply($0) }
-        return TextEscape.text(masked, color: color, workflowCommands: workflowCommands)
+        switch kind {
+        case .text: return TextEscape.text(masked, color: color)
+        case .annotations: return TextEscape.text(masked, color: color, workflowCommands: true)
+        case .document: return masked
+        }
     }
 }
 

@@ -115,10 +115,12 @@ enum TestCommand {
 
     static func write(_ report: TestReport, format: TestReportFormat, output: OutputTarget, term: Terminal) throws {
         if output.isFile {
-            try output.write(TestReportWriter.render(report, format: format))
+            try output.write(TestReportWriter.render(report, format: format), as: format == .text ? .text : .document)
             writeOut(TestReportWriter.render(report, format: .text, color: term.color))
         } else {
-            writeOut(TestReportWriter.render(report, format: format, color: term.color && format == .text))
+            writeOut(
+                TestReportWriter.render(report, format: format, color: term.color && format == .text),
+                as: format == .text ? .text : .document)
         }
     }
 
@@ -167,7 +169,9 @@ enum TestCommand {
             }
         }
         emit("\(targets.count) databases: \(combined.count(.passed)) checks passed, \(combined.failed) failed")
-        if output.isFile || format != .text { try output.write(TestReportWriter.render(combined, format: format)) }
+        if output.isFile || format != .text {
+            try output.write(TestReportWriter.render(combined, format: format), as: format == .text ? .text : .document)
+        }
         return ExitCode.worst(codes)
     }
 }

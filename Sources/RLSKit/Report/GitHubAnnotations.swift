@@ -9,11 +9,24 @@ enum GitHubAnnotations {
     }
 
     /// The runner's own escapes for line breaks and `%`; every other character a log must not
-    /// see raw (terminal escapes, bidi controls) as `\u{…}`.
+    /// see raw (terminal escapes, bidi controls, `##[`) as `TextEscape.line` writes it.
     static func escapeData(_ s: String) -> String {
-        TextEscape.escape(s, ["%": "%25", "\r": "%0D", "\n": "%0A"]) {
-            TextEscape.isUnsafe($0) ? TextEscape.visible($0) : nil
+        let scalars = Array(s.unicodeScalars)
+        var out = ""
+        for (i, c) in scalars.enumerated() {
+            switch c {
+            case "%": out += "%25"
+            case "\r": out += "%0D"
+            case "\n": out += "%0A"
+            default:
+                if TextEscape.isUnsafe(c) || TextEscape.oldCommand(scalars, at: i) {
+                    out += TextEscape.visible(c)
+                } else {
+                    out.unicodeScalars.append(c)
+                }
+            }
         }
+        return out
     }
 
     static func escapeProperty(_ s: String) -> String {

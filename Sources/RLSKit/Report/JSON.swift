@@ -110,15 +110,15 @@ import Foundation
 
     /// Quotes, backslashes and every character `TextEscape.isUnsafe` names (controls, C1,
     /// U+2028/2029, which JavaScript strings cannot hold raw, and the bidi controls) as escapes,
-    /// so the document is the same data and safe to print.
+    /// and the second `#` of `##[` (a CI runner's command): the same data, safe to print.
     static func escape(_ s: String, into out: inout [UInt8], scriptSafe: Bool = false) {
         out.append(UInt8(ascii: "\""))
         var copy = s
         let plain = copy.withUTF8 { utf8 in
             // Most strings need no escaping: copy them in one go. 0xC2, 0xD8 and 0xE2 lead the
-            // unsafe scalars above ASCII.
+            // unsafe scalars above ASCII; 0x23 is "#".
             if utf8.contains(where: {
-                $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xC2 || $0 == 0xD8 || $0 == 0xE2
+                $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xC2 || $0 == 0xD8 || $0 == 0xE2 || $0 == 0x23
                     || (scriptSafe && ($0 == 0x3C || $0 == 0x3E || $0 == 0x26))
             }) {
                 return false
@@ -127,7 +127,8 @@ import Foundation
             return true
         }
         if !plain {
-            for c in s.unicodeScalars {
+            let scalars = Array(s.unicodeScalars)
+            for (i, c) in scalars.enumerated() {
                 switch c {
                 case "\"": out += [92, 34]
                 case "\\": out += [92, 92]
@@ -135,7 +136,9 @@ import Foundation
                 case "\r": out += [92, UInt8(ascii: "r")]
                 case "\t": out += [92, UInt8(ascii: "t")]
                 default:
-                    if TextEscape.isUnsafe(c) || (scriptSafe && (c == "<" || c == ">" || c == "&")) {
+                    if TextEscape.isUnsafe(c) || TextEscape.oldCommand(scalars, at: i)
+                        || (scriptSafe && (c == "<" || c == ">" || c == "&"))
+                    {
                         let h = Array("0123456789abcdef".utf8), v = Int(c.value)
                         out += [92, UInt8(ascii: "u"), h[v >> 12 & 15], h[v >> 8 & 15], h[v >> 4 & 15], h[v & 15]]
                     } else {

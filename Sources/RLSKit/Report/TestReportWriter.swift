@@ -85,13 +85,21 @@ public enum TestReportWriter {
         TextEscape.line(oneLine(s).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "#", with: "\\#"))
     }
 
+    /// YAML's own escapes for what may not be printed raw, so the value reads back the same.
     static func yamlQuote(_ s: String) -> String {
-        "\""
-            + TextEscape.escape(s, ["\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"]) { c in
-                // YAML's own escapes, so the value reads back the same and prints safely.
-                guard TextEscape.isUnsafe(c) else { return nil }
-                return c.value <= 0xFF ? String(format: "\\x%02X", c.value) : String(format: "\\u%04X", c.value)
-            } + "\""
+        let table: [Unicode.Scalar: String] = ["\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"]
+        let scalars = Array(s.unicodeScalars)
+        var out = "\""
+        for (i, c) in scalars.enumerated() {
+            if let r = table[c] {
+                out += r
+            } else if TextEscape.isUnsafe(c) || TextEscape.oldCommand(scalars, at: i) {
+                out += c.value <= 0xFF ? String(format: "\\x%02X", c.value) : String(format: "\\u%04X", c.value)
+            } else {
+                out.unicodeScalars.append(c)
+            }
+        }
+        return out + "\""
     }
 
     // MARK: JUnit
@@ -133,13 +141,22 @@ public enum TestReportWriter {
     /// as character references: the parsed value is the same, and no raw line of the document
     /// (on standard output, in a CI log) starts with what a name put there.
     static func xml(_ s: String) -> String {
-        TextEscape.escape(s, ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&apos;"]) { c in
-            // XML 1.0 cannot carry other C0 control characters at all, even as references.
-            if (c.value < 0x20 && !["\n", "\t", "\r"].contains(c)) || c.value == 0xFFFE || c.value == 0xFFFF {
-                return "\u{FFFD}"
+        let table: [Unicode.Scalar: String] = ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&apos;"]
+        let scalars = Array(s.unicodeScalars)
+        var out = ""
+        for (i, c) in scalars.enumerated() {
+            if let r = table[c] {
+                out += r
+            } else if (c.value < 0x20 && !["\n", "\t", "\r"].contains(c)) || c.value == 0xFFFE || c.value == 0xFFFF {
+                // XML 1.0 cannot carry other C0 control characters at all, even as references.
+                out += "\u{FFFD}"
+            } else if (TextEscape.isUnsafe(c) && c != "\t") || TextEscape.oldCommand(scalars, at: i) {
+                out += "&#x\(String(c.value, radix: 16, uppercase: true));"
+            } else {
+                out.unicodeScalars.append(c)
             }
-            return TextEscape.isUnsafe(c) && c != "\t" ? "&#x\(String(c.value, radix: 16, uppercase: true));" : nil
         }
+        return out
     }
 
     static func seconds(_ t: Double) -> String { String(format: "%.3f", t) }

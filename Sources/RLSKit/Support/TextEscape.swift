@@ -27,18 +27,36 @@
     /// `\u{1b}`: visible, and the same notation the storage drain uses for names.
     public static func visible(_ u: Unicode.Scalar) -> String { "\\u{\(String(u.value, radix: 16))}" }
 
-    /// One value (a name) inside a line: every unsafe character, line breaks and tabs too, as `\u{…}`.
+    /// One value (a name) inside a line: every unsafe character, line breaks and tabs too, as
+    /// `\u{…}`, and the runner's old command form `##[` (matched anywhere in a line) as `#\u{23}[`.
     public static func line(_ s: String) -> String {
-        guard s.unicodeScalars.contains(where: isUnsafe) else { return s }
-        return escape(s, [:]) { isUnsafe($0) ? visible($0) : nil }
+        guard s.unicodeScalars.contains(where: { isUnsafe($0) || $0 == "#" }) else { return s }
+        let scalars = Array(s.unicodeScalars)
+        var out = ""
+        for (i, c) in scalars.enumerated() {
+            if isUnsafe(c) {
+                out += visible(c)
+            } else if oldCommand(scalars, at: i) {
+                out += visible(c)
+            } else {
+                out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
+    /// True for the second `#` of `##[`: the one each format writes escaped, so no line of its
+    /// output holds the GitHub Actions runner's old command form.
+    public static func oldCommand(_ s: [Unicode.Scalar], at i: Int) -> Bool {
+        s[i] == "#" && i > 0 && s[i - 1] == "#" && i + 1 < s.count && s[i + 1] == "["
     }
 
     /// Text of any number of lines for a terminal or a log. Keeps line breaks (CRLF becomes LF)
     /// and tabs; writes every other unsafe character as `\u{…}`, except, with `color`, the
-    /// colour codes rlskit itself writes. Unless `workflowCommands` (annotations rlskit writes
-    /// on purpose), no line can be a GitHub Actions workflow command: a first `::` (after
-    /// blanks, which the runner skips) has its first colon written `\u{3a}`, and `##[` (the old
-    /// form, matched anywhere in a line) becomes `#\u{23}[`.
+    /// colour codes rlskit itself writes. No line can be a GitHub Actions workflow command:
+    /// `##[` (the old form, matched anywhere in a line) becomes `#\u{23}[`, and unless
+    /// `workflowCommands` (annotations rlskit writes on purpose) a first `::` (after blanks,
+    /// which the runner skips) has its first colon written `\u{3a}`.
     public static func text(_ s: String, color: Bool = false, workflowCommands: Bool = false) -> String {
         let scalars = Array(s.unicodeScalars)
         if !scalars.contains(where: { ($0 != "\n" && $0 != "\t" && isUnsafe($0)) || $0 == ":" || $0 == "#" }) {
@@ -59,11 +77,11 @@
                         continue
                     }
                 }
-                if c == "#" && i + 2 < scalars.count && scalars[i + 1] == "#" && scalars[i + 2] == "[" {
-                    out += "#" + visible("#")
-                    i += 2
-                    continue
-                }
+            }
+            if oldCommand(scalars, at: i) {
+                out += visible(c)
+                i += 1
+                continue
             }
             if c == "\r" && i + 1 < scalars.count && scalars[i + 1] == "\n" {
                 i += 1

@@ -38,7 +38,8 @@ final class TextEscapeTests: XCTestCase {
             XCTAssertFalse(line.contains("\n"), line)
         }
         XCTAssertEqual(TextEscape.line("a\u{1B}[2Jb\nc\u{202E}"), "a\\u{1b}[2Jb\\u{a}c\\u{202e}")
-        XCTAssertEqual(TextEscape.line("plain é 🙂 \\u{1b}"), "plain é 🙂 \\u{1b}")
+        XCTAssertEqual(TextEscape.line("plain é 🙂 \\u{1b} # ## #["), "plain é 🙂 \\u{1b} # ## #[")
+        XCTAssertEqual(TextEscape.line("old ##[error]form"), "old #\\u{23}[error]form")
     }
 
     func testTextKeepsLinesButNoneIsAWorkflowCommand() {
