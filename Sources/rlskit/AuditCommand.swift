@@ -142,7 +142,7 @@ enum AuditCommand {
                     audit: report, on: t.connection)
                 try ci.emit(
                     markdown: CISummary.markdown(
-                        command: "audit on \(name)", verdict: failed ? "failed" : "passed", tests: nil, audit: report),
+                        command: "audit", on: name, verdict: failed ? "failed" : "passed", tests: nil, audit: report),
                     to: files.summary[i])
                 emit((failed ? term.red("✗") : term.green("✓")) + " \(TextEscape.line(name)): " + report.summaryLine)
                 codes.append(!report.result.failedLints.isEmpty ? .server : failed ? .checksFailed : .success)

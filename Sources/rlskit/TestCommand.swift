@@ -146,7 +146,7 @@ enum TestCommand {
                     on: t.connection)
                 try ci.emit(
                     markdown: CISummary.markdown(
-                        command: "test on \(name)", verdict: verdict, tests: r.report, audit: nil),
+                        command: "test", on: name, verdict: verdict, tests: r.report, audit: nil),
                     to: files.summary[i])
                 let line = "\(r.report.count(.passed)) passed, \(r.report.failed) failed"
                 emit((r.report.passed ? term.green("✓") : term.red("✗")) + " \(shown): \(line)")

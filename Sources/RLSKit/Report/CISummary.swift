@@ -18,11 +18,13 @@ public enum CISummary {
     /// Failing rows listed before the table says "and N more".
     static let failureLimit = 50
 
+    /// `database`: the one of several this section is about, named in its heading.
     public static func markdown(
-        command: String, verdict: String, phases: [Phase] = [], notes: [String] = [], tests: TestReport?,
-        audit: AuditReport?
+        command: String, on database: String? = nil, verdict: String, phases: [Phase] = [], notes: [String] = [],
+        tests: TestReport?, audit: AuditReport?
     ) -> String {
-        var out = "## rlskit \(prose(command)): \(prose(verdict))\n\n"
+        let on = database.map { " on " + code($0, inTable: false) } ?? ""
+        var out = "## rlskit \(prose(command))\(on): \(prose(verdict))\n\n"
         if !phases.isEmpty {
             out += "| | phase | result |\n|---|---|---|\n"
             for p in phases { out += "| \(p.ok ? "✅" : "❌") | \(prose(p.name)) | \(prose(p.summary)) |\n" }
@@ -64,12 +66,12 @@ public enum CISummary {
         return out
     }
 
-    /// A name (table, file, actor, lint, object) in a table cell: a code span, whose fence is
-    /// longer than any run of backticks inside, so it shows literally; `|` escaped (GitHub splits
-    /// cells on it even inside code), line breaks and controls as `\u{…}` (one row, one line).
-    static func code(_ s: String) -> String {
+    /// A name (table, file, actor, lint, object, database) as a code span, whose fence is longer
+    /// than any run of backticks inside, so it shows literally; in a table `|` escaped (GitHub
+    /// splits cells on it even inside code); line breaks and controls as `\u{…}` (one line).
+    static func code(_ s: String, inTable: Bool = true) -> String {
         guard !s.isEmpty else { return "" }
-        let text = TextEscape.line(s).replacingOccurrences(of: "|", with: "\\|")
+        let text = inTable ? TextEscape.line(s).replacingOccurrences(of: "|", with: "\\|") : TextEscape.line(s)
         var longest = 0
         var run = 0
         for c in text {

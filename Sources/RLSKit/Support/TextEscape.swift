@@ -58,10 +58,8 @@
     /// `workflowCommands` (annotations rlskit writes on purpose) a first `::` (after blanks,
     /// which the runner skips) has its first colon written `\u{3a}`.
     public static func text(_ s: String, color: Bool = false, workflowCommands: Bool = false) -> String {
+        if isPlain(s, workflowCommands: workflowCommands) { return s }
         let scalars = Array(s.unicodeScalars)
-        if !scalars.contains(where: { ($0 != "\n" && $0 != "\t" && isUnsafe($0)) || $0 == ":" || $0 == "#" }) {
-            return s
-        }
         var out = ""
         out.reserveCapacity(s.utf8.count)
         var i = 0
@@ -102,6 +100,23 @@
             i += 1
         }
         return out
+    }
+
+    /// True when `text` would change nothing: one pass, no copy (reports can be megabytes).
+    static func isPlain(_ s: String, workflowCommands: Bool) -> Bool {
+        var lineStart = true
+        var previous: (Unicode.Scalar, Unicode.Scalar) = (" ", " ")
+        for c in s.unicodeScalars {
+            if c != "\n" && c != "\t" && isUnsafe(c) { return false }
+            if c == "[" && previous == ("#", "#") { return false }
+            if lineStart && !c.properties.isWhitespace {
+                if c == ":" && previous.1 == ":" && !workflowCommands { return false }
+                lineStart = c == ":" && !workflowCommands
+            }
+            if c == "\n" { lineStart = true }
+            previous = (previous.1, c)
+        }
+        return true
     }
 
     /// The SGR codes rlskit paints with (reset, bold, dim, red, green, yellow, bold red, bold
