@@ -150,7 +150,8 @@ enum AuditCommand {
                 case "json": documents.append(report.json())
                 case "sarif": documents.append(report.sarif())
                 case "github": documents.append(report.github())
-                default: documents.append("== \(TextEscape.line(name))\n" + report.text(color: !output.isFile && term.color))
+                default:
+                    documents.append("== \(TextEscape.line(name))\n" + report.text(color: !output.isFile && term.color))
                 }
             case .failure(let e):
                 let (code, line) = ManyDatabases.failure(e, database: name)

@@ -78,7 +78,8 @@ enum PgTAPRun {
             suite, options: options, on: target.connection, ownsDatabase: target.isThrowaway)
         let report = regime.map { result.report.naming($0) } ?? result.report
         if outputTarget.isFile {
-            try outputTarget.write(TestReportWriter.render(report, format: format), as: format == .text ? .text : .document)
+            try outputTarget.write(
+                TestReportWriter.render(report, format: format), as: format == .text ? .text : .document)
             writeOut(TestReportWriter.render(report, format: .text, color: term.color))
         } else {
             writeOut(

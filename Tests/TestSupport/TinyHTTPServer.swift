@@ -55,7 +55,9 @@ public final class TinyHTTPServer: Sendable {
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         let ok = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, len) == 0 && getsockname(s, $0, &len) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(s, $0, len) == 0 && getsockname(s, $0, &len) == 0
+            }
         }
         return ok ? UInt16(bigEndian: addr.sin_port) : nil
     }
@@ -67,7 +69,9 @@ public final class TinyHTTPServer: Sendable {
         addr.sin6_addr = in6addr_loopback
         var len = socklen_t(MemoryLayout<sockaddr_in6>.size)
         let ok = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, len) == 0 && getsockname(s, $0, &len) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(s, $0, len) == 0 && getsockname(s, $0, &len) == 0
+            }
         }
         return ok ? UInt16(bigEndian: addr.sin6_port) : nil
     }

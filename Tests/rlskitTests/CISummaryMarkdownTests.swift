@@ -111,7 +111,8 @@ final class CISummaryMarkdownTests: XCTestCase {
         for t in tables {
             // The object as the audit names it: SQL's quoting, a line break as \n.
             let shown = "table public.\"" + t.replacingOccurrences(of: "\n", with: "\\n") + "\""
-            XCTAssertTrue(rows.contains { $0.count == 4 && $0[1] == "<code>\(Self.escaped(shown))</code>" }, "\(shown): \(html)")
+            XCTAssertTrue(
+                rows.contains { $0.count == 4 && $0[1] == "<code>\(Self.escaped(shown))</code>" }, "\(shown): \(html)")
         }
     }
 }

@@ -97,7 +97,8 @@ final class HTMLReportTests: XCTestCase {
         ]
         var sql = "create policy \"anyone updates\" on public.posts for update to authenticated using (true);\n"
         for n in names {
-            sql += "create policy \"\(n.replacingOccurrences(of: "\"", with: "\"\""))\" on public.posts for update to authenticated using (false);\n"
+            sql +=
+                "create policy \"\(n.replacingOccurrences(of: "\"", with: "\"\""))\" on public.posts for update to authenticated using (false);\n"
         }
         try sql.write(toFile: tmp + "/m/0099_names.sql", atomically: true, encoding: .utf8)
         let r = try CLI.run(
@@ -106,7 +107,9 @@ final class HTMLReportTests: XCTestCase {
         XCTAssertEqual(r.code, 1, r.output)
         let html = try String(contentsOfFile: tmp + "/r.html", encoding: .utf8)
         XCTAssertNotNil(
-            html.range(of: #"<script type="application/json" id="checks">[^<]*</script>\n<script>"#, options: .regularExpression),
+            html.range(
+                of: #"<script type="application/json" id="checks">[^<]*</script>\n<script>"#,
+                options: .regularExpression),
             "no markup inside the data block")
         let leak = try XCTUnwrap(html.range(of: #"data-i="(\d+)" class="c-leak""#, options: .regularExpression))
         let index = String(html[leak].split(separator: "\"")[1])
@@ -119,7 +122,8 @@ final class HTMLReportTests: XCTestCase {
         for n in names {
             let shown = n.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
                 .replacingOccurrences(of: ">", with: "&gt;")
-            XCTAssertTrue(panel.contains("<li>\(shown) (for update to authenticated) using (false)</li>"), "\(n): \(panel)")
+            XCTAssertTrue(
+                panel.contains("<li>\(shown) (for update to authenticated) using (false)</li>"), "\(n): \(panel)")
         }
     }
 

@@ -12,7 +12,9 @@ final class ManyDatabasesBoundTests: XCTestCase {
         let targets = (0..<20).map { DatabaseTarget(connection: ConnectionString("dbname=d\($0)"), cluster: nil) }
         let now = Mutex((running: 0, peak: 0))
         let results = ManyDatabases.run(targets) { t in
-            now.withLock { $0.running += 1; $0.peak = max($0.peak, $0.running) }
+            now.withLock {
+                $0.running += 1; $0.peak = max($0.peak, $0.running)
+            }
             Thread.sleep(forTimeInterval: 0.05)
             now.withLock { $0.running -= 1 }
             return t.connection.raw

@@ -62,7 +62,8 @@ final class OutputEscapingTests: XCTestCase {
         let text = try CLI.run(["audit", "--database-url", url])
         XCTAssertEqual(text.code, 1, text.output)
         assertSafe(text.output, "text")
-        XCTAssertTrue(text.stdout.contains(#"table public."x\n::add-mask::leak""#), text.stdout)  // SQL.display's own escape
+        // The audit names it as SQL.display does, a line break as \n.
+        XCTAssertTrue(text.stdout.contains(#"table public."x\n::add-mask::leak""#), text.stdout)
         XCTAssertTrue(text.stdout.contains("csi\\u{1b}[2J\\u{9b}31m"), text.stdout)
         XCTAssertTrue(text.stdout.contains("exe\\u{202e}gnp\\u{2066}"), text.stdout)
 
@@ -137,7 +138,8 @@ final class OutputEscapingTests: XCTestCase {
         XCTAssertTrue(outcomes.allSatisfy { ($0["suite"] as? String)?.hasSuffix(fileName) == true }, "\(outcomes)")
         let names = outcomes.compactMap { $0["name"] as? String }
         for n in Self.names.dropFirst() where !n.contains("\r") {
-            XCTAssertTrue(names.contains { $0.hasSuffix(" - compare " + n) }, "json gives back \(n.debugDescription): \(names)")
+            XCTAssertTrue(
+                names.contains { $0.hasSuffix(" - compare " + n) }, "json gives back \(n.debugDescription): \(names)")
         }
 
         let junit = try CLI.run(["test", "--database-url", url, tests, "--format", "junit"])
@@ -165,7 +167,8 @@ final class OutputEscapingTests: XCTestCase {
         ]
         var found: [String] = []
         for dir in ["Sources/rlskit", "Sources/RLSKit/Report"] {
-            for file in try FileManager.default.contentsOfDirectory(atPath: root + "/" + dir) where file.hasSuffix(".swift") {
+            for file in try FileManager.default.contentsOfDirectory(atPath: root + "/" + dir)
+            where file.hasSuffix(".swift") {
                 if file == "Terminal.swift" { continue }
                 let text = try String(contentsOfFile: root + "/" + dir + "/" + file, encoding: .utf8)
                 for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()

@@ -234,7 +234,8 @@ final class StorageDrainTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.createDirectory(atPath: dir + "/m", withIntermediateDirectories: true)
         for url in [
-            server.url, "HTTP://[::ffff:127.0.0.1]:\(server.port)", "https://[fe80::1%25lo]/", "http://[0:0:0:0:0:0:0:1]",
+            server.url, "HTTP://[::ffff:127.0.0.1]:\(server.port)", "https://[fe80::1%25lo]/",
+            "http://[0:0:0:0:0:0:0:1]",
         ] {
             for command in [["storage", "drain"], ["apply", "--dir", dir + "/m"]] {
                 let r = try CLI.run(

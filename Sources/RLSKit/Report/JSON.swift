@@ -118,7 +118,8 @@ import Foundation
             // Most strings need no escaping: copy them in one go. 0xC2, 0xD8 and 0xE2 lead the
             // unsafe scalars above ASCII; 0x23 is "#".
             if utf8.contains(where: {
-                $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xC2 || $0 == 0xD8 || $0 == 0xE2 || $0 == 0x23
+                $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xC2 || $0 == 0xD8 || $0 == 0xE2
+                    || $0 == 0x23
                     || (scriptSafe && ($0 == 0x3C || $0 == 0x3E || $0 == 0x26))
             }) {
                 return false

@@ -39,7 +39,9 @@ public enum TestReportWriter {
                 out += "\n"
                 if let m = o.message {
                     out +=
-                        TextEscape.text(m).split(separator: "\n", omittingEmptySubsequences: false).map { "      " + $0 }
+                        TextEscape.text(m).split(separator: "\n", omittingEmptySubsequences: false).map {
+                            "      " + $0
+                        }
                         .joined(separator: "\n") + "\n"
                 }
                 if o.isFailure, let sql = o.sql { out += paint("      sql: " + line(oneLine(sql)), "2") + "\n" }
@@ -82,7 +84,8 @@ public enum TestReportWriter {
     }
 
     static func tapEscape(_ s: String) -> String {
-        TextEscape.line(oneLine(s).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "#", with: "\\#"))
+        TextEscape.line(
+            oneLine(s).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "#", with: "\\#"))
     }
 
     /// YAML's own escapes for what may not be printed raw, so the value reads back the same.

@@ -34,9 +34,7 @@
         let scalars = Array(s.unicodeScalars)
         var out = ""
         for (i, c) in scalars.enumerated() {
-            if isUnsafe(c) {
-                out += visible(c)
-            } else if oldCommand(scalars, at: i) {
+            if isUnsafe(c) || oldCommand(scalars, at: i) {
                 out += visible(c)
             } else {
                 out.unicodeScalars.append(c)
@@ -111,6 +109,7 @@
             if c == "[" && previous == ("#", "#") { return false }
             if lineStart && !c.properties.isWhitespace {
                 if c == ":" && previous.1 == ":" && !workflowCommands { return false }
+                // One ":" first: the next character decides.
                 lineStart = c == ":" && !workflowCommands
             }
             if c == "\n" { lineStart = true }

@@ -49,7 +49,8 @@ final class TextEscapeTests: XCTestCase {
             XCTAssertEqual(workflowCommandLines(text), [], text)
         }
         let text = TextEscape.text(
-            "::error::a\n\t ::add-mask::b\n\u{A0}\u{3000}::notice::c\nin the middle ::d:: stays\nold ##[error]form\r\nend")
+            "::error::a\n\t ::add-mask::b\n\u{A0}\u{3000}::notice::c\nin the middle ::d:: stays\nold ##[error]form\r\nend"
+        )
         XCTAssertEqual(workflowCommandLines(text), [], text)
         XCTAssertEqual(
             text,
