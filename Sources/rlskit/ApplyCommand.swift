@@ -64,13 +64,16 @@ enum ApplyCommand {
 
     /// The storage settings requested, validated before anything connects.
     static func storageSettings(_ args: ParsedArguments) throws -> (url: String, key: String, env: String)? {
-        let url = args.value("storage-url"), env = args.value("service-key-env")
-        guard url != nil || env != nil else { return nil }
-        guard let url, let env else { throw ConfigurationError("--storage-url and --service-key-env go together") }
-        try StorageSettings.validate(url: url)
+        let given = args.value("storage-url"), env = args.value("service-key-env")
+        guard given != nil || env != nil else { return nil }
+        guard let given, let env else {
+            throw ConfigurationError("--storage-url and --service-key-env go together")
+        }
+        let url = try StorageSettings.validate(url: given)
         guard let key = ProcessInfo.processInfo.environment[env], !key.isEmpty else {
             throw ConfigurationError("environment variable \(env) (from --service-key-env) is not set or empty")
         }
+        Output.hide(key)
         return (url, key, env)
     }
 
@@ -89,7 +92,7 @@ enum ApplyCommand {
         var opts = try options(args)
         let storage = try storageSettings(args)
         let project = try SupabaseProject.locate(source)
-        let target = try DatabaseTarget.resolve(args) { print(term.dim($0)) }
+        let target = try DatabaseTarget.resolve(args) { say(term.dim($0)) }
         defer { target.stop() }
         // As `supabase db reset` on a fresh database; a real one is seeded as `db push` does: not.
         if target.isThrowaway {
@@ -98,17 +101,17 @@ enum ApplyCommand {
             opts.projectConnection = target.project
             opts.grants = GrantsRegime.choose(
                 flag: try grants(args), config: project?.config, versions: try source.load().map(\.version))
-            print(term.dim(opts.grants!.description))
-            if let warning = project?.seedWarning { print(warning) }
+            say(term.dim(opts.grants!.description))
+            if let warning = project?.seedWarning { say(warning) }
         }
-        print("applying \(source) to \((target.project ?? target.connection).description)")
-        _ = try Migrator.run(source, options: opts, on: target.connection) { print($0) }
+        say("applying \(source) to \((target.project ?? target.connection).description)")
+        _ = try Migrator.run(source, options: opts, on: target.connection) { say($0) }
         if let storage, !opts.dryRun {
             let store = try StorageSettings.write(try target.connect(), url: storage.url, serviceKey: storage.key)
-            print("storage API settings written to \(store.rawValue) (key from $\(storage.env))")
+            say("storage API settings written to \(store.rawValue) (key from $\(storage.env))")
         }
         if target.isThrowaway {
-            print(term.dim("(that was a throwaway database; give --database-url to provision a real one)"))
+            say(term.dim("(that was a throwaway database; give --database-url to provision a real one)"))
         }
         return .success
     }

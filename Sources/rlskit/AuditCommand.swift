@@ -29,12 +29,12 @@ enum AuditCommand {
             guard let lint = LintRegistry.named(name) else {
                 throw ConfigurationError("unknown lint '\(name)'; 'rlskit audit --list' shows them all")
             }
-            print(lint.explanation, terminator: "")
+            writeOut(lint.explanation, as: .document)
             return .success
         }
         if args.flag("list") {
             for l in LintRegistry.all {
-                print(
+                say(
                     "\(l.id)  \(l.level.label.padding(toLength: 5, withPad: " ", startingAt: 0))  \(l.name.padding(toLength: 52, withPad: " ", startingAt: 0))\(l.title)"
                 )
             }
@@ -55,7 +55,7 @@ enum AuditCommand {
             (exposed, exposedSource) = (schemas, config.path)
         }
         if args.flag("print-queries") {
-            print(Auditor.script(exposedSchemas: exposed ?? ["public"]), terminator: "")
+            writeOut(Auditor.script(exposedSchemas: exposed ?? ["public"]), as: .document)
             return .success
         }
         let format = args.value("format") ?? "text"
@@ -88,8 +88,8 @@ enum AuditCommand {
         switch format {
         case "json": try output.write(report.json())
         case "sarif": try output.write(report.sarif())
-        case "github": try output.write(report.github())
-        default: try output.write(report.text(color: !output.isFile && term.color))
+        case "github": try output.write(report.github(), as: .annotations)
+        default: try output.write(report.text(color: !output.isFile && term.color), as: .text)
         }
         let failed = report.fails(at: failOn) || !report.result.failedLints.isEmpty
         try html.write(
@@ -102,8 +102,8 @@ enum AuditCommand {
             annotations: format == "github" ? "" : CISummary.annotations(tests: nil, audit: report),
             toStderr: format != "text" && !output.isFile)
         if output.isFile {
-            print(report.schemasLine)
-            print(report.summaryLine + " — report written to \(output.path!)")
+            say(report.schemasLine)
+            say(report.summaryLine + " — report written to \(output.path!)")
         }
         if !report.result.failedLints.isEmpty {
             // Never pass silently on a partial audit: the server failed some statements.
@@ -130,7 +130,7 @@ enum AuditCommand {
         var codes: [ExitCode] = []
         var documents: [String] = []
         // With a machine format on stdout, the per-database lines go to stderr.
-        let print: (String) -> Void = format != "text" && !output.isFile ? { printNote($0) } : { Swift.print($0) }
+        let emit: (String) -> Void = format != "text" && !output.isFile ? { printNote($0) } : { say($0) }
         for (i, (t, result)) in zip(targets, results).enumerated() {
             let name = t.connection.description
             switch result {
@@ -142,19 +142,20 @@ enum AuditCommand {
                     audit: report, on: t.connection)
                 try ci.emit(
                     markdown: CISummary.markdown(
-                        command: "audit on \(name)", verdict: failed ? "failed" : "passed", tests: nil, audit: report),
+                        command: "audit", on: name, verdict: failed ? "failed" : "passed", tests: nil, audit: report),
                     to: files.summary[i])
-                print((failed ? term.red("✗") : term.green("✓")) + " \(name): " + report.summaryLine)
+                emit((failed ? term.red("✗") : term.green("✓")) + " \(TextEscape.line(name)): " + report.summaryLine)
                 codes.append(!report.result.failedLints.isEmpty ? .server : failed ? .checksFailed : .success)
                 switch format {
                 case "json": documents.append(report.json())
                 case "sarif": documents.append(report.sarif())
                 case "github": documents.append(report.github())
-                default: documents.append("== \(name)\n" + report.text(color: !output.isFile && term.color))
+                default:
+                    documents.append("== \(TextEscape.line(name))\n" + report.text(color: !output.isFile && term.color))
                 }
             case .failure(let e):
                 let (code, line) = ManyDatabases.failure(e, database: name)
-                print(term.red("✗") + " " + line)
+                emit(term.red("✗") + " " + TextEscape.line(line))
                 codes.append(code)
             }
         }
@@ -165,7 +166,7 @@ enum AuditCommand {
                 "[\n" + documents.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ",\n")
                     + "\n]\n")
         case "sarif": try output.write(mergeSARIF(documents))
-        default: try output.write(documents.joined())
+        default: try output.write(documents.joined(), as: format == "github" ? .annotations : .text)
         }
         return ExitCode.worst(codes)
     }

@@ -23,7 +23,7 @@ struct CIOutput {
     func emit(markdown: @autoclosure () -> String, annotations: @autoclosure () -> String, toStderr: Bool) throws {
         if annotate {
             let text = annotations()
-            if toStderr { printErrRaw(text) } else { print(text, terminator: "") }
+            if toStderr { printErrRaw(text, as: .annotations) } else { writeOut(text, as: .annotations) }
         }
         guard summary.isFile || stepSummary != nil else { return }
         let text = markdown()

@@ -55,7 +55,7 @@ enum CheckCommand {
         }
         // A machine format on standard output keeps it clean: the human summary goes to stderr.
         let machineOnStdout = format != "text" && !output.isFile
-        let say: (String) -> Void = machineOnStdout ? { printNote($0) } : { print($0) }
+        let tell: (String) -> Void = machineOnStdout ? { printNote($0) } : { say($0) }
         if args.flag("keep"), args.value("database-url") != nil || ConnectionString.environmentNamesDatabase() {
             printNote("note: --keep only applies to the throwaway database; the given database is left as it is anyway")
         }
@@ -101,20 +101,20 @@ enum CheckCommand {
         let tests = report.tests, audit = report.audit
         if !tests.outcomes.isEmpty {
             let detail = TestReportWriter.render(tests, format: .text, color: term.color && !machineOnStdout)
-            if !tests.passed { say(String(detail.dropLast())) } else { for n in tests.notes { say(n) } }
+            if !tests.passed { tell(String(detail.dropLast())) } else { for n in tests.notes { tell(n) } }
         }
         for p in report.problems { printError(p.description) }
-        if !audit.findings.isEmpty { say(String(audit.text(color: term.color && !machineOnStdout).dropLast())) }
-        for line in CheckVerdict.untested(report) { say(line) }
-        for w in report.migrations.warnings { say(w) }
+        if !audit.findings.isEmpty { tell(String(audit.text(color: term.color && !machineOnStdout).dropLast())) }
+        for line in CheckVerdict.untested(report) { tell(line) }
+        for w in report.migrations.warnings { tell(w) }
         for p in report.phases {
             let mark = p.ok ? term.green("✓") : term.red("✗")
-            say(
+            tell(
                 "  \(mark) \(p.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(p.summary)  "
                     + term.dim("\(p.milliseconds) ms"))
         }
         let total = report.phases.reduce(0) { $0 + $1.milliseconds }
-        say(CheckVerdict.line(report, term: term) + " in " + String(format: "%.1f s", Double(total) / 1000))
+        tell(CheckVerdict.line(report, term: term) + " in " + String(format: "%.1f s", Double(total) / 1000))
 
         func rendered(_ format: String) -> String {
             switch format {
@@ -140,8 +140,8 @@ enum CheckCommand {
             let access = try cluster.shellAccess()
             let pid = cluster.detach()
             let env = access.passFile.map { "PGPASSFILE=\($0) " } ?? ""
-            say("kept the throwaway database; connect with: \(env)psql \"\(access.connection)\"")
-            say("stop it with: kill \(pid) && rm -rf \(cluster.directory)")
+            tell("kept the throwaway database; connect with: \(env)psql \"\(access.connection)\"")
+            tell("stop it with: kill \(pid) && rm -rf \(cluster.directory)")
         }
         // Test hook: keeps the server up so tests can interrupt a running check.
         if let hold = ProcessInfo.processInfo.environment["RLSKIT_TEST_HOLD_SECONDS"].flatMap(Double.init) {
@@ -170,10 +170,11 @@ struct Progress {
     init(term: Terminal) { enabled = isatty(2) == 1 && term.color }
     func show(_ what: String) {
         guard enabled else { return }
-        printErrRaw("\r\u{1B}[K… \(what)")
+        writeControl("\r\u{1B}[K")
+        printErrRaw("… " + what)
     }
     func clear() {
         guard enabled else { return }
-        printErrRaw("\r\u{1B}[K")
+        writeControl("\r\u{1B}[K")
     }
 }

@@ -57,12 +57,12 @@ enum DiffCommand {
         }
         let changes = SurfaceDiff.diff(old!, new)
         for c in changes {
-            let line = c.line
-            print(c.kind == .widening ? term.red(line) : c.kind == .narrowing ? term.green(line) : term.dim(line))
+            let line = TextEscape.line(c.line)  // names inside: one change, one line
+            say(c.kind == .widening ? term.red(line) : c.kind == .narrowing ? term.green(line) : term.dim(line))
         }
         let widening = changes.filter { $0.kind == .widening }.count
         let narrowing = changes.filter { $0.kind == .narrowing }.count
-        print(
+        say(
             changes.isEmpty
                 ? "no changes"
                 : "\(widening) widening, \(narrowing) narrowing, \(changes.count - widening - narrowing) neutral")

@@ -53,7 +53,7 @@ enum InitCommand {
             try? FileManager.default.createDirectory(
                 atPath: FilePath.parent(path), withIntermediateDirectories: true)
         }
-        try OutputTarget(toStdout ? nil : path).write(draft.text)
+        try OutputTarget(toStdout ? nil : path).write(draft.text, as: .text)  // on stdout: for a person
         let counts = [
             (draft.tables, "table"), (draft.memberships, "membership table"), (draft.buckets, "bucket"),
         ].map { "\($0.0) \($0.1)\($0.0 == 1 ? "" : "s")" }.joined(separator: ", ")

@@ -31,9 +31,10 @@ struct OutputTarget {
 
     var isFile: Bool { path != nil }
 
-    func write(_ text: String) throws {
+    /// `kind`: how standard output makes it safe (a report format escapes for itself).
+    func write(_ text: String, as kind: OutputKind = .document) throws {
         guard let path else {
-            writeOut(text)
+            writeOut(text, as: kind)
             return
         }
         // Whatever is buffered for stdout goes first; a path that is stdout itself (/dev/stdout,
@@ -43,7 +44,7 @@ struct OutputTarget {
         if stat(path, &target) == 0, fstat(STDOUT_FILENO, &out) == 0, target.st_dev == out.st_dev,
             target.st_ino == out.st_ino
         {
-            writeOut(text)
+            writeOut(text, as: kind)
             return
         }
         // lstat, not stat: a symlink (even a dangling one) is written through, never replaced.

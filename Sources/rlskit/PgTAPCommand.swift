@@ -47,7 +47,7 @@ enum PgTAPRun {
     static func run(paths: [String], args: ParsedArguments, term: Terminal) throws -> ExitCode {
         let helpers = try helperSet(args)
         if args.flag("print-helpers") {
-            print(SupabaseTestHelpers.installSQL(helpers), terminator: "")
+            writeOut(SupabaseTestHelpers.installSQL(helpers), as: .document)
             return .success
         }
         let format = try reportFormat(args)
@@ -78,10 +78,13 @@ enum PgTAPRun {
             suite, options: options, on: target.connection, ownsDatabase: target.isThrowaway)
         let report = regime.map { result.report.naming($0) } ?? result.report
         if outputTarget.isFile {
-            try outputTarget.write(TestReportWriter.render(report, format: format))
-            print(TestReportWriter.render(report, format: .text, color: term.color), terminator: "")
+            try outputTarget.write(
+                TestReportWriter.render(report, format: format), as: format == .text ? .text : .document)
+            writeOut(TestReportWriter.render(report, format: .text, color: term.color))
         } else {
-            print(TestReportWriter.render(report, format: format, color: term.color && format == .text), terminator: "")
+            writeOut(
+                TestReportWriter.render(report, format: format, color: term.color && format == .text),
+                as: format == .text ? .text : .document)
         }
         for p in result.problems { printError(p.description) }
         if !result.problems.isEmpty { return .usage }

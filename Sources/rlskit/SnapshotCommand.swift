@@ -26,7 +26,7 @@ enum SnapshotCommand {
         let surface = try SurfaceReader.read(try target.connect(), exposedSchemas: exposed, helper: target.connection)
         try output.write(LockFile.render(surface))
         if output.isFile {
-            print(
+            say(
                 "wrote \(output.path!): \(surface.tables.count) tables, \(surface.tables.reduce(0) { $0 + $1.policies.count }) policies, \(surface.functions.count) SECURITY DEFINER functions, \(surface.buckets.count) buckets"
             )
         }

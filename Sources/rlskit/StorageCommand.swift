@@ -54,11 +54,12 @@ enum StorageCommand {
                 "no Storage API URL and key: pass --storage-url and --service-key-env, or store them with 'rlskit apply --storage-url … --service-key-env …'"
             )
         }
-        let r = try StorageDrain.run(conn, url: settings.0, key: settings.1, limit: limit) { print("  " + $0) }
+        Output.hide(settings.1)
+        let r = try StorageDrain.run(conn, url: settings.0, key: settings.1, limit: limit) { say("  " + $0) }
         let refused =
             r.refused.isEmpty
             ? "" : ", \(r.refused.count) refused (unsafe object names, left queued with the reason in last_error)"
-        print("\(r.deleted.count) deleted, \(r.failed.count) failed" + refused)
+        say("\(r.deleted.count) deleted, \(r.failed.count) failed" + refused)
         return r.failed.isEmpty && r.refused.isEmpty ? .success : .checksFailed
     }
 }

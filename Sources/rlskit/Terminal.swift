@@ -31,15 +31,26 @@ func printNote(_ line: String) {
     printErrRaw(line + "\n")
 }
 
-/// Standard error as is, no newline added (for a progress line that is overwritten).
-func printErrRaw(_ text: String) {
+/// Standard error, no newline added.
+func printErrRaw(_ text: String, as kind: OutputKind = .text) {
     fflush(nil)
-    writeAll(STDERR_FILENO, text)
+    writeAll(STDERR_FILENO, Output.safe(text, as: kind))
+}
+
+/// One line to standard output.
+func say(_ line: String) {
+    writeOut(line + "\n")
 }
 
 /// Writes to standard output through the same buffer as `print`.
-func writeOut(_ text: String) {
-    print(text, terminator: "")
+func writeOut(_ text: String, as kind: OutputKind = .text) {
+    print(Output.safe(text, as: kind), terminator: "")
+}
+
+/// rlskit's own terminal control sequence (the progress line's "clear line"), written as is.
+func writeControl(_ sequence: String) {
+    fflush(nil)
+    writeAll(STDERR_FILENO, sequence)
 }
 
 /// Flushes standard output; false when anything written to it was lost (disk full, closed pipe).

@@ -115,10 +115,12 @@ enum TestCommand {
 
     static func write(_ report: TestReport, format: TestReportFormat, output: OutputTarget, term: Terminal) throws {
         if output.isFile {
-            try output.write(TestReportWriter.render(report, format: format))
-            print(TestReportWriter.render(report, format: .text, color: term.color), terminator: "")
+            try output.write(TestReportWriter.render(report, format: format), as: format == .text ? .text : .document)
+            writeOut(TestReportWriter.render(report, format: .text, color: term.color))
         } else {
-            print(TestReportWriter.render(report, format: format, color: term.color && format == .text), terminator: "")
+            writeOut(
+                TestReportWriter.render(report, format: format, color: term.color && format == .text),
+                as: format == .text ? .text : .document)
         }
     }
 
@@ -133,9 +135,9 @@ enum TestCommand {
         }
         var combined = TestReport()
         var codes: [ExitCode] = []
-        let print: (String) -> Void = format != .text && !output.isFile ? { printNote($0) } : { Swift.print($0) }
+        let emit: (String) -> Void = format != .text && !output.isFile ? { printNote($0) } : { say($0) }
         for (i, (t, result)) in zip(targets, results).enumerated() {
-            let name = t.connection.description
+            let name = t.connection.description, shown = TextEscape.line(name)
             switch result {
             case .success(let r):
                 let verdict = r.report.passed && r.problems.isEmpty ? "passed" : "failed"
@@ -144,30 +146,32 @@ enum TestCommand {
                     on: t.connection)
                 try ci.emit(
                     markdown: CISummary.markdown(
-                        command: "test on \(name)", verdict: verdict, tests: r.report, audit: nil),
+                        command: "test", on: name, verdict: verdict, tests: r.report, audit: nil),
                     to: files.summary[i])
                 let line = "\(r.report.count(.passed)) passed, \(r.report.failed) failed"
-                print((r.report.passed ? term.green("✓") : term.red("✗")) + " \(name): \(line)")
+                emit((r.report.passed ? term.green("✓") : term.red("✗")) + " \(shown): \(line)")
                 for o in r.report.outcomes where o.isFailure {
-                    print("    ✗ \(o.suite) " + (o.actor.map { "[\($0)] " } ?? "") + o.name)
+                    emit("    ✗ " + TextEscape.line("\(o.suite) " + (o.actor.map { "[\($0)] " } ?? "") + o.name))
                 }
-                for p in r.problems { print("    ✗ " + p.description) }
+                for p in r.problems { emit("    ✗ " + TextEscape.line(p.description)) }
                 combined.outcomes += r.report.outcomes.map {
                     var o = $0; o.suite = name + " " + o.suite; return o
                 }
                 combined.sequences += r.report.sequences.map {
                     var s = $0; s.sequence = name + " " + s.sequence; return s
                 }
-                if let note = SequenceGuard.note(r.report.sequences) { print("    " + note) }
+                if let note = SequenceGuard.note(r.report.sequences) { emit("    " + note) }
                 codes.append(!r.problems.isEmpty ? .usage : r.report.passed ? .success : .checksFailed)
             case .failure(let e):
                 let (code, line) = ManyDatabases.failure(e, database: name)
-                print(term.red("✗") + " " + line)
+                emit(term.red("✗") + " " + TextEscape.line(line))
                 codes.append(code)
             }
         }
-        print("\(targets.count) databases: \(combined.count(.passed)) checks passed, \(combined.failed) failed")
-        if output.isFile || format != .text { try output.write(TestReportWriter.render(combined, format: format)) }
+        emit("\(targets.count) databases: \(combined.count(.passed)) checks passed, \(combined.failed) failed")
+        if output.isFile || format != .text {
+            try output.write(TestReportWriter.render(combined, format: format), as: format == .text ? .text : .document)
+        }
         return ExitCode.worst(codes)
     }
 }

@@ -38,19 +38,19 @@ let topHelp = """
     confineProjectFiles(args)
     let term = Terminal.detect()
     guard let first = args.first else {
-        print(topHelp)
+        say(topHelp)
         return .usage
     }
     if first == "--help" || first == "-h" || first == "help" {
         if args.count > 1, let sub = subcommands.first(where: { $0.spec.name == args[1] }) {
-            print(sub.spec.help, terminator: "")
+            writeOut(sub.spec.help)
         } else {
-            print(topHelp)
+            say(topHelp)
         }
         return .success
     }
     if first == "--version" {
-        print("rlskit \(RLSKitVersion.current)")
+        say("rlskit \(RLSKitVersion.current)")
         return .success
     }
     guard let sub = subcommands.first(where: { $0.spec.name == first }) else {
@@ -69,7 +69,7 @@ let topHelp = """
     do {
         let parsed = try sub.spec.parse(args)
         if parsed.flag("help") {
-            print(sub.spec.help, terminator: "")
+            writeOut(sub.spec.help)
             return .success
         }
         return try sub.run(parsed, term)

@@ -2,8 +2,9 @@ import Foundation
 import Synchronization
 
 /// A loopback HTTP server for tests: records each request line and headers and answers with
-/// `status(path)` (nil: never answers, holding the connection open; a 3xx carries `location`).
-/// One request per connection; stops when the test drops it.
+/// `status(path)` (nil: never answers, holding the connection open; a 3xx carries `location`)
+/// and `body(request)`. Listens on 127.0.0.1, or on ::1 with `ipv6`. One request per
+/// connection; stops when the test drops it.
 public final class TinyHTTPServer: Sendable {
     public struct Request: Sendable {
         public var method: String
@@ -16,25 +17,24 @@ public final class TinyHTTPServer: Sendable {
     private let requests = Mutex<[Request]>([])
     private let status: @Sendable (String) -> Int?
     private let location: String
+    private let body: @Sendable (Request) -> String
     private let held = Mutex<[Int32]>([])
+    private let ipv6: Bool
 
-    public init(location: String = "/", status: @escaping @Sendable (String) -> Int? = { _ in 200 }) throws {
+    public init(
+        ipv6: Bool = false, location: String = "/", status: @escaping @Sendable (String) -> Int? = { _ in 200 },
+        body: @escaping @Sendable (Request) -> String = { _ in "{}" }
+    ) throws {
         self.status = status
         self.location = location
-        let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, len) }
+        self.body = body
+        self.ipv6 = ipv6
+        let s = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard let bound = ipv6 ? Self.bind6(s) : Self.bind4(s), listen(s, 16) == 0 else {
+            close(s)
+            throw POSIXError(.EADDRINUSE)
         }
-        guard bound == 0, listen(s, 16) == 0 else { close(s); throw POSIXError(.EADDRINUSE) }
-        _ = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(s, $0, &len) }
-        }
-        port = UInt16(bigEndian: addr.sin_port)
+        port = bound
         fd = s
         let thread = Thread { [self] in self.serve() }
         thread.start()
@@ -46,7 +46,35 @@ public final class TinyHTTPServer: Sendable {
     }
 
     public var received: [Request] { requests.withLock { $0 } }
-    public var url: String { "http://127.0.0.1:\(port)" }
+    public var url: String { ipv6 ? "http://[::1]:\(port)" : "http://127.0.0.1:\(port)" }
+
+    /// The port bound on 127.0.0.1, nil when binding failed.
+    private static func bind4(_ s: Int32) -> UInt16? {
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(s, $0, len) == 0 && getsockname(s, $0, &len) == 0
+            }
+        }
+        return ok ? UInt16(bigEndian: addr.sin_port) : nil
+    }
+
+    /// The port bound on ::1, nil when binding failed.
+    private static func bind6(_ s: Int32) -> UInt16? {
+        var addr = sockaddr_in6()
+        addr.sin6_family = sa_family_t(AF_INET6)
+        addr.sin6_addr = in6addr_loopback
+        var len = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        let ok = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(s, $0, len) == 0 && getsockname(s, $0, &len) == 0
+            }
+        }
+        return ok ? UInt16(bigEndian: addr.sin6_port) : nil
+    }
 
     private func serve() {
         while true {
@@ -67,15 +95,16 @@ public final class TinyHTTPServer: Sendable {
                 headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces)
             }
             let path = first.count > 1 ? String(first[1]) : ""
-            requests.withLock {
-                $0.append(Request(method: first.first.map(String.init) ?? "", path: path, headers: headers))
-            }
+            let request = Request(method: first.first.map(String.init) ?? "", path: path, headers: headers)
+            requests.withLock { $0.append(request) }
             guard let code = status(path) else {
                 held.withLock { $0.append(c) }
                 continue
             }
             let redirect = (300...399).contains(code) ? "Location: \(location)\r\n" : ""
-            let response = "HTTP/1.1 \(code) X\r\n\(redirect)Content-Length: 2\r\nConnection: close\r\n\r\n{}"
+            let text = body(request)
+            let response =
+                "HTTP/1.1 \(code) X\r\n\(redirect)Content-Length: \(text.utf8.count)\r\nConnection: close\r\n\r\n\(text)"
             _ = response.withCString { write(c, $0, strlen($0)) }
             close(c)
         }

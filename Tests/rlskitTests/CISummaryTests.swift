@@ -24,7 +24,7 @@ final class CISummaryTests: XCTestCase {
         XCTAssertTrue(own.contains("| ❌ | test |"), own)
         XCTAssertTrue(own.contains("| ✅ | apply |"), own)
         XCTAssertTrue(own.contains("| table or file | actor | check | expected vs got | declared at |"), own)
-        let rows = own.split(separator: "\n").filter { $0.hasPrefix("| public.profiles |") }
+        let rows = own.split(separator: "\n").filter { $0.hasPrefix("| `public.profiles` |") }
         XCTAssertFalse(rows.isEmpty, own)
         XCTAssertTrue(
             rows.allSatisfy {

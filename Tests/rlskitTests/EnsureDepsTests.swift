@@ -60,7 +60,7 @@ final class EnsureDepsTests: XCTestCase {
             calls,
             [
                 "update -qq",
-                "install -y -qq --no-install-recommends pkg-config libpq-dev postgresql postgresql-16-pgtap postgresql-server-dev-16 gcc libc6-dev chromium libtap-parser-sourcehandler-pgtap-perl",
+                "install -y -qq --no-install-recommends pkg-config libpq-dev postgresql postgresql-16-pgtap postgresql-server-dev-16 gcc libc6-dev chromium libtap-parser-sourcehandler-pgtap-perl cmark-gfm",
             ])
         XCTAssertEqual(
             said.split(separator: "\n"),
@@ -68,7 +68,7 @@ final class EnsureDepsTests: XCTestCase {
                 "rlskit: installing build (libpq): pkg-config libpq-dev",
                 "rlskit: installing PostgreSQL 16 server: postgresql", "rlskit: installing pgTAP: postgresql-16-pgtap",
                 "rlskit: installing the sandbox's server module (compiler, server headers): postgresql-server-dev-16 gcc libc6-dev",
-                "rlskit: installing test suite (chromium for the HTML report, pg_prove for the pgTAP comparison): chromium libtap-parser-sourcehandler-pgtap-perl",
+                "rlskit: installing test suite (chromium for the HTML report, pg_prove for the pgTAP comparison, cmark-gfm for the step summary): chromium libtap-parser-sourcehandler-pgtap-perl cmark-gfm",
             ])
         XCTAssertEqual(
             try String(
@@ -105,7 +105,7 @@ final class EnsureDepsTests: XCTestCase {
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             FileManager.default.createFile(atPath: path, contents: Data())
         }
-        for tool in ["pkg-config", "chromium", "pg_prove", "cc"] {
+        for tool in ["pkg-config", "chromium", "pg_prove", "cc", "cmark-gfm"] {
             try "#!/bin/bash\n".write(toFile: tmp + "/bin/" + tool, atomically: true, encoding: .utf8)
             chmod(tmp + "/bin/" + tool, 0o755)
         }

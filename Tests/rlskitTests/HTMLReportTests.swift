@@ -81,6 +81,52 @@ final class HTMLReportTests: XCTestCase {
         }
     }
 
+    /// Policy names (untrusted SQL) that look like script markup sit in the page's JSON data:
+    /// none ends or swallows the page's script (it still opens the #c cell), the data block has
+    /// no "<" at all, and the panel shows each name as written.
+    func testScriptMarkupInNamesCannotStopThePageScript() throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        let root = Provisioned.repositoryRoot
+        try FileManager.default.createDirectory(atPath: tmp + "/m", withIntermediateDirectories: true)
+        for f in try FileManager.default.contentsOfDirectory(atPath: root + "/sql/migrations") {
+            try FileManager.default.copyItem(atPath: root + "/sql/migrations/" + f, toPath: tmp + "/m/" + f)
+        }
+        let names = [
+            "<!--<script>", "</script><script>document.title='pwned'</script>", "<ScRiPt>x", "--><!-- </SCRIPT >",
+        ]
+        var sql = "create policy \"anyone updates\" on public.posts for update to authenticated using (true);\n"
+        for n in names {
+            sql +=
+                "create policy \"\(n.replacingOccurrences(of: "\"", with: "\"\""))\" on public.posts for update to authenticated using (false);\n"
+        }
+        try sql.write(toFile: tmp + "/m/0099_names.sql", atomically: true, encoding: .utf8)
+        let r = try CLI.run(
+            ["check", "--dir", tmp + "/m", "--tests", root + "/sql/tests", "--html", tmp + "/r.html"],
+            environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(r.code, 1, r.output)
+        let html = try String(contentsOfFile: tmp + "/r.html", encoding: .utf8)
+        XCTAssertNotNil(
+            html.range(
+                of: #"<script type="application/json" id="checks">[^<]*</script>\n<script>"#,
+                options: .regularExpression),
+            "no markup inside the data block")
+        let leak = try XCTUnwrap(html.range(of: #"data-i="(\d+)" class="c-leak""#, options: .regularExpression))
+        let index = String(html[leak].split(separator: "\"")[1])
+
+        let dom = try Browser.run(["--dump-dom"], url: "file://\(tmp)/r.html#c\(index)").output
+        XCTAssertEqual(dom.components(separatedBy: "<script").count - 1, 2, "the data block and the page's script")
+        XCTAssertTrue(dom.contains("<title>rlskit check: failed</title>"), "no injected script ran")
+        let panel = String(dom[try XCTUnwrap(dom.range(of: "<aside id=\"detail\"")).lowerBound...])
+        XCTAssertTrue(panel.contains("<h2 id=\"detail-title\" tabindex=\"-1\">public.posts: "), panel)
+        for n in names {
+            let shown = n.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+                .replacingOccurrences(of: ">", with: "&gt;")
+            XCTAssertTrue(
+                panel.contains("<li>\(shown) (for update to authenticated) using (false)</li>"), "\(n): \(panel)")
+        }
+    }
+
     /// One pixel's RGB, read by a small PNG reader (Tests/Scripts/png_pixel.py).
     static func pixel(_ png: String, _ x: Int, _ y: Int) throws -> String {
         let p = Process()

@@ -174,4 +174,130 @@ final class StorageDrainTests: XCTestCase {
             XCTAssertTrue(r.stderr.contains("--storage-url"), r.stderr)
         }
     }
+    /// A scheme in any case reaches the API, given on the command line and stored by apply:
+    /// the request arrives, with the key, on the object's path.
+    func testUpperCaseSchemeReachesTheAPI() throws {
+        let db = try Provisioned.database(prefix: "drain")
+        defer { TestServer.drop(db.name) }
+        let conn = try PostgresConnection(db.connectionString)
+        let key = "drain-key-\(UUID().uuidString)"
+        let server = try TinyHTTPServer()
+        let bases = [
+            server.url.replacingOccurrences(of: "http://", with: "HTTP://"),
+            server.url.replacingOccurrences(of: "http://", with: "hTtP://") + "/",
+            "Http://localhost:\(server.port)",
+        ]
+        for (n, url) in bases.enumerated() {
+            let object = "u1/case-\(n).png"
+            try conn.query(
+                "insert into private.storage_deletion_outbox (bucket_id, object_name) values ('avatars', $1)", [object])
+            let r = try CLI.run(
+                [
+                    "storage", "drain", "--database-url", db.connectionString.raw, "--storage-url", url,
+                    "--service-key-env", "KEY",
+                ],
+                environment: ["KEY": key])
+            XCTAssertEqual(r.code, 0, "\(url): \(r.output)")
+            XCTAssertTrue(r.stdout.contains("1 deleted, 0 failed"), "\(url): \(r.output)")
+            XCTAssertEqual(server.received.last?.path, "/storage/v1/object/avatars/" + object, url)
+            XCTAssertEqual(server.received.last?.headers["authorization"], "Bearer " + key, url)
+        }
+        // Stored by apply (in lower case), then used by a drain without flags.
+        try conn.query(
+            "insert into private.storage_deletion_outbox (bucket_id, object_name) values ('avatars', 'u1/stored.png')")
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/m", withIntermediateDirectories: true)
+        let applied = try CLI.run(
+            [
+                "apply", "--database-url", db.connectionString.raw, "--dir", dir + "/m", "--storage-url", bases[0],
+                "--service-key-env", "KEY",
+            ],
+            environment: ["KEY": key], directory: dir)
+        XCTAssertEqual(applied.code, 0, applied.output)
+        XCTAssertEqual(try StorageDrain.storedSettings(conn)?.url, server.url)
+        let r = try CLI.run(["storage", "drain", "--database-url", db.connectionString.raw])
+        XCTAssertEqual(r.code, 0, r.output)
+        XCTAssertEqual(server.received.last?.path, "/storage/v1/object/avatars/u1/stored.png")
+    }
+
+    /// An IPv6 literal host, which Foundation's HTTP client cannot reach, is refused up front
+    /// by apply and drain with one line: exit 2, nothing stored, nothing sent.
+    func testIPv6StorageURLIsRefusedUpFront() throws {
+        let db = try Provisioned.database(prefix: "drain")
+        defer { TestServer.drop(db.name) }
+        let conn = try PostgresConnection(db.connectionString)
+        try conn.query(
+            "insert into private.storage_deletion_outbox (bucket_id, object_name) values ('avatars', 'u1/a.png')")
+        let server = try TinyHTTPServer(ipv6: true)
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/m", withIntermediateDirectories: true)
+        for url in [
+            server.url, "HTTP://[::ffff:127.0.0.1]:\(server.port)", "https://[fe80::1%25lo]/",
+            "http://[0:0:0:0:0:0:0:1]",
+        ] {
+            for command in [["storage", "drain"], ["apply", "--dir", dir + "/m"]] {
+                let r = try CLI.run(
+                    command + [
+                        "--database-url", db.connectionString.raw, "--storage-url", url, "--service-key-env", "KEY",
+                    ],
+                    environment: ["KEY": "k"], directory: dir)
+                XCTAssertEqual(r.code, 2, "\(command) \(url): \(r.output)")
+                XCTAssertEqual(
+                    r.stderr,
+                    "rlskit: --storage-url has an IPv6 address as its host, which the drain cannot reach: give a host name that resolves to it\n",
+                    "\(command) \(url)")
+            }
+        }
+        XCTAssertTrue(server.received.isEmpty)
+        XCTAssertNil(try StorageDrain.storedSettings(conn))
+    }
+    /// A Storage API whose 401 body echoes the service key (a prefix, a suffix, base64,
+    /// base64url, percent-encoded): no run of 8 of its characters, in any of those forms,
+    /// reaches the output or last_error; the status still does.
+    func testEchoedServiceKeyIsMaskedInEveryForm() throws {
+        let db = try Provisioned.database(prefix: "drain")
+        defer { TestServer.drop(db.name) }
+        let key = "sb_secret_" + UUID().uuidString.replacingOccurrences(of: "-", with: "+/")
+        let b64 = Data(key.utf8).base64EncodedString()
+        let echoes: [String: String] = [
+            "prefix": String(key.prefix(16)),
+            "suffix": String(key.suffix(12)),
+            "base64": b64,
+            "base64url": b64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_"),
+            "percent": key.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!,
+        ]
+        let server = try TinyHTTPServer(status: { _ in 401 }) { request in
+            let form = request.path.split(separator: "/").last.map { String($0.dropLast(4)) } ?? ""
+            return "{\"error\":\"Unauthorized\",\"message\":\"invalid key \(echoes[form] ?? "")\"}"
+        }
+        let conn = try PostgresConnection(db.connectionString)
+        for form in echoes.keys.sorted() {
+            try conn.query(
+                "insert into private.storage_deletion_outbox (bucket_id, object_name) values ('avatars', $1)",
+                ["u1/\(form).png"])
+        }
+        let r = try CLI.run(
+            [
+                "storage", "drain", "--database-url", db.connectionString.raw, "--storage-url", server.url,
+                "--service-key-env", "KEY",
+            ],
+            environment: ["KEY": key])
+        XCTAssertEqual(r.code, 1, r.output)
+        XCTAssertTrue(r.stdout.contains("0 deleted, \(echoes.count) failed"), r.stdout)
+        let stored: [String] = try conn.query(
+            "select last_error from private.storage_deletion_outbox order by object_name"
+        ).rows.map { try $0.decode(0) }
+        XCTAssertEqual(stored.count, echoes.count)
+        for text in stored + [r.output] {
+            XCTAssertTrue(text.contains("HTTP 401"), text)
+            for (form, echo) in echoes {
+                let e = Array(echo)
+                for i in 0...(e.count - 8) {
+                    XCTAssertFalse(text.contains(String(e[i..<(i + 8)])), "\(form) \(String(e[i..<(i + 8)])): \(text)")
+                }
+            }
+        }
+    }
 }

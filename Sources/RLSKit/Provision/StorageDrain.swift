@@ -40,7 +40,7 @@ public enum StorageDrain {
         _ conn: PostgresConnection, url: String, key: String, limit: Int = 1000,
         timeout: Double = 10, log: (String) -> Void = { _ in }
     ) throws -> Result {
-        try StorageSettings.validate(url: url)
+        let url = try StorageSettings.validate(url: url)
         guard
             try conn.query("select to_regclass('private.storage_deletion_outbox') is not null as ok").rows[0].decode(
                 "ok") as Bool
@@ -49,6 +49,7 @@ public enum StorageDrain {
                 "private.storage_deletion_outbox does not exist: apply the schema (sql/migrations) first")
         }
         let client = Client(timeout: timeout)
+        let mask = SecretMask(key)
         defer { client.close() }
         var result = Result()
         // One row at a time, locked: concurrent drains never send the same deletion twice.
@@ -81,7 +82,8 @@ public enum StorageDrain {
                     log("refused \(shown): \(reason)")
                     return false
                 }
-                let outcome = client.delete(target, key: key).map { $0.replacingOccurrences(of: key, with: "***") }
+                // What comes back may echo the key, whole, in part or encoded.
+                let outcome = client.delete(target, key: key).map(mask.apply)
                 if let error = outcome {
                     try c.query(
                         "update private.storage_deletion_outbox set attempts = attempts + 1, last_error = $2 where id = $1",

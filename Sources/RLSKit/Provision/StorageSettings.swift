@@ -11,11 +11,25 @@ public enum StorageSettings {
     }
 
     /// Checks the URL before anything is sent: http(s) with a host, no credentials in it.
-    public static func validate(url: String) throws {
-        guard let u = URL(string: url), let scheme = u.scheme?.lowercased(), scheme == "https" || scheme == "http",
-            let host = u.host, !host.isEmpty
+    /// Returns it with the scheme in lower case (schemes are case-insensitive, URLSession and
+    /// libcurl are not all), which is the form stored and sent to.
+    @discardableResult
+    public static func validate(url: String) throws -> String {
+        guard var c = URLComponents(string: url), let scheme = c.scheme?.lowercased(),
+            scheme == "https" || scheme == "http"
         else {
             throw ConfigurationError("--storage-url must be an http(s) URL such as https://<project-ref>.supabase.co")
+        }
+        c.scheme = scheme
+        guard let canonical = c.string, let u = URL(string: canonical), let host = u.host, !host.isEmpty else {
+            throw ConfigurationError("--storage-url must be an http(s) URL such as https://<project-ref>.supabase.co")
+        }
+        // Foundation's URLSession on Linux refuses bracketed IPv6 literals ("bad URL"), so the
+        // drain could never send to one: refused here rather than failing every deletion later.
+        if host.contains(":") || host.hasPrefix("[") {
+            throw ConfigurationError(
+                "--storage-url has an IPv6 address as its host, which the drain cannot reach: give a host name that resolves to it"
+            )
         }
         if u.user != nil || u.password != nil {
             throw ConfigurationError("--storage-url must not carry credentials; pass the key with --service-key-env")
@@ -29,11 +43,12 @@ public enum StorageSettings {
         if !path.isEmpty, let p = StoragePath.problem(bucket: "b", name: path.joined(separator: "/")) {
             throw ConfigurationError("--storage-url has an unusable path: \(p); give the API's base URL")
         }
+        return canonical
     }
 
     @discardableResult
     public static func write(_ conn: PostgresConnection, url: String, serviceKey: String) throws -> Store {
-        try validate(url: url)
+        let url = try validate(url: url)
         guard !serviceKey.isEmpty else { throw ConfigurationError("the service key is empty") }
         let base = url.hasSuffix("/") ? String(url.dropLast()) : url
         let row = try conn.query(

@@ -21,12 +21,14 @@ public struct AuditReport: Sendable {
     /// True when a reported finding is at or above `threshold`.
     public func fails(at threshold: FindingLevel) -> Bool { findings.contains { $0.level >= threshold } }
 
+    /// Schema names come from the database's settings too: each escaped, so the note is the only second line.
     public var schemasLine: String {
+        let names = result.exposed.names.map(TextEscape.line), missing = result.missingSchemas.map(TextEscape.line)
         var line =
-            "exposed schemas checked: \(result.exposed.names.joined(separator: ", ")) (\(result.exposed.source)); storage policies are audited too"
-        if !result.missingSchemas.isEmpty {
+            "exposed schemas checked: \(names.joined(separator: ", ")) (\(TextEscape.line(result.exposed.source))); storage policies are audited too"
+        if !missing.isEmpty {
             line +=
-                "\nnote: exposed schema\(result.missingSchemas.count > 1 ? "s" : "") \(result.missingSchemas.joined(separator: ", ")) not found in this database"
+                "\nnote: exposed schema\(missing.count > 1 ? "s" : "") \(missing.joined(separator: ", ")) not found in this database"
         }
         return line
     }
@@ -39,11 +41,14 @@ public struct AuditReport: Sendable {
 
     // MARK: text
 
+    /// Names and server messages are escaped one by one (a line break in one cannot start a
+    /// line), and the whole goes through `TextEscape.text` like every text output.
     public func text(color: Bool) -> String {
         func paint(_ t: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(t)\u{1B}[0m" : t }
-        var out = schemasLine + "\n"
+        let line = TextEscape.line
+        var out = TextEscape.text(schemasLine) + "\n"
         for (lint, message) in result.failedLints.sorted(by: { $0.key < $1.key }) {
-            out += paint("lint \(lint) could not run: \(message)", "33") + "\n"
+            out += paint("lint \(lint) could not run: \(line(message))", "33") + "\n"
         }
         for level in FindingLevel.allCases.reversed() {
             let group = findings.filter { $0.level == level }
@@ -51,17 +56,18 @@ public struct AuditReport: Sendable {
             let code = level == .error ? "1;31" : level == .warn ? "1;33" : "1"
             out += "\n" + paint("\(level.label) (\(group.count))", code) + "\n"
             for f in group {
-                out += "  " + paint(f.lint, "1") + "  " + f.object.display + "\n"
-                out += "    " + f.detail + "\n"
-                out += "    " + paint("fix: " + f.remediation, "2") + "\n"
+                out += "  " + paint(f.lint, "1") + "  " + line(f.object.display) + "\n"
+                out += "    " + line(f.detail) + "\n"
+                out += "    " + paint("fix: " + line(f.remediation), "2") + "\n"
                 out += "    " + paint("fingerprint: " + f.fingerprint, "2") + "\n"
             }
         }
         if !unusedBaseline.isEmpty {
-            out += "\nbaseline entries that matched nothing (remove them): \(unusedBaseline.joined(separator: ", "))\n"
+            out +=
+                "\nbaseline entries that matched nothing (remove them): \(unusedBaseline.map(line).joined(separator: ", "))\n"
         }
         out += "\n" + summaryLine + "\n"
-        return out
+        return TextEscape.text(out, color: color)
     }
 
     // MARK: json
@@ -154,7 +160,8 @@ public struct AuditReport: Sendable {
                     level: level, title: "rlskit \(f.lint)",
                     message: "\(f.detail). Fix: \(f.remediation) (fingerprint \(f.fingerprint))") + "\n"
         }
-        return out + schemasLine + "\n" + summaryLine + "\n"
+        // The annotations are safe by construction; the plain lines after them are text.
+        return out + TextEscape.text(schemasLine + "\n" + summaryLine + "\n")
     }
 }
 

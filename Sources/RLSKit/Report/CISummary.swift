@@ -18,17 +18,19 @@ public enum CISummary {
     /// Failing rows listed before the table says "and N more".
     static let failureLimit = 50
 
+    /// `database`: the one of several this section is about, named in its heading.
     public static func markdown(
-        command: String, verdict: String, phases: [Phase] = [], notes: [String] = [], tests: TestReport?,
-        audit: AuditReport?
+        command: String, on database: String? = nil, verdict: String, phases: [Phase] = [], notes: [String] = [],
+        tests: TestReport?, audit: AuditReport?
     ) -> String {
-        var out = "## rlskit \(command): \(cell(verdict))\n\n"
+        let on = database.map { " on " + code($0, inTable: false) } ?? ""
+        var out = "## rlskit \(prose(command))\(on): \(prose(verdict))\n\n"
         if !phases.isEmpty {
             out += "| | phase | result |\n|---|---|---|\n"
-            for p in phases { out += "| \(p.ok ? "✅" : "❌") | \(p.name) | \(cell(p.summary)) |\n" }
+            for p in phases { out += "| \(p.ok ? "✅" : "❌") | \(prose(p.name)) | \(prose(p.summary)) |\n" }
             out += "\n"
         }
-        for n in notes { out += cell(n) + "\n\n" }
+        for n in notes { out += prose(n) + "\n\n" }
         if let tests { out += testsSection(tests) }
         if let audit { out += auditSection(audit) }
         return out
@@ -42,14 +44,14 @@ public enum CISummary {
         out += "| table or file | actor | check | expected vs got | declared at |\n|---|---|---|---|---|\n"
         for o in failing.prefix(failureLimit) {
             out +=
-                "| \(cell(o.suite)) | \(cell(o.actor ?? "")) | \(cell(o.name)) | \(cell(o.message ?? "")) | \(cell(o.location?.description ?? "")) |\n"
+                "| \(code(o.suite)) | \(code(o.actor ?? "")) | \(prose(o.name)) | \(prose(o.message ?? "")) | \(code(o.location?.description ?? "")) |\n"
         }
         if failing.count > failureLimit { out += "\nand \(failing.count - failureLimit) more failing checks\n" }
         return out + "\n"
     }
 
     static func auditSection(_ audit: AuditReport) -> String {
-        var out = "**audit:** \(cell(audit.summaryLine))\n\n"
+        var out = "**audit:** \(prose(audit.summaryLine))\n\n"
         for level in FindingLevel.allCases.reversed() {
             let group = audit.findings.filter { $0.level == level }
             if group.isEmpty { continue }
@@ -57,18 +59,50 @@ public enum CISummary {
             out += "| lint | object | fix | fingerprint |\n|---|---|---|---|\n"
             for f in group {
                 out +=
-                    "| \(cell(f.lint)) | \(cell(f.object.display)) | \(cell(f.remediation)) | `\(f.fingerprint)` |\n"
+                    "| \(code(f.lint)) | \(code(f.object.display)) | \(prose(f.remediation)) | \(code(f.fingerprint)) |\n"
             }
             out += "\n</details>\n\n"
         }
         return out
     }
 
-    /// One table cell: no line breaks, pipes escaped, HTML inert.
-    static func cell(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "|", with: "\\|")
-            .replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\n", with: " ")
+    /// A name (table, file, actor, lint, object, database) as a code span, whose fence is longer
+    /// than any run of backticks inside, so it shows literally; in a table `|` escaped (GitHub
+    /// splits cells on it even inside code); line breaks and controls as `\u{…}` (one line).
+    static func code(_ s: String, inTable: Bool = true) -> String {
+        guard !s.isEmpty else { return "" }
+        let text = inTable ? TextEscape.line(s).replacingOccurrences(of: "|", with: "\\|") : TextEscape.line(s)
+        var longest = 0
+        var run = 0
+        for c in text {
+            run = c == "`" ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        let fence = String(repeating: "`", count: longest + 1)
+        // A space inside each end, which Markdown strips, keeps a backtick at an end off the fence.
+        let pad = text.first == "`" || text.last == "`" || text.first == " " || text.last == " " ? " " : ""
+        return fence + pad + text + pad + fence
+    }
+
+    /// Text (a check, a message, a fix) on one line in a cell or a paragraph: line breaks folded
+    /// to spaces, controls as `\u{…}`, HTML inert, and every character that could start Markdown
+    /// (emphasis, code, links, images, math, a cell's end, a web address) escaped.
+    static func prose(_ s: String) -> String {
+        let chars = Array(TextEscape.line(s.split(whereSeparator: \.isNewline).joined(separator: " ")))
+        var out = ""
+        for (i, c) in chars.enumerated() {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\\", "`", "*", "_", "~", "[", "]", "|", "!", "$": out += "\\" + String(c)
+            // "https://x" and "www.x" become links by themselves.
+            case ":" where chars.dropFirst(i + 1).starts(with: ["/", "/"]): out += "\\:"
+            case "." where i >= 3 && String(chars[(i - 3)..<i]).lowercased() == "www": out += "\\."
+            default: out.append(c)
+            }
+        }
+        return out
     }
 
     /// GitHub annotations: each failing check on its declaring `file:line` (a plain error when

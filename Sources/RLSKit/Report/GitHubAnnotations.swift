@@ -8,9 +8,25 @@ enum GitHubAnnotations {
         return "::\(level) \(place)title=\(escapeProperty(title))::\(escapeData(message))"
     }
 
+    /// The runner's own escapes for line breaks and `%`; every other character a log must not
+    /// see raw (terminal escapes, bidi controls, `##[`) as `TextEscape.line` writes it.
     static func escapeData(_ s: String) -> String {
-        s.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(
-            of: "\n", with: "%0A")
+        let scalars = Array(s.unicodeScalars)
+        var out = ""
+        for (i, c) in scalars.enumerated() {
+            switch c {
+            case "%": out += "%25"
+            case "\r": out += "%0D"
+            case "\n": out += "%0A"
+            default:
+                if TextEscape.isUnsafe(c) || TextEscape.oldCommand(scalars, at: i) {
+                    out += TextEscape.visible(c)
+                } else {
+                    out.unicodeScalars.append(c)
+                }
+            }
+        }
+        return out
     }
 
     static func escapeProperty(_ s: String) -> String {

@@ -31,8 +31,10 @@ extension HTMLReport {
             out += "</ul></section>\n"
         }
         out += "</main>\n<aside id=\"detail\" aria-live=\"polite\" aria-labelledby=\"detail-title\" hidden></aside>\n"
+        // No "<" in the block at all: a name holding "</script>" or "<!--<script>" cannot end or
+        // swallow the page's script.
         let json = JSON.object([("checks", .array(data.entries)), ("policies", .array(data.groups))])
-            .rendered(pretty: false).replacingOccurrences(of: "</", with: "<\\/")
+            .rendered(pretty: false, scriptSafe: true)
         out += "<script type=\"application/json\" id=\"checks\">\(json)</script>\n"
         out += "<script>\(Self.script)</script>\n</body></html>\n"
         return out
@@ -189,7 +191,11 @@ extension HTMLReport {
         return "– not covered (\(why))"
     }
 
+    /// Markup-safe text; the characters a terminal must not see raw are shown as `\u{…}` here
+    /// too (line breaks and tabs kept), so a name reads the same in every report.
     static func h(_ s: String) -> String {
-        TextEscape.escape(s, ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;"])
+        TextEscape.escape(s, ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;"]) { c in
+            c != "\n" && c != "\t" && TextEscape.isUnsafe(c) ? TextEscape.visible(c) : nil
+        }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A JSON value with ordered object keys, written by hand so that output is byte-stable and
-/// escaping is exact (control characters, quotes, backslashes, U+2028/2029).
+/// escaping is exact (control characters, quotes, backslashes, U+2028/2029, bidi controls).
 @_spi(CLI) public enum JSON: Sendable, Equatable {
     case null
     case bool(Bool)
@@ -60,27 +60,29 @@ import Foundation
     }
 
     /// Two-space indented when `pretty`, else compact. Always ends without a newline.
-    public func rendered(pretty: Bool = true) -> String {
+    /// `scriptSafe` also writes `<`, `>` and `&` as \u escapes, for JSON inside an HTML
+    /// `<script>` element: no `</script>`, `<!--` or `-->` can appear in it then.
+    public func rendered(pretty: Bool = true, scriptSafe: Bool = false) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(4096)
-        write(into: &out, indent: pretty ? 0 : nil)
+        write(into: &out, indent: pretty ? 0 : nil, scriptSafe: scriptSafe)
         return String(decoding: out, as: UTF8.self)
     }
 
-    private func write(into out: inout [UInt8], indent: Int?) {
+    private func write(into out: inout [UInt8], indent: Int?, scriptSafe: Bool) {
         switch self {
         case .null: out += Array("null".utf8)
         case .bool(let b): out += Array((b ? "true" : "false").utf8)
         case .int(let i): out += Array(String(i).utf8)
         case .double(let d): out += Array((d.isFinite ? "\(d)" : "null").utf8)
-        case .string(let s): Self.escape(s, into: &out)
+        case .string(let s): Self.escape(s, into: &out, scriptSafe: scriptSafe)
         case .array(let items):
             if items.isEmpty { out += Array("[]".utf8); return }
             out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 Self.newline(&out, indent.map { $0 + 1 })
-                item.write(into: &out, indent: indent.map { $0 + 1 })
+                item.write(into: &out, indent: indent.map { $0 + 1 }, scriptSafe: scriptSafe)
             }
             Self.newline(&out, indent)
             out.append(UInt8(ascii: "]"))
@@ -90,10 +92,10 @@ import Foundation
             for (i, (key, value)) in pairs.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 Self.newline(&out, indent.map { $0 + 1 })
-                Self.escape(key, into: &out)
+                Self.escape(key, into: &out, scriptSafe: scriptSafe)
                 out.append(UInt8(ascii: ":"))
                 if indent != nil { out.append(UInt8(ascii: " ")) }
-                value.write(into: &out, indent: indent.map { $0 + 1 })
+                value.write(into: &out, indent: indent.map { $0 + 1 }, scriptSafe: scriptSafe)
             }
             Self.newline(&out, indent)
             out.append(UInt8(ascii: "}"))
@@ -106,36 +108,44 @@ import Foundation
         for _ in 0..<(indent * 2) { out.append(32) }
     }
 
-    static func escape(_ s: String, into out: inout [UInt8]) {
+    /// Quotes, backslashes and every character `TextEscape.isUnsafe` names (controls, C1,
+    /// U+2028/2029, which JavaScript strings cannot hold raw, and the bidi controls) as escapes,
+    /// and the second `#` of `##[` (a CI runner's command): the same data, safe to print.
+    static func escape(_ s: String, into out: inout [UInt8], scriptSafe: Bool = false) {
         out.append(UInt8(ascii: "\""))
         var copy = s
-        copy.withUTF8 { utf8 in
-            // Most strings need no escaping: copy them in one go.
-            if !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xE2 }) {
-                out.append(contentsOf: utf8)
-                return
+        let plain = copy.withUTF8 { utf8 in
+            // Most strings need no escaping: copy them in one go. 0xC2, 0xD8 and 0xE2 lead the
+            // unsafe scalars above ASCII; 0x23 is "#".
+            if utf8.contains(where: {
+                $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xC2 || $0 == 0xD8 || $0 == 0xE2
+                    || $0 == 0x23
+                    || (scriptSafe && ($0 == 0x3C || $0 == 0x3E || $0 == 0x26))
+            }) {
+                return false
             }
-            let hex: StaticString = "0123456789abcdef"
-            var i = 0
-            while i < utf8.count {
-                let b = utf8[i]
-                switch b {
-                case UInt8(ascii: "\""): out += [92, 34]
-                case 92: out += [92, 92]
-                case 10: out += [92, UInt8(ascii: "n")]
-                case 13: out += [92, UInt8(ascii: "r")]
-                case 9: out += [92, UInt8(ascii: "t")]
-                case 0..<0x20, 0x7F:
-                    let h = hex.utf8Start
-                    out += [92, UInt8(ascii: "u"), 48, 48, h[Int(b >> 4)], h[Int(b & 15)]]
-                case 0xE2
-                where i + 2 < utf8.count && utf8[i + 1] == 0x80 && (utf8[i + 2] == 0xA8 || utf8[i + 2] == 0xA9):
-                    // U+2028 / U+2029: valid JSON, but not valid in JavaScript strings.
-                    out += [92, UInt8(ascii: "u"), 50, 48, 50, utf8[i + 2] == 0xA8 ? 56 : 57]
-                    i += 2
-                default: out.append(b)
+            out.append(contentsOf: utf8)
+            return true
+        }
+        if !plain {
+            let scalars = Array(s.unicodeScalars)
+            for (i, c) in scalars.enumerated() {
+                switch c {
+                case "\"": out += [92, 34]
+                case "\\": out += [92, 92]
+                case "\n": out += [92, UInt8(ascii: "n")]
+                case "\r": out += [92, UInt8(ascii: "r")]
+                case "\t": out += [92, UInt8(ascii: "t")]
+                default:
+                    if TextEscape.isUnsafe(c) || TextEscape.oldCommand(scalars, at: i)
+                        || (scriptSafe && (c == "<" || c == ">" || c == "&"))
+                    {
+                        let h = Array("0123456789abcdef".utf8), v = Int(c.value)
+                        out += [92, UInt8(ascii: "u"), h[v >> 12 & 15], h[v >> 8 & 15], h[v >> 4 & 15], h[v & 15]]
+                    } else {
+                        UTF8.encode(c) { out.append($0) }
+                    }
                 }
-                i += 1
             }
         }
         out.append(UInt8(ascii: "\""))

@@ -13,14 +13,17 @@ public enum TestReportWriter {
 
     // MARK: text
 
+    /// Names are escaped one by one (a line break in one cannot start a line of its own), messages
+    /// keep their lines, and the whole goes through `TextEscape.text` like every text output.
     static func text(_ r: TestReport, color: Bool) -> String {
         func paint(_ s: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
+        let line = TextEscape.line
         var out = ""
         for suite in r.suites {
             let items = r.outcomes.filter { $0.suite == suite }
             let bad = items.filter(\.isFailure).count
             out +=
-                paint(suite, "1") + "  "
+                paint(line(suite), "1") + "  "
                 + (bad == 0 ? paint("\(items.count) passed", "32") : paint("\(bad) of \(items.count) failed", "31"))
                 + "\n"
             for o in items where o.status != .passed {
@@ -31,24 +34,26 @@ public enum TestReportWriter {
                 case .todo: mark = paint("~", "33")
                 case .passed: mark = "✓"
                 }
-                out += "  \(mark) " + (o.actor.map { "[\($0)] " } ?? "") + o.name
-                if let loc = o.location { out += paint("  (\(loc))", "2") }
+                out += "  \(mark) " + (o.actor.map { "[\(line($0))] " } ?? "") + line(o.name)
+                if let loc = o.location { out += paint("  (\(line(loc.description)))", "2") }
                 out += "\n"
                 if let m = o.message {
                     out +=
-                        m.split(separator: "\n", omittingEmptySubsequences: false).map { "      " + $0 }.joined(
-                            separator: "\n") + "\n"
+                        TextEscape.text(m).split(separator: "\n", omittingEmptySubsequences: false).map {
+                            "      " + $0
+                        }
+                        .joined(separator: "\n") + "\n"
                 }
-                if o.isFailure, let sql = o.sql { out += paint("      sql: " + oneLine(sql), "2") + "\n" }
+                if o.isFailure, let sql = o.sql { out += paint("      sql: " + line(oneLine(sql)), "2") + "\n" }
             }
         }
-        for n in r.notes { out += n + "\n" }
-        let line =
+        for n in r.notes { out += TextEscape.text(n) + "\n" }
+        let summary =
             "\(r.count(.passed)) passed, \(r.failed) failed"
             + (r.count(.skipped) > 0 ? ", \(r.count(.skipped)) skipped" : "")
             + (r.count(.todo) > 0 ? ", \(r.count(.todo)) todo" : "")
-        out += (r.passed ? paint(line, "32") : paint(line, "31")) + "\n"
-        return out
+        out += (r.passed ? paint(summary, "32") : paint(summary, "31")) + "\n"
+        return TextEscape.text(out, color: color)
     }
 
     // MARK: TAP
@@ -74,19 +79,30 @@ public enum TestReportWriter {
                 out += "  ...\n"
             }
         }
-        for n in r.notes { out += "# " + oneLine(n) + "\n" }
+        for n in r.notes { out += "# " + TextEscape.line(oneLine(n)) + "\n" }
         return out
     }
 
     static func tapEscape(_ s: String) -> String {
-        oneLine(s).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "#", with: "\\#")
+        TextEscape.line(
+            oneLine(s).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "#", with: "\\#"))
     }
 
+    /// YAML's own escapes for what may not be printed raw, so the value reads back the same.
     static func yamlQuote(_ s: String) -> String {
-        "\""
-            + TextEscape.escape(s, ["\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"]) { c in
-                c.value < 0x20 ? String(format: "\\x%02X", c.value) : nil
-            } + "\""
+        let table: [Unicode.Scalar: String] = ["\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"]
+        let scalars = Array(s.unicodeScalars)
+        var out = "\""
+        for (i, c) in scalars.enumerated() {
+            if let r = table[c] {
+                out += r
+            } else if TextEscape.isUnsafe(c) || TextEscape.oldCommand(scalars, at: i) {
+                out += c.value <= 0xFF ? String(format: "\\x%02X", c.value) : String(format: "\\u%04X", c.value)
+            } else {
+                out.unicodeScalars.append(c)
+            }
+        }
+        return out + "\""
     }
 
     // MARK: JUnit
@@ -124,12 +140,26 @@ public enum TestReportWriter {
         return out + "</testsuites>\n"
     }
 
+    /// Line breaks and the other characters a terminal or a CI log must not see raw are written
+    /// as character references: the parsed value is the same, and no raw line of the document
+    /// (on standard output, in a CI log) starts with what a name put there.
     static func xml(_ s: String) -> String {
-        TextEscape.escape(s, ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&apos;"]) { c in
-            // XML 1.0 cannot carry other control characters at all.
-            (c.value < 0x20 && !["\n", "\t", "\r"].contains(c)) || c.value == 0xFFFE || c.value == 0xFFFF
-                ? "\u{FFFD}" : nil
+        let table: [Unicode.Scalar: String] = ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&apos;"]
+        let scalars = Array(s.unicodeScalars)
+        var out = ""
+        for (i, c) in scalars.enumerated() {
+            if let r = table[c] {
+                out += r
+            } else if (c.value < 0x20 && !["\n", "\t", "\r"].contains(c)) || c.value == 0xFFFE || c.value == 0xFFFF {
+                // XML 1.0 cannot carry other C0 control characters at all, even as references.
+                out += "\u{FFFD}"
+            } else if (TextEscape.isUnsafe(c) && c != "\t") || TextEscape.oldCommand(scalars, at: i) {
+                out += "&#x\(String(c.value, radix: 16, uppercase: true));"
+            } else {
+                out.unicodeScalars.append(c)
+            }
         }
+        return out
     }
 
     static func seconds(_ t: Double) -> String { String(format: "%.3f", t) }
