@@ -31,16 +31,16 @@ enum CacheCommand {
         let entries = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
         if args.positionals == ["clear"] {
             for e in entries { TreeRemoval.remove(folder + "/" + e) }
-            print("cleared \(folder) (\(entries.count) entr\(entries.count == 1 ? "y" : "ies"))")
+            say("cleared \(folder) (\(entries.count) entr\(entries.count == 1 ? "y" : "ies"))")
             return .success
         }
-        print("cache: \(folder)")
-        if entries.isEmpty { print("  (empty)") }
+        say("cache: \(folder)")
+        if entries.isEmpty { say("  (empty)") }
         for e in entries {
             let kind =
                 e.hasPrefix("cluster-")
                 ? "cluster template" : e.hasPrefix("rlskit_sandbox-") ? "sandbox module" : "other"
-            print("  \(e)  \(kind), \(size(folder + "/" + e) / 1024) KiB")
+            say("  \(e)  \(kind), \(size(folder + "/" + e) / 1024) KiB")
         }
         return .success
     }
