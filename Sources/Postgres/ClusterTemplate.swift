@@ -1,14 +1,14 @@
 import Foundation
 
 /// initdb's output for one server build and one set of arguments, kept in a private cache
-/// folder with the admin password it was made with. initdb writes the same catalog every time
-/// and costs most of a cold start; copying its output costs a few milliseconds.
+/// folder. initdb writes the same catalog every time and costs most of a cold start; copying
+/// its output costs a few milliseconds. It holds no password: the first login is checked by
+/// the kernel (peer).
 struct ClusterTemplate {
     /// Bumped when what a template holds changes.
-    static let format = 1
+    static let format = 2
     let folder: String
     var data: String { folder + "/data" }
-    var secretFile: String { folder + "/secret" }
 
     init(root: String, bin: String, initdb: [String]) {
         var st = stat()
@@ -19,19 +19,12 @@ struct ClusterTemplate {
         folder = root + "/cluster-" + Self.hash(key)
     }
 
-    /// The admin password of a complete template of ours, else nil.
-    func load() -> String? {
-        guard Self.isPrivate(folder, directory: true), Self.isPrivate(data, directory: true),
-            Self.isPrivate(secretFile, directory: false),
-            let text = try? String(contentsOfFile: secretFile, encoding: .utf8)
-        else { return nil }
-        let secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return secret.count == 64 ? secret : nil
-    }
+    /// A complete template of ours that no one else could have written.
+    var isUsable: Bool { Self.isPrivate(folder, directory: true) && Self.isPrivate(data, directory: true) }
 
     /// Copies `source` (initdb's output, not yet used) in; a failure (full disk, a link in the
     /// tree) only means the next run runs initdb again. Two runs saving at once: one wins whole.
-    func save(from source: String, secret: String) {
+    func save(from source: String) {
         let root = (folder as NSString).deletingLastPathComponent
         if mkdir(root, 0o700) != 0 && errno != EEXIST { return }
         guard Self.isPrivate(root, directory: true) else { return }
@@ -40,8 +33,7 @@ struct ClusterTemplate {
         var done = false
         defer { if !done { TreeRemoval.remove(tmp) } }
         guard mkdir(tmp + "/data", 0o700) == 0,
-            (try? TreeCopy.copy(source, into: tmp + "/data", owner: (geteuid(), getegid()))) != nil,
-            (try? LocalCluster.writePrivate(tmp + "/secret", secret + "\n", owner: nil)) != nil
+            (try? TreeCopy.copy(source, into: tmp + "/data", owner: (geteuid(), getegid()))) != nil
         else { return }
         done = rename(tmp, folder) == 0
     }

@@ -44,6 +44,11 @@ extension LocalCluster {
         return path
     }
 
+    /// A postgresql.conf string value holding one path.
+    static func confString(_ path: String) -> String {
+        "'" + path.replacingAll("\\", with: "\\\\").replacingAll("'", with: "''") + "'"
+    }
+
     /// A postgresql.conf string value: quotes and backslashes doubled, the directory itself
     /// double-quoted so a comma could not split the socket list.
     static func confQuoted(_ path: String) -> String {

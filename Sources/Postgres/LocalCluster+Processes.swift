@@ -63,9 +63,13 @@ extension LocalCluster {
     }
 
     static func spawnServer(
-        _ path: String, data: String, as user: ServerUser?, log: String, in dir: String, child: ChildProcess
+        _ path: String, data: String, config: String, as user: ServerUser?, log: String, in dir: String,
+        child: ChildProcess
     ) throws -> Int32 {
-        try launchRecorded(path, ["-D", data], as: user, log: log, in: dir, child: child).processIdentifier
+        try launchRecorded(
+            path, ["-D", data, "-c", "config_file=" + config], as: user, log: log, in: dir, child: child
+        )
+        .processIdentifier
     }
 
     static func lastLines(of path: String) -> String {

@@ -96,12 +96,18 @@ public final class LocalCluster: Sendable {
         let run = made + "/run"
         // Everything root creates is made before any folder is handed to the server's user:
         // that user (the server, or another run's server) could otherwise plant links in it.
-        // Two secrets: knowing postgres's password never gives the admin's.
-        let secret = options.platformRoles ? try Self.randomSecret() : nil
-        let projectSecret = options.platformRoles ? try Self.randomSecret() : nil
-        var bootSecret: String? = nil
+        //
+        // Who may log in: as root, the server runs as another OS user and logins are checked
+        // by the kernel (peer, mapped from root only), so nothing running as the server's user
+        // can log in as rlskit's roles, and no password exists to steal. Not as root, the
+        // server runs as this user: after the first login (peer) every login needs a password
+        // of this run's (scram-sha-256, two secrets: postgres's never gives the admin's).
+        let passwords = options.platformRoles && runAs == nil
+        let secret = passwords ? try Self.randomSecret() : nil
+        let projectSecret = passwords ? try Self.randomSecret() : nil
         var fromTemplate = false
-        var initdbArgs: [String] = []
+        var templateFolder: String?
+        let files = ServerFiles(folder: made, platform: options.platformRoles, passwords: passwords)
         do {
             if let runAs {
                 // The server runs as that user: every folder above the cluster must let it through.
@@ -126,42 +132,32 @@ public final class LocalCluster: Sendable {
             let modules = try Self.copyModules(options.serverModules, into: made + "/lib")
             preloaded = overlay.preload + options.serverModules.keys.sorted()
             // 1 MB WAL segments: the first segment is most of what a cached template copies.
-            var initdb = [
+            // The data folder's own pg_hba.conf is never read (hba_file points at ours).
+            let initdb = [
                 "-D", data, "-U", options.platformRoles ? PlatformRole.admin : "postgres", "-E", "UTF8", "--locale=C",
-                "-N", "--no-instructions", "--wal-segsize=1",
+                "-N", "--no-instructions", "--wal-segsize=1", "-A", "reject",
             ]
-            // A password for every login: nothing running inside the server (a link back to its
-            // own socket) can log in as rlskit's roles. The admin's is replaced by this run's
-            // as soon as the server is up (a cached template's was made for the cache).
-            initdb += secret == nil ? ["-A", "trust"] : ["-A", "md5"]
             let cached =
-                secret == nil ? nil : options.clusterCache.map { ClusterTemplate(root: $0, bin: bin, initdb: initdb) }
+                options.platformRoles
+                ? options.clusterCache.map { ClusterTemplate(root: $0, bin: bin, initdb: initdb) } : nil
+            templateFolder = cached?.folder
             trace("overlay and modules")
             for dir in [data, run] {
                 guard mkdir(dir, 0o700) == 0 else { throw LocalClusterError("cannot create \(dir) (errno \(errno))") }
             }
-            initdbArgs = initdb
-            if let template = cached, let saved = template.load(),
+            if let template = cached, template.isUsable,
                 (try? TreeCopy.copy(template.data, into: data, owner: runAs.map { ($0.uid, $0.gid) })) != nil
             {
-                bootSecret = saved
                 fromTemplate = true
             } else {
                 TreeRemoval.remove(data)
                 guard mkdir(data, 0o700) == 0 else { throw LocalClusterError("cannot create \(data) (errno \(errno))") }
-                bootSecret = cached == nil ? secret : try Self.randomSecret()
-                let pwfile = made + "/pwfile"
-                if let bootSecret {
-                    try Self.writePrivate(pwfile, bootSecret + "\n", owner: runAs)
-                    initdb.append("--pwfile=" + pwfile)
-                }
-                defer { if bootSecret != nil { unlink(pwfile) } }
                 if let runAs, chown(data, runAs.uid, runAs.gid) != 0 {
                     throw LocalClusterError("cannot give \(data) to user \(runAs.name) (errno \(errno))")
                 }
                 try Self.run(bin + "/initdb", initdb, as: runAs, log: made + "/initdb.log", in: made, child: child)
                 // Kept before anything else touches it: the next run copies it instead of initdb.
-                if let template = cached, let bootSecret { template.save(from: data, secret: bootSecret) }
+                cached?.save(from: data)
             }
             trace(fromTemplate ? "data copied from the cached template" : "initdb")
             for dir in [data, run] {
@@ -180,6 +176,8 @@ public final class LocalCluster: Sendable {
                 full_page_writes = off
                 log_min_messages = warning
                 logging_collector = off
+                hba_file = \(Self.confString(files.hba))
+                ident_file = \(Self.confString(files.ident))
 
                 """
             let preload = overlay.preload + modules
@@ -187,15 +185,10 @@ public final class LocalCluster: Sendable {
                 conf += "shared_preload_libraries = '\(preload.joined(separator: ","))'\n"
             }
             for (k, v) in options.settings.sorted(by: { $0.key < $1.key }) { conf += "\(k) = \(v)\n" }
-            let confPath = data + "/postgresql.conf"
-            guard let h = FileHandle(forWritingAtPath: confPath) else {
-                throw LocalClusterError("cannot write \(confPath)")
-            }
-            h.seekToEndOfFile()
-            h.write(Data(conf.utf8))
-            h.closeFile()
+            try files.install(initdbConf: data, extra: conf, boot: true)
             serverPID = try Self.spawnServer(
-                overlay.server, data: data, as: runAs, log: made + "/server.log", in: made, child: child)
+                overlay.server, data: data, config: files.conf, as: runAs, log: made + "/server.log", in: made,
+                child: child)
         } catch {
             if let cleanup = ClusterRegistry.shared.remove(registration) { cleanup() }
             throw error
@@ -204,29 +197,34 @@ public final class LocalCluster: Sendable {
         func password(_ s: String?) -> String { s.map { " password=" + ConnectionString.quoted($0) } ?? "" }
         self.password = projectSecret
         connectionString = ConnectionString(host + " user=postgres" + password(projectSecret))
+        // The admin's sessions see only the catalogs by name: a search path stored on the database
+        // (`alter database postgres set search_path = public, pg_catalog`, which postgres may do)
+        // cannot put the project's views or operators in front of them.
         adminConnectionString =
             options.platformRoles
-            ? ConnectionString(host + " user=" + PlatformRole.admin + password(secret)) : connectionString
+            ? ConnectionString(
+                host + " user=" + PlatformRole.admin + " options=" + ConnectionString.quoted(Self.adminOptions)
+                    + password(secret)) : connectionString
         do {
             try waitUntilReady(timeout: options.startTimeout)
             trace("server started")
-            if let secret, let projectSecret {
-                let boot = ConnectionString(host + " user=" + PlatformRole.admin + password(bootSecret))
-                do { try PlatformRole.create(on: boot, adminPassword: secret, password: projectSecret) } catch let e
-                    as PostgresError where e.kind == .connection && fromTemplate
-                {
-                    // A template whose password is not the one kept with it: drop it for the next run.
-                    if let folder = options.clusterCache.map({
-                        ClusterTemplate(root: $0, bin: bin, initdb: initdbArgs).folder
-                    }) {
-                        TreeRemoval.remove(folder)
-                    }
-                    throw LocalClusterError(
-                        "the cached cluster template could not be used (\(e.message)); it is removed: run again")
+            if options.platformRoles {
+                // The first login is the kernel-checked one; then, without root, passwords only.
+                let boot = ConnectionString(host + " user=" + PlatformRole.admin)
+                try PlatformRole.create(on: boot, adminPassword: secret, password: projectSecret)
+                if passwords {
+                    try files.install(initdbConf: nil, extra: nil, boot: false)
+                    try PlatformRole.reloadConfiguration(on: adminConnectionString)
                 }
             }
         } catch {
             stop()
+            // A template that does not start as it should: dropped, so the next run makes another.
+            if fromTemplate, let templateFolder {
+                TreeRemoval.remove(templateFolder)
+                throw LocalClusterError(
+                    "the cached cluster template could not be used (\(error)); it is removed: run again")
+            }
             throw error
         }
         trace("roles")
@@ -236,6 +234,8 @@ public final class LocalCluster: Sendable {
     }
 
     deinit { stop() }
+
+    static let adminOptions = "-c search_path=pg_catalog,pg_temp"
 
     /// RLSKIT_TRACE: how long each step of a cold start took, on standard error.
     static let tracing = ProcessInfo.processInfo.environment["RLSKIT_TRACE"] != nil

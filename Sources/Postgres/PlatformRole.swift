@@ -12,18 +12,27 @@ enum PlatformRole {
         grant all on database postgres to postgres;
         grant all on schema public to postgres;
         grant pg_monitor, pg_read_all_data, pg_signal_backend to postgres;
+        create role rlskit_definer nologin nosuperuser bypassrls;
         """
 
-    /// `postgres` and the admin log in with the run's passwords. md5, not scram-sha-256: a
-    /// random 64-character secret needs no key stretching, and scram costs every connection
-    /// several milliseconds on each side.
-    static func create(on admin: ConnectionString, adminPassword: String, password: String) throws {
+    /// With passwords, `postgres` and the admin log in with the run's (scram-sha-256: what the
+    /// catalog keeps is no password, and postgres may read the catalog through pg_read_all_data).
+    static func create(on admin: ConnectionString, adminPassword: String?, password: String?) throws {
         let conn = try PostgresConnection(admin)
         defer { conn.close() }
         _ = try conn.runScript(sql)
         for (user, secret) in [(Self.admin, adminPassword), ("postgres", password)] {
-            let verifier = try conn.escapeLiteral(try conn.passwordVerifier(secret, user: user, algorithm: "md5"))
-            _ = try conn.runScript("set client_min_messages = error; alter role \(user) password \(verifier)")
+            guard let secret else { continue }
+            let verifier = try conn.escapeLiteral(
+                try conn.passwordVerifier(secret, user: user, algorithm: "scram-sha-256"))
+            _ = try conn.runScript("alter role \(user) password \(verifier)")
         }
+    }
+
+    /// Makes the server read its login rules again (they changed after the first login).
+    static func reloadConfiguration(on admin: ConnectionString) throws {
+        let conn = try PostgresConnection(admin)
+        defer { conn.close() }
+        _ = try conn.query("select pg_catalog.pg_reload_conf()")
     }
 }

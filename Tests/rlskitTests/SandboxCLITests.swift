@@ -214,6 +214,81 @@ final class SandboxCLITests: XCTestCase {
             ]),
     ]
 
+    /// The second review's escalations: a superuser's code reaching a table the project can
+    /// put triggers or defaults on, and settings stored for rlskit's sessions.
+    static let reviewAttacks: [Attack] = [
+        Attack(
+            name: "refint trigger on realtime.messages fired through realtime.send",
+            migration: """
+                create extension if not exists refint with schema extensions;
+                create trigger zz before insert on realtime.messages for each row execute function
+                  extensions.check_primary_key('topic', 'pg_class where false; alter role postgres superuser; select 1 from pg_class', 'true or relname');
+                select realtime.send('{}'::jsonb, 'e', 'x', false);
+                PAYLOAD;
+
+                """),
+        Attack(
+            name: "a default calling query_to_xml on realtime.messages",
+            migration: """
+                alter table realtime.messages alter column extension set default
+                  (query_to_xml('select 1 from pg_catalog.pg_class where false; alter role postgres superuser', false, false, '')::text);
+                select realtime.send('{}'::jsonb, 'e', 'x', false);
+                PAYLOAD;
+
+                """),
+        Attack(
+            name: "a trigger on vault.secrets fired through vault.create_secret",
+            migration: """
+                create extension if not exists refint with schema extensions;
+                create trigger zz before insert on vault.secrets for each row execute function
+                  extensions.check_primary_key('name', 'pg_class where false; alter role postgres superuser; select 1 from pg_class', 'true or relname');
+                select vault.create_secret('s', 'n');
+                PAYLOAD;
+
+                """),
+        Attack(
+            name: "refint trigger on storage.buckets fired by config.toml's buckets",
+            migration: """
+                create extension if not exists refint with schema extensions;
+                create trigger zz before insert on storage.buckets for each row execute function
+                  extensions.check_primary_key('id', 'pg_class where false; alter role postgres superuser; select 1 from pg_class', 'true or relname');
+
+                """,
+            tests: [
+                "later_test.sql":
+                    "begin;\nselect plan(1);\nPAYLOAD;\nselect ok(true);\nselect * from finish();\nrollback;\n"
+            ],
+            config: "[storage.buckets.evil]\npublic = false\n"),
+        Attack(
+            name: "an extension in rlskit's own schema", migration: "create extension hstore schema rlskit;\n",
+            refusal: "permission denied for schema rlskit"),
+        Attack(
+            name: "replica mode switches off the auth guard",
+            migration: "set session_replication_role = replica;\nalter table auth.users add column pwned text;\n",
+            refusal: "must be owner of table users"),
+        Attack(
+            name: "a role stored on the database",
+            migration: "alter database postgres set role = 'postgres';\n",
+            refusal: "storing role on a database or role is not allowed"),
+        Attack(
+            name: "pg_walinspect's readers",
+            migration:
+                "create extension if not exists pg_walinspect with schema extensions;\nselect * from extensions.pg_get_wal_records_info('0/0', '0/1');\n",
+            refusal: "permission denied for function pg_get_wal_records_info"),
+    ]
+
+    func testTheSecondReviewsEscalationsHold() throws {
+        for attack in Self.reviewAttacks {
+            let (r, marker) = try run(attack)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: marker), "\(attack.name): escaped\n\(r.output)")
+            if let refusal = attack.refusal {
+                XCTAssertTrue(r.output.contains(refusal), "\(attack.name): \(r.output)")
+            }
+            XCTAssertFalse(r.output.contains("password="), "\(attack.name): \(r.output)")
+            if ProcessInfo.processInfo.environment["SANDBOX_DEBUG"] != nil { print("=== \(attack.name)\n\(r.output)") }
+        }
+    }
+
     func testNoAttackReachesTheServersPrograms() throws {
         var held: [String] = []
         for attack in Self.attacks {

@@ -16,14 +16,23 @@ grant all on schema storage to postgres;
 grant all on all tables in schema storage to postgres;
 grant all on all sequences in schema storage to postgres;
 grant all on all routines in schema storage to postgres;
+-- What a superuser's SECURITY DEFINER function of the stand-in runs as when the project calls
+-- it (rlskit's server module switches to it): the platform's services, never a superuser.
+grant supabase_storage_admin, supabase_auth_admin to rlskit_definer;
+grant usage on schema auth, storage, extensions to rlskit_definer;
+grant all on all tables in schema auth, storage to rlskit_definer;
+grant all on all sequences in schema auth, storage to rlskit_definer;
+
 -- postgres created schema extensions on the platform, before it was demoted.
 alter schema extensions owner to postgres;
-grant all on all tables in schema extensions to postgres with grant option;
+-- Never TRIGGER on what is not its own: a superuser writing such a table would run the trigger.
+grant select, insert, update, delete, truncate, references on all tables in schema extensions to postgres with grant option;
 grant all on all sequences in schema extensions to postgres with grant option;
 grant all on all routines in schema extensions to postgres with grant option;
-alter default privileges in schema extensions grant all on tables to postgres with grant option;
+alter default privileges in schema extensions grant select, insert, update, delete, truncate, references on tables to postgres with grant option;
 alter default privileges in schema extensions grant all on sequences to postgres with grant option;
-alter default privileges in schema extensions grant all on routines to postgres with grant option;
+-- Routines: not by default privileges, which would also hand postgres what an extension's script
+-- restricts (pg_walinspect's WAL readers); the after-create trigger below grants the others.
 
 do $$
 declare
@@ -35,6 +44,7 @@ begin
     create role supabase_realtime_admin nologin noinherit;
   end if;
   grant supabase_realtime_admin to postgres;
+  grant supabase_realtime_admin to rlskit_definer;
   if to_regclass('realtime.messages') is not null then
     alter table realtime.messages owner to supabase_realtime_admin;
   end if;
@@ -45,7 +55,10 @@ begin
   foreach s in array array['realtime', 'graphql', 'graphql_public', 'vault', 'supabase_functions', 'net'] loop
     if to_regnamespace(s) is not null then
       execute format('grant usage on schema %I to postgres', s);
-      execute format('grant all on all tables in schema %I to postgres', s);
+      execute format('grant select, insert, update, delete, truncate, references on all tables in schema %I to postgres', s);
+      execute format('grant usage on schema %I to rlskit_definer', s);
+      execute format('grant all on all tables in schema %I to rlskit_definer', s);
+      execute format('grant all on all sequences in schema %I to rlskit_definer', s);
       execute format('grant all on all sequences in schema %I to postgres', s);
       execute format('grant all on all routines in schema %I to postgres', s);
     end if;
@@ -61,6 +74,7 @@ language plpgsql security definer set search_path = '' as $$
 declare
   cmd record;
   s text;
+  f text;
 begin
   for cmd in select * from pg_catalog.pg_event_trigger_ddl_commands() where command_tag = 'CREATE EXTENSION' loop
     for s in
@@ -77,9 +91,22 @@ begin
       continue when s in ('pg_catalog', 'public', 'information_schema');
       execute format('grant %s on schema %I to postgres with grant option',
                      case when s = 'cron' then 'usage' else 'all' end, s);
-      execute format('grant all on all tables in schema %I to postgres with grant option', s);
+      execute format('grant select, insert, update, delete, truncate, references on all tables in schema %I to postgres with grant option', s);
       execute format('grant all on all sequences in schema %I to postgres with grant option', s);
-      execute format('grant all on all routines in schema %I to postgres with grant option', s);
+      execute format('grant usage on schema %I to rlskit_definer', s);
+      execute format('grant all on all tables in schema %I to rlskit_definer', s);
+      execute format('grant all on all sequences in schema %I to rlskit_definer', s);
+      -- Routines the extension left to PUBLIC only: what its script revoked (dblink_connect_u,
+      -- pg_walinspect's readers) stays with those it was meant for.
+      for f in
+        select p.oid::pg_catalog.regprocedure::text from pg_catalog.pg_proc p
+         where p.pronamespace = s::regnamespace
+           and (p.proacl is null
+                or exists (select 1 from pg_catalog.aclexplode(p.proacl) a
+                            where a.grantee = 0 and a.privilege_type = 'EXECUTE'))
+      loop
+        execute format('grant all on routine %s to postgres with grant option', f);
+      end loop;
     end loop;
     if cmd.object_identity = 'postgres_fdw' then
       -- The platform's after-create script makes postgres the wrapper's owner (which must be a
@@ -106,6 +133,8 @@ $$;
 drop event trigger if exists rlskit_platform_after_create;
 create event trigger rlskit_platform_after_create on ddl_command_end when tag in ('CREATE EXTENSION')
   execute function rlskit.platform_after_create();
+-- Also under session_replication_role = replica, which postgres may set.
+alter event trigger rlskit_platform_after_create enable always;
 
 -- supautils' privileged_role_allowed_configs: postgres may set these superuser settings (a dump's
 -- seed starts with `set session_replication_role = replica`). The patterns (pgrst.*,

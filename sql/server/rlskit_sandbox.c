@@ -21,7 +21,12 @@
 #include "catalog/pg_language.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "nodes/plannodes.h"
+#include "parser/parsetree.h"
 #include "commands/defrem.h"
+#include "commands/extension.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
@@ -42,16 +47,22 @@ static char *reserved_roles = NULL;
 static char *reserved_memberships = NULL;
 static char *blocked_libraries = NULL;
 static char *blocked_functions = NULL;
+static char *definer_role = NULL;
+static bool admin_writes = false;
 
 static ProcessUtility_hook_type prev_utility = NULL;
 static needs_fmgr_hook_type prev_needs_fmgr = NULL;
 static fmgr_hook_type prev_fmgr = NULL;
 static object_access_hook_type prev_object_access = NULL;
+static ExecutorStart_hook_type prev_executor_start = NULL;
 static GucStringCheckHook prev_role_check = NULL;
 static GucStringCheckHook prev_session_auth_check = NULL;
 
 /* How many functions of a non-superuser are running in a session that logged in as a superuser. */
 static int project_depth = 0;
+
+static bool admin_guarded(void);
+static void check_admin_write(Oid relid);
 
 #define SANDBOX_HINT "rlskit runs a project's SQL in a sandbox on its throwaway server."
 
@@ -180,6 +191,49 @@ check_role_change(const char *name)
 				 errhint(SANDBOX_HINT)));
 }
 
+/*
+ * Settings stored on a database or role apply to rlskit's own sessions too: who they run as,
+ * whether triggers fire, what libraries load.
+ */
+static void
+check_stored_setting(VariableSetStmt *v)
+{
+	static const char *const refused[] = {"role", "session_authorization", "session_replication_role",
+	"local_preload_libraries", "session_preload_libraries", NULL};
+
+	if (v == NULL || v->name == NULL)
+		return;
+	for (int i = 0; refused[i]; i++)
+		if (pg_strcasecmp(v->name, refused[i]) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("storing %s on a database or role is not allowed on rlskit's throwaway server", v->name),
+					 errhint(SANDBOX_HINT)));
+}
+
+/* A trusted extension's script runs as a superuser: its schema must be one the caller may create in. */
+static void
+check_extension_schema(CreateExtensionStmt *c)
+{
+	ListCell   *lc;
+
+	foreach(lc, c->options)
+	{
+		DefElem    *d = (DefElem *) lfirst(lc);
+
+		if (strcmp(d->defname, "schema") == 0)
+		{
+			char	   *schema = defGetString(d);
+			Oid			ns = get_namespace_oid(schema, true);
+
+			if (OidIsValid(ns) && pg_namespace_aclcheck(ns, GetUserId(), ACL_CREATE) != ACLCHECK_OK)
+				ereport(ERROR,
+						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						 errmsg("permission denied for schema %s", schema)));
+		}
+	}
+}
+
 /* Statements as a non-superuser that supautils refuses, and statements nobody may run here. */
 static void
 check_statement(Node *stmt)
@@ -192,6 +246,8 @@ check_statement(Node *stmt)
 			if (((CopyStmt *) stmt)->filename != NULL || ((CopyStmt *) stmt)->is_program)
 				sandbox_error(((CopyStmt *) stmt)->is_program ? "COPY to or from a program"
 							  : "COPY to or from a server file");
+			if (((CopyStmt *) stmt)->is_from && ((CopyStmt *) stmt)->relation && admin_guarded())
+				check_admin_write(RangeVarGetRelid(((CopyStmt *) stmt)->relation, NoLock, false));
 			return;
 		case T_AlterSystemStmt:
 			sandbox_error("ALTER SYSTEM");
@@ -212,6 +268,15 @@ check_statement(Node *stmt)
 		case T_DiscardStmt:
 			if (((DiscardStmt *) stmt)->target == DISCARD_ALL)
 				check_role_change("session_authorization");
+			return;
+		case T_TruncateStmt:
+			if (admin_guarded())
+			{
+				ListCell   *lc;
+
+				foreach(lc, ((TruncateStmt *) stmt)->relations)
+					check_admin_write(RangeVarGetRelid((RangeVar *) lfirst(lc), NoLock, false));
+			}
 			return;
 		default:
 			break;
@@ -272,12 +337,19 @@ check_statement(Node *stmt)
 				}
 				break;
 			}
+		case T_AlterDatabaseSetStmt:
+			check_stored_setting(((AlterDatabaseSetStmt *) stmt)->setstmt);
+			break;
+		case T_CreateExtensionStmt:
+			check_extension_schema((CreateExtensionStmt *) stmt);
+			break;
 		case T_AlterRoleSetStmt:
 			{
 				AlterRoleSetStmt *a = (AlterRoleSetStmt *) stmt;
 				const char *name = a->role ? rolespec_name(a->role) : NULL;
 				bool		starred = false;
 
+				check_stored_setting(a->setstmt);
 				/* A starred reserved role (authenticator*) may be given settings, as supautils allows. */
 				if (name != NULL && listed(reserved_roles, name, &starred) && !starred)
 					reserved_role_error(name);
@@ -393,7 +465,12 @@ function_library(HeapTuple tup)
 	return base;
 }
 
-/* 0: no hook; 1: a project's function; 2: a function that would connect to another server. */
+/*
+ * 0: no hook; 1: a project's function; 2: a function that would connect to another server;
+ * 3: a superuser's SECURITY DEFINER function (not an event trigger's), run in a project's
+ * session as the definer role instead: the platform's services are not superusers, and a
+ * superuser writing a table the project can put triggers or defaults on would run them.
+ */
 static int
 function_kind(Oid fn, char **name)
 {
@@ -412,6 +489,8 @@ function_kind(Oid fn, char **name)
 			kind = 2;
 		else if (!superuser_arg(p->proowner))
 			kind = 1;
+		else if (p->prosecdef && p->prorettype != EVENT_TRIGGEROID && definer_role && *definer_role)
+			kind = 3;
 		if (name)
 			*name = pstrdup(NameStr(p->proname));
 	}
@@ -450,6 +529,18 @@ sandbox_fmgr(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
 							name ? name : "?"),
 					 errdetail("rlskit never runs a project's code as a superuser; it was called by rlskit's own session."),
 					 errhint(SANDBOX_HINT)));
+		if (kind == 3 && !logged_in_as_superuser())
+		{
+			Oid			definer = get_role_oid(definer_role, true);
+			Oid			user;
+			int			sec;
+
+			if (!OidIsValid(definer))
+				ereport(ERROR, (errmsg("rlskit_sandbox: the definer role %s does not exist", definer_role)));
+			/* fmgr_security_definer restores the caller when the function ends. */
+			GetUserIdAndSecContext(&user, &sec);
+			SetUserIdAndSecContext(definer, sec | SECURITY_LOCAL_USERID_CHANGE);
+		}
 		if (kind == 1 && logged_in_as_superuser())
 		{
 			project_depth++;
@@ -465,24 +556,109 @@ sandbox_fmgr(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
 	}
 }
 
-/* Built-in functions are not seen by the fmgr hook: refuse the server-file ones as they are set up. */
+/* Whether `symbol` starts with one of the comma-separated prefixes in `list`. */
+static bool
+prefixed(const char *list, const char *symbol)
+{
+	const char *p = list;
+
+	while (p && *p)
+	{
+		const char *end = strchr(p, ',');
+		size_t		n = end ? (size_t) (end - p) : strlen(p);
+
+		if (n > 0 && strncmp(symbol, p, n) == 0)
+			return true;
+		p = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
+/* Built-in functions that run the SQL text they are given: a superuser must never evaluate them. */
+#define SQL_RUNNING_SYMBOLS "query_to_xml,query_to_xmlschema,query_to_xml_and_xmlschema,cursor_to_xml,ts_stat"
+
+/*
+ * Built-in functions are not seen by the fmgr hook. They are recognised by their C symbol,
+ * not their name, so an alias (`language internal as 'be_lo_export'`) is refused too.
+ */
 static void
 sandbox_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subId, void *arg)
 {
+	HeapTuple	tup;
+
 	if (prev_object_access)
 		prev_object_access(access, classId, objectId, subId, arg);
-	if (access == OAT_FUNCTION_EXECUTE && objectId < FirstNormalObjectId
-		&& get_func_namespace(objectId) == PG_CATALOG_NAMESPACE)
+	if (access != OAT_FUNCTION_EXECUTE)
+		return;
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(objectId));
+	if (!HeapTupleIsValid(tup))
+		return;
+	if (((Form_pg_proc) GETSTRUCT(tup))->prolang == INTERNALlanguageId)
 	{
-		char	   *name = get_func_name(objectId);
+		bool		isnull;
+		Datum		d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
+		char	   *symbol = isnull ? NULL : TextDatumGetCString(d);
+		char	   *name = pstrdup(NameStr(((Form_pg_proc) GETSTRUCT(tup))->proname));
 
-		if (name && listed(blocked_functions, name, NULL))
+		ReleaseSysCache(tup);
+		if (symbol && prefixed(blocked_functions, symbol))
 			ereport(ERROR,
 					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 					 errmsg("%s() reads or writes the server's files, which is not allowed on rlskit's throwaway server",
 							name),
 					 errhint(SANDBOX_HINT)));
+		if (symbol && prefixed(SQL_RUNNING_SYMBOLS, symbol) && superuser())
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("%s() would run SQL text with superuser rights, which is not allowed on rlskit's throwaway server",
+							name),
+					 errhint(SANDBOX_HINT)));
+		return;
 	}
+	ReleaseSysCache(tup);
+}
+
+/*
+ * rlskit's own superuser sessions write only rlskit's ledger and the catalogs, unless they say
+ * they are installing the stand-in (before any project code exists): a table a project can
+ * reach may carry its triggers, rules and defaults.
+ */
+static void
+check_admin_write(Oid relid)
+{
+	Oid			ns = get_rel_namespace(relid);
+	char	   *nsname = get_namespace_name(ns);
+
+	if (ns == PG_CATALOG_NAMESPACE || isAnyTempNamespace(ns) || (nsname && strcmp(nsname, "rlskit") == 0))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("rlskit's own session would write %s.%s with superuser rights, where a project's triggers could run",
+					nsname ? nsname : "?", get_rel_name(relid)),
+			 errhint(SANDBOX_HINT)));
+}
+
+static bool
+admin_guarded(void)
+{
+	/* An extension's own script is trusted code, whoever runs it. */
+	return !admin_writes && !creating_extension && superuser() && logged_in_as_superuser();
+}
+
+static void
+sandbox_executor_start(QueryDesc *queryDesc, int eflags)
+{
+	if (admin_guarded() && !(eflags & EXEC_FLAG_EXPLAIN_ONLY))
+	{
+		ListCell   *lc;
+
+		foreach(lc, queryDesc->plannedstmt->resultRelations)
+			check_admin_write(rt_fetch(lfirst_int(lc), queryDesc->plannedstmt->rtable)->relid);
+	}
+	if (prev_executor_start)
+		prev_executor_start(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
 }
 
 static bool
@@ -542,12 +718,18 @@ _PG_init(void)
 							   &reserved_memberships, "", PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	DefineCustomStringVariable("rlskit_sandbox.blocked_libraries", "Libraries whose functions connect out.", NULL,
 							   &blocked_libraries, "dblink,postgres_fdw", PGC_POSTMASTER, 0, NULL, NULL, NULL);
-	DefineCustomStringVariable("rlskit_sandbox.blocked_functions", "Built-in functions nobody may call.", NULL,
+	DefineCustomStringVariable("rlskit_sandbox.blocked_functions",
+							   "C symbols (prefixes) of built-in functions nobody may call.", NULL,
 							   &blocked_functions,
-							   "pg_read_file,pg_read_binary_file,pg_stat_file,pg_ls_dir,pg_ls_logdir,pg_ls_waldir,"
-							   "pg_ls_tmpdir,pg_ls_archive_statusdir,pg_ls_logicalsnapdir,pg_ls_logicalmapdir,"
-							   "pg_ls_replslotdir,lo_import,lo_export,pg_current_logfile",
+							   "pg_read_file,pg_read_binary_file,pg_stat_file,pg_ls_,be_lo_import,be_lo_export,"
+							   "pg_current_logfile",
 							   PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("rlskit_sandbox.definer_role",
+							   "Role a superuser's SECURITY DEFINER function runs as in a project's session.", NULL,
+							   &definer_role, "", PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("rlskit_sandbox.admin_writes",
+							 "This superuser session installs the stand-in and may write its tables.", NULL,
+							 &admin_writes, false, PGC_SUSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("rlskit_sandbox");
 
 	prev_utility = ProcessUtility_hook;
@@ -558,6 +740,8 @@ _PG_init(void)
 	fmgr_hook = sandbox_fmgr;
 	prev_object_access = object_access_hook;
 	object_access_hook = sandbox_object_access;
+	prev_executor_start = ExecutorStart_hook;
+	ExecutorStart_hook = sandbox_executor_start;
 
 	role = string_option("role");
 	session_auth = string_option("session_authorization");

@@ -11,15 +11,17 @@ import Postgres
     static let reservedRoles = [
         "supabase_admin", "supabase_auth_admin", "supabase_storage_admin", "supabase_read_only_user",
         "supabase_realtime_admin", "supabase_replication_admin", "supabase_functions_admin", "supabase_etl_admin",
-        "dashboard_user", "pgbouncer", "service_role*", "authenticator*", "authenticated*", "anon*",
+        "dashboard_user", "pgbouncer", "service_role*", "authenticator*", "authenticated*", "anon*", definerRole,
     ]
     /// supautils' reserved memberships: only a superuser may grant them.
     static let reservedMemberships = [
         "pg_read_server_files", "pg_write_server_files", "pg_execute_server_program", "supabase_admin",
         "supabase_auth_admin", "supabase_storage_admin", "supabase_read_only_user", "supabase_realtime_admin",
         "supabase_replication_admin", "supabase_functions_admin", "supabase_etl_admin", "dashboard_user", "pgbouncer",
-        "authenticator",
+        "authenticator", definerRole,
     ]
+    /// What a superuser's SECURITY DEFINER function runs as when a project's session calls it.
+    static let definerRole = "rlskit_definer"
 
     /// `options` made a sandbox: platform roles, passwords and the server module; with `cache`,
     /// initdb's output is kept in the private cache folder for the next run.
@@ -34,6 +36,7 @@ import Postgres
         o.serverModules["rlskit_sandbox.so"] = try module(bin: try LocalCluster.findBinDirectory())
         o.settings["rlskit_sandbox.reserved_roles"] = "'\(reservedRoles.joined(separator: ","))'"
         o.settings["rlskit_sandbox.reserved_memberships"] = "'\(reservedMemberships.joined(separator: ","))'"
+        o.settings["rlskit_sandbox.definer_role"] = "'\(definerRole)'"
         return o
     }
 

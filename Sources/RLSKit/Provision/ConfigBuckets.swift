@@ -3,7 +3,9 @@ import Postgres
 /// The buckets `config.toml` declares, created as `supabase db reset` creates them after the
 /// seed: inserted, or their settings updated when the bucket exists.
 enum ConfigBuckets {
-    static func create(_ conn: PostgresConnection, _ buckets: [SupabaseConfig.Bucket]) throws -> [String] {
+    static func create(_ conn: PostgresConnection, _ buckets: [SupabaseConfig.Bucket], as role: String? = nil) throws
+        -> [String]
+    {
         guard !buckets.isEmpty else { return [] }
         guard try conn.query("select to_regclass('storage.buckets') is not null as e").rows[0].decode("e") as Bool
         else {
@@ -12,6 +14,7 @@ enum ConfigBuckets {
             )
         }
         try conn.transaction { c in
+            if let role { try c.query("select set_config('role', $1, true)", [role]) }
             for b in buckets {
                 let mimes = b.allowedMimeTypes.map { JSON.array($0.map { .string($0) }).rendered() } ?? ""
                 try c.query(

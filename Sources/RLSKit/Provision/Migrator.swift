@@ -113,12 +113,15 @@ public struct Migrator {
                         ? "stand-in: Supabase schemas found, nothing to install"
                         : "stand-in: auth \(word(d.auth)); storage \(word(d.storage))")
             } else {
+                // The sandbox lets rlskit's superuser session write the stand-in's tables only while it installs them.
+                if separate { try conn.query("select set_config('rlskit_sandbox.admin_writes', 'on', false)") }
                 let r = try StandIn.install(conn)
                 for line in r.lines { log(line) }
                 standIn = r
             }
         }
         if separate, !options.dryRun { try PlatformGrants.install(conn) }
+        if separate { try conn.query("select set_config('rlskit_sandbox.admin_writes', 'off', false)") }
         let applied = try Ledger.applied(conn)
         let byVersion = Dictionary(applied.map { ($0.version, $0) }, uniquingKeysWith: { a, _ in a })
         let plan = files.map { f -> PlanEntry in
@@ -175,7 +178,9 @@ public struct Migrator {
             log("applied \(entry.file.name) (\(ms) ms)")
         }
         result.seeded = try seed(strings: strings, warnings: &result.warnings)
-        result.buckets = try ConfigBuckets.create(conn, options.buckets)
+        // As the Storage API creates them (the CLI goes through it), never as rlskit's superuser.
+        result.buckets = try ConfigBuckets.create(
+            project, options.buckets, as: separate ? "supabase_storage_admin" : nil)
         let already = plan.count { $0.status != .pending }
         log(
             result.applied.isEmpty

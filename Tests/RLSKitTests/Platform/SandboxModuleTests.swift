@@ -51,11 +51,18 @@ final class SandboxModuleTests: XCTestCase {
     func testProjectCodeNeverRunsWithSuperuserRights() throws {
         let admin = try PostgresConnection(try sandbox().adminConnectionString)
         for sql in [
-            "select public.project_fn()", "select public.project_sql()", "insert into public.victim values (1)",
-            "select * from public.calls", "select 1 where public.project_sql() = 2",
+            "select public.project_fn()", "select public.project_sql()", "select * from public.calls",
+            "select 1 where public.project_sql() = 2",
         ] {
             refused(admin, sql, "would run with superuser rights")
         }
+        // rlskit's own sessions write no table a project can reach; told they install the
+        // stand-in, the project's trigger is still refused.
+        refused(admin, "insert into public.victim values (1)", "rlskit's own session would write public.victim")
+        refused(admin, "truncate public.victim", "rlskit's own session would write public.victim")
+        try admin.query("set rlskit_sandbox.admin_writes = on")
+        refused(admin, "insert into public.victim values (1)", "would run with superuser rights")
+        try admin.query("reset rlskit_sandbox.admin_writes")
         // As a project role, in the same session, it runs.
         try admin.query("set role postgres")
         XCTAssertEqual(try admin.query("select public.project_sql() as v").rows[0].decode("v") as Int, 2)
@@ -92,22 +99,72 @@ final class SandboxModuleTests: XCTestCase {
         XCTAssertThrowsError(try admin.query("set rlskit_sandbox.reserved_roles = ''"))
     }
 
-    /// Nothing inside the server logs in without the run's password.
-    func testEveryLoginNeedsTheRunsPassword() throws {
+    /// Nothing running as the server's OS user logs in as rlskit's roles: as root, logins are
+    /// checked by the kernel (peer, root only) and no role has a password to steal.
+    func testNothingButRlskitLogsIn() throws {
         let c = try sandbox()
+        guard geteuid() == 0 else { throw XCTSkip("needs root: the server then runs as another user") }
+        XCTAssertNil(try c.connectionString.options()["password"])
+        XCTAssertNil(try c.adminConnectionString.options()["password"])
+        let admin = try PostgresConnection(c.adminConnectionString)
+        XCTAssertEqual(
+            try admin.query("select count(*)::int from pg_authid where rolpassword is not null").rows[0].decode(0)
+                as Int, 0)
         for user in ["supabase_admin", "postgres"] {
-            XCTAssertThrowsError(
-                try PostgresConnection(
-                    ConnectionString(
-                        "host=\(ConnectionString.quoted(c.directory + "/run")) dbname=postgres user=\(user)"))
-            ) { error in
-                XCTAssertTrue("\(error)".contains("password"), "\(error)")
-            }
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            p.arguments = [
+                "--reuid=postgres", "--regid=postgres", "--clear-groups", "psql", "-X", "-h", c.directory + "/run",
+                "-U", user,
+                "-d", "postgres", "-c", "select 1",
+            ]
+            let err = Pipe()
+            p.standardError = err
+            p.standardOutput = FileHandle.nullDevice
+            try p.run()
+            let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            XCTAssertNotEqual(p.terminationStatus, 0, user)
+            XCTAssertTrue(said.contains("authentication failed") || said.contains("rejects connection"), said)
         }
-        let secret = try XCTUnwrap(try c.connectionString.options()["password"])
-        XCTAssertEqual(secret.count, 64)
-        XCTAssertFalse(c.connectionString.description.contains(secret))
-        XCTAssertNotEqual(try c.adminConnectionString.options()["password"], secret)
+    }
+
+    /// Settings stored on the database or a role reach rlskit's own sessions: the search path
+    /// cannot put the project's objects before the catalogs, and who they run as, whether
+    /// triggers fire and what they load cannot be stored at all.
+    func testStoredSettingsCannotReachRlskitsSessions() throws {
+        let c = try sandbox()
+        let pg = try PostgresConnection(c.connectionString)
+        try pg.query("create view public.pg_class as select 1 as relname where false")
+        try pg.query("alter database postgres set search_path = public, pg_catalog")
+        defer { _ = try? pg.query("alter database postgres reset search_path") }
+        let admin = try PostgresConnection(c.adminConnectionString)
+        XCTAssertGreaterThan(try admin.query("select count(*)::int from pg_class").rows[0].decode(0) as Int, 100)
+        for setting in [
+            "role = 'postgres'", "session_replication_role = 'replica'", "local_preload_libraries = 'x'",
+        ] {
+            refused(pg, "alter database postgres set \(setting)", "is not allowed on rlskit's throwaway server")
+            refused(pg, "alter role postgres set \(setting)", "is not allowed on rlskit's throwaway server")
+        }
+    }
+
+    /// A superuser's SECURITY DEFINER function called from a project's session runs as the
+    /// definer role, not as a superuser; SQL-running built-ins are refused to superusers, also
+    /// under another name.
+    func testSuperuserDefinerFunctionsRunAsTheDefinerRole() throws {
+        let c = try sandbox()
+        let admin = try PostgresConnection(c.adminConnectionString)
+        _ = try admin.runScript(
+            """
+            create or replace function public.who() returns text language sql security definer
+              as $$ select current_user::text || ' ' || (select rolsuper::text from pg_roles where rolname = current_user) $$;
+            grant execute on function public.who() to postgres;
+            """)
+        let pg = try PostgresConnection(c.connectionString)
+        XCTAssertEqual(try pg.query("select public.who() as w").rows[0].decode("w") as String, "rlskit_definer false")
+        XCTAssertEqual(try admin.query("select public.who() as w").rows[0].decode("w") as String, "supabase_admin true")
+        refused(admin, "select query_to_xml('select 1', false, false, '')", "would run SQL text with superuser rights")
+        XCTAssertNoThrow(try pg.query("select query_to_xml('select 1', false, false, '')"))
     }
 
     /// Root makes the cluster's folders before handing any to the server's user: only `data`
