@@ -88,12 +88,5 @@ LocalCluster.exitProcess(code.rawValue)
 
 /// Project files may only resolve inside the working directory or a path given here.
 func confineProjectFiles(_ args: [String]) {
-    var roots = [FileManager.default.currentDirectoryPath]
-    for arg in args {
-        for candidate in [arg, arg.split(separator: "=", maxSplits: 1).last.map(String.init) ?? arg]
-        where FileManager.default.fileExists(atPath: candidate) {
-            roots.append(candidate)
-        }
-    }
-    ProjectFiles.confine(to: roots)
+    ProjectFiles.confine(to: ProjectFiles.roots(directory: FileManager.default.currentDirectoryPath, arguments: args))
 }

@@ -372,12 +372,51 @@ final class ProjectFilesCLITests: XCTestCase {
         XCTAssertNotEqual(r.code, 0, r.output)
     }
 
+    /// A seed path outside matches nothing: neither read nor named, so the project cannot probe
+    /// what exists there.
     func testASeedPathOutsideIsNotRead() throws {
-        let (project, secret) = try layout()
-        try "[db.seed]\nsql_paths = ['../../outside/secret.sql']\n".write(
+        let (project, _) = try layout()
+        try "[db.seed]\nsql_paths = ['../../outside/secret.sql', '../../outside/*.sql']\n".write(
             toFile: project + "/supabase/config.toml", atomically: true, encoding: .utf8)
-        _ = secret
-        assertRefused(try check(project), "secret.sql")
+        let r = try check(project)
+        XCTAssertFalse(r.output.contains("TOPSECRET"), r.output)
+        XCTAssertTrue(r.output.contains("no seed files matched"), r.output)
+    }
+
+    func testABaselineLinkedOutsideIsNotRead() throws {
+        let (project, secret) = try layout()
+        try FileManager.default.createSymbolicLink(atPath: project + "/.rlskit-baseline", withDestinationPath: secret)
+        let r = try CLI.run(
+            ["check", "--allow-empty", "--baseline", ".rlskit-baseline"], environment: ["TMPDIR": project],
+            directory: project)
+        assertRefused(r, ".rlskit-baseline")
+    }
+
+    /// A path on the command line reached through the project's own link does not widen what
+    /// rlskit reads.
+    func testACommandLinePathThroughAProjectLinkIsNoRoot() throws {
+        let (project, secret) = try layout()
+        let outside = (secret as NSString).deletingLastPathComponent
+        try "select 'TOPSECRET-4242';\n".write(
+            toFile: outside + "/20240103000000_leak.sql", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: project + "/linked", withDestinationPath: outside)
+        let r = try CLI.run(
+            ["check", "--allow-empty", "--dir", "linked"], environment: ["TMPDIR": project], directory: project)
+        assertRefused(r, "20240103000000_leak.sql")
+    }
+
+    /// A report written through the project's own link to a folder outside is refused, and
+    /// nothing is written there.
+    func testAReportThroughAProjectLinkIsNotWritten() throws {
+        let (project, secret) = try layout()
+        let outside = (secret as NSString).deletingLastPathComponent
+        try FileManager.default.createSymbolicLink(atPath: project + "/out", withDestinationPath: outside)
+        let r = try CLI.run(
+            ["check", "--allow-empty", "--json", "out/report.json"], environment: ["TMPDIR": project],
+            directory: project)
+        XCTAssertEqual(r.code, 2, r.output)
+        XCTAssertTrue(r.output.contains("cannot write out/report.json"), r.output)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: outside + "/report.json"))
     }
 
     /// A link inside the project to another file inside it is fine.

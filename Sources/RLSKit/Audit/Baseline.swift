@@ -14,6 +14,7 @@ public struct Baseline: Sendable {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
             throw ConfigurationError("cannot read baseline \(path): no such file")
         }
+        if let why = ProjectFiles.refusal(path) { throw ConfigurationError("cannot read baseline \(path): \(why)") }
         guard !isDir.boolValue, let data = FileManager.default.contents(atPath: path) else {
             throw ConfigurationError(
                 "cannot read baseline \(path): \(isDir.boolValue ? "it is a directory" : "permission denied")")

@@ -164,10 +164,14 @@ public struct SupabaseConfig: Sendable, Equatable {
         return (full as NSString).standardizingPath
     }
 
+    /// Files outside the folders rlskit was given match nothing, so neither a seed nor the
+    /// unmatched-pattern warning tells the project what exists there.
     static func matches(_ pattern: String, in dir: String) -> [String] {
         let standard = standard(pattern, in: dir)
-        if standard.contains("*") || standard.contains("?") || standard.contains("[") { return glob(standard) }
-        return FileManager.default.fileExists(atPath: standard) ? [standard] : []
+        let found =
+            standard.contains("*") || standard.contains("?") || standard.contains("[")
+            ? glob(standard) : FileManager.default.fileExists(atPath: standard) ? [standard] : []
+        return found.filter { ProjectFiles.refusal($0) == nil }
     }
 
     static func glob(_ pattern: String) -> [String] {

@@ -19,7 +19,41 @@ import Synchronization
         guard let roots = roots.withLock({ $0 }) else { return nil }
         guard let real = resolved(path) else { return nil }  // missing: the caller says so
         if roots.contains(where: { real == $0 || real.hasPrefix($0 == "/" ? "/" : $0 + "/") }) { return nil }
-        return "resolves to \(real), outside the folders rlskit was given; it reads no file outside them"
+        // Where it points is not said: the answer would tell the project what exists outside.
+        return "resolves outside the folders rlskit was given; it reads no file outside them"
+    }
+
+    /// The roots for a run in `directory` with command-line `arguments`: the directory, and each
+    /// argument that names an existing path (with its parent, where config.toml and seed.sql
+    /// sit beside the migrations) unless it reaches there through a link inside the directory,
+    /// which the project could have planted.
+    public static func roots(directory: String, arguments: [String]) -> [String] {
+        var roots = [directory]
+        for arg in arguments {
+            for candidate in [arg, arg.split(separator: "=", maxSplits: 1).last.map(String.init) ?? arg]
+            where FileManager.default.fileExists(atPath: candidate)
+                && !throughLink(candidate, inside: directory)
+            {
+                let absolute = candidate.hasPrefix("/") ? candidate : directory + "/" + candidate
+                roots.append(absolute)
+                roots.append((absolute as NSString).deletingLastPathComponent)
+            }
+        }
+        return roots
+    }
+
+    /// Whether `path` passes through a symbolic link that sits inside `directory`.
+    static func throughLink(_ path: String, inside directory: String) -> Bool {
+        let absolute = lexical(path.hasPrefix("/") ? path : directory + "/" + path)
+        let base = lexical(directory)
+        guard absolute.hasPrefix(base == "/" ? "/" : base + "/") else { return false }
+        var walked = base
+        for part in absolute.dropFirst(base.count).split(separator: "/") {
+            walked += "/" + part
+            var st = stat()
+            if lstat(walked, &st) == 0, st.st_mode & S_IFMT == S_IFLNK { return true }
+        }
+        return false
     }
 
     /// The file's bytes, or an error naming the file when it is outside or unreadable.
@@ -29,6 +63,15 @@ import Synchronization
             throw ConfigurationError("\(path): cannot read the file")
         }
         return data
+    }
+
+    /// `.` and `..` taken away by their names alone (Foundation's standardizing follows links).
+    static func lexical(_ path: String) -> String {
+        var parts: [Substring] = []
+        for p in path.split(separator: "/") where p != "." {
+            if p == ".." { _ = parts.popLast() } else { parts.append(p) }
+        }
+        return "/" + parts.joined(separator: "/")
     }
 
     static func resolved(_ path: String) -> String? {
