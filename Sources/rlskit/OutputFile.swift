@@ -12,9 +12,12 @@ struct OutputTarget {
         self.path = path
         guard let path else { return }
         guard !path.isEmpty else { throw ConfigurationError("--\(option) is empty: give a file path") }
-        // A report path the project reaches through a link of its own (out -> /etc) is not written.
+        // A report path the project reaches through a link of its own (out -> /etc) is not
+        // written when it lands outside; other paths are the user's to choose.
         let existing = FileManager.default.fileExists(atPath: path) ? path : FilePath.parent(path)
-        if let why = ProjectFiles.refusal(existing.isEmpty ? "." : existing) {
+        if ProjectFiles.throughLink(path, inside: FileManager.default.currentDirectoryPath),
+            let why = ProjectFiles.refusal(existing.isEmpty ? "." : existing)
+        {
             throw ConfigurationError("cannot write \(path): it \(why)")
         }
         let fm = FileManager.default

@@ -100,7 +100,7 @@ extension CrashTests {
         restart.executableURL = URL(fileURLWithPath: geteuid() == 0 ? "/usr/bin/setpriv" : bin + "/postgres")
         restart.arguments =
             (geteuid() == 0 ? ["--reuid=postgres", "--regid=postgres", "--init-groups", "--", bin + "/postgres"] : [])
-            + ["-D", cluster.directory + "/data"]
+            + ["-D", cluster.directory + "/data", "-c", "config_file=" + cluster.directory + "/postgresql.conf"]
         restart.standardOutput = FileHandle.nullDevice
         restart.standardError = FileHandle.nullDevice
         try restart.run()

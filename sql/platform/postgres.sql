@@ -22,6 +22,7 @@ grant supabase_storage_admin, supabase_auth_admin to rlskit_definer;
 grant usage on schema auth, storage, extensions to rlskit_definer;
 grant all on all tables in schema auth, storage to rlskit_definer;
 grant all on all sequences in schema auth, storage to rlskit_definer;
+grant all on all routines in schema auth, storage to rlskit_definer;
 
 -- postgres created schema extensions on the platform, before it was demoted.
 alter schema extensions owner to postgres;
@@ -61,6 +62,7 @@ begin
       execute format('grant all on all sequences in schema %I to rlskit_definer', s);
       execute format('grant all on all sequences in schema %I to postgres', s);
       execute format('grant all on all routines in schema %I to postgres', s);
+      execute format('grant all on all routines in schema %I to rlskit_definer', s);
     end if;
   end loop;
 end
@@ -96,16 +98,19 @@ begin
       execute format('grant usage on schema %I to rlskit_definer', s);
       execute format('grant all on all tables in schema %I to rlskit_definer', s);
       execute format('grant all on all sequences in schema %I to rlskit_definer', s);
-      -- Routines the extension left to PUBLIC only: what its script revoked (dblink_connect_u,
-      -- pg_walinspect's readers) stays with those it was meant for.
+      -- Of a real extension, the routines it left to PUBLIC only: what its script revoked
+      -- (dblink_connect_u, pg_walinspect's readers) stays with those it was meant for. rlskit's
+      -- stand-ins revoke from PUBLIC what the platform grants postgres.
       for f in
         select p.oid::pg_catalog.regprocedure::text from pg_catalog.pg_proc p
          where p.pronamespace = s::regnamespace
            and (p.proacl is null
                 or exists (select 1 from pg_catalog.aclexplode(p.proacl) a
-                            where a.grantee = 0 and a.privilege_type = 'EXECUTE'))
+                            where a.grantee = 0 and a.privilege_type = 'EXECUTE')
+                or coalesce(pg_catalog.obj_description(cmd.objid, 'pg_extension'), '') like 'rlskit stand-in:%')
       loop
         execute format('grant all on routine %s to postgres with grant option', f);
+        execute format('grant all on routine %s to rlskit_definer', f);
       end loop;
     end loop;
     if cmd.object_identity = 'postgres_fdw' then

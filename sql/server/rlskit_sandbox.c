@@ -211,12 +211,20 @@ check_stored_setting(VariableSetStmt *v)
 					 errhint(SANDBOX_HINT)));
 }
 
-/* A trusted extension's script runs as a superuser: its schema must be one the caller may create in. */
+/*
+ * A trusted extension's script runs as a superuser, so PostgreSQL lets its objects go into any
+ * schema: never into rlskit's ledger or the system's. (The platform's own schemas, such as
+ * pgsodium or graphql, stay allowed: a `db pull` dump names them.)
+ */
 static void
 check_extension_schema(CreateExtensionStmt *c)
 {
+	static const char *const closed[] = {"rlskit", "pg_catalog", "pg_toast", "information_schema", NULL};
 	ListCell   *lc;
 
+	/* `if not exists` of one already there does nothing; pg_cron always lands in pg_catalog. */
+	if ((c->if_not_exists && OidIsValid(get_extension_oid(c->extname, true))) || strcmp(c->extname, "pg_cron") == 0)
+		return;
 	foreach(lc, c->options)
 	{
 		DefElem    *d = (DefElem *) lfirst(lc);
@@ -224,12 +232,12 @@ check_extension_schema(CreateExtensionStmt *c)
 		if (strcmp(d->defname, "schema") == 0)
 		{
 			char	   *schema = defGetString(d);
-			Oid			ns = get_namespace_oid(schema, true);
 
-			if (OidIsValid(ns) && pg_namespace_aclcheck(ns, GetUserId(), ACL_CREATE) != ACLCHECK_OK)
-				ereport(ERROR,
-						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-						 errmsg("permission denied for schema %s", schema)));
+			for (int i = 0; closed[i]; i++)
+				if (strcmp(schema, closed[i]) == 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+							 errmsg("permission denied for schema %s", schema)));
 		}
 	}
 }

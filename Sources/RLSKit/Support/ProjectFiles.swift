@@ -43,7 +43,7 @@ import Synchronization
     }
 
     /// Whether `path` passes through a symbolic link that sits inside `directory`.
-    static func throughLink(_ path: String, inside directory: String) -> Bool {
+    public static func throughLink(_ path: String, inside directory: String) -> Bool {
         let absolute = lexical(path.hasPrefix("/") ? path : directory + "/" + path)
         let base = lexical(directory)
         guard absolute.hasPrefix(base == "/" ? "/" : base + "/") else { return false }
