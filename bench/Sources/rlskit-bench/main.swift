@@ -1,9 +1,11 @@
 import Foundation
 import Postgres
+import RLSKit
 
 // Small driver for bench/*.sh. Prints one line: "<name> <seconds>".
 //   rlskit-bench statements N pipeline|sequential [insert|select]   (DATABASE_URL or PG* environment)
 //   rlskit-bench cluster                            (one LocalCluster start + stop)
+//   rlskit-bench parse FILE…                        (read and parse access files and scenarios)
 
 func seconds(_ body: () throws -> Void) rethrows -> Double {
     let t = DispatchTime.now().uptimeNanoseconds
@@ -42,15 +44,13 @@ do {
             c.stop()
         }
         print("cluster \(t)")
+    case "parse":
+        let t = try seconds { _ = try HarnessLoader.load(Array(args.dropFirst())) }
+        print("parse \(t)")
     default:
-        throw ConfigurationError("usage: rlskit-bench statements N pipeline|sequential | cluster")
+        throw ConfigurationError("usage: rlskit-bench statements N pipeline|sequential | cluster | parse FILE…")
     }
 } catch {
     FileHandle.standardError.write(Data("rlskit-bench: \(error)\n".utf8))
     exit(2)
-}
-
-struct ConfigurationError: Error, CustomStringConvertible {
-    let description: String
-    init(_ d: String) { description = d }
 }
