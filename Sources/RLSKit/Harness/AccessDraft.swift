@@ -49,12 +49,15 @@ import Postgres
         var role: Column?
     }
 
+    /// Only tables and columns an access-file line can name (see `Text.name`).
     static func membership(_ t: Table) -> Membership? {
-        guard let user = t.columns.first(where: \.holdsUserID) else {
+        guard Text.qualified(t.schema, t.name) != nil,
+            let user = t.columns.first(where: { $0.holdsUserID && Text.name($0.name) != nil })
+        else {
             return nil
         }
         let groups = t.columns.filter { c in
-            c.name != user.name && !c.holdsUserID && !c.referencesAuthUsers
+            Text.name(c.name) != nil && c.name != user.name && !c.holdsUserID && !c.referencesAuthUsers
                 && c.references.map { $0.schema != t.schema || $0.table != t.name } ?? false
         }
         let named = t.name.contains("member")
@@ -63,7 +66,7 @@ import Postgres
                 ?? (named ? groups.first : nil)
         else { return nil }
         let role = t.columns.first { c in
-            (c.name == "role" || c.name.hasSuffix("_role"))
+            Text.name(c.name) != nil && (c.name == "role" || c.name.hasSuffix("_role"))
                 && (!c.labels.isEmpty || ["text", "varchar", "bpchar"].contains(c.baseType))
         }
         return Membership(table: t, user: user, group: group, role: role)
