@@ -178,14 +178,7 @@ public enum Auditor {
     }
 
     /// Text form of a text[] literal.
-    static func postgresArray(_ names: [String]) -> String {
-        "{"
-            + names.map {
-                "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-                    + "\""
-            }
-            .joined(separator: ",") + "}"
-    }
+    static func postgresArray(_ names: [String]) -> String { names.postgresText ?? "{}" }
 
     static func standardDraft(_ row: PostgresRow) throws -> FindingDraft {
         var metadata: [String: String] = [:]
