@@ -44,7 +44,7 @@ extension AccessDraft {
 
     static func render(
         schemas: [String], tables: [Table], storagePolicies: [Policy], buckets: [Bucket],
-        helpers: [String: String] = [:]
+        helpers: [String: String] = [:], unread: [String] = []
     ) -> Draft {
         var w = Writer(lines: header.split(separator: "\n").map(String.init))
         w.lines.append("")
@@ -71,6 +71,9 @@ extension AccessDraft {
                 draft.tables += 1
             }
         }
+        for u in unread {
+            w.lines += ["", "# \(u): write its 'bucket' blocks by hand"]
+        }
         for b in buckets {
             w.lines.append("")
             guard let id = Text.word(b.id) else {
@@ -90,6 +93,7 @@ extension AccessDraft {
         }
         // The one exit: whatever catalog text a line holds, it stays on that line.
         draft.text = w.lines.map(Text.oneLine).joined(separator: "\n") + "\n"
+        draft.unread = unread
         draft.questions = w.questions
         return draft
     }

@@ -20,6 +20,8 @@ import Postgres
         public var buckets = 0
         /// How many `?` the user has to answer.
         public var questions = 0
+        /// What was not read (`storage.buckets not read: it is a view, …`), also a comment in `text`.
+        public var unread: [String] = []
     }
 
     public static func run(options: Options = Options(), on database: ConnectionString) throws -> Draft {
@@ -32,10 +34,11 @@ import Postgres
                 "exposed schema\(schemas.count == 1 ? " \(names) does" : "s \(names) do") not exist in this database: name existing schemas in --exposed-schemas"
             )
         }
-        let (tables, storage, buckets) = try read(conn, schemas: schemas)
+        let (tables, storage, buckets, unread) = try read(conn, schemas: schemas)
         let helpers = try helperBodies(conn, tables: tables, storagePolicies: storage)
         var draft = render(
-            schemas: schemas, tables: tables, storagePolicies: storage, buckets: buckets, helpers: helpers)
+            schemas: schemas, tables: tables, storagePolicies: storage, buckets: buckets, helpers: helpers,
+            unread: unread)
         draft.schemas = schemas
         return draft
     }
