@@ -220,7 +220,8 @@ final class BadInputTests: XCTestCase {
         Case(
             name: "NUL byte in an access file's header", args: ["test", "--database-url", "{db}", "{dir}/h.rls"],
             files: [
-                "h.rls": text("header x-tenant = {uid}\u{0}\ntable public.notes\n  owner user_id\n  read anyone\n  write owner\n")
+                "h.rls": text(
+                    "header x-tenant = {uid}\u{0}\ntable public.notes\n  owner user_id\n  read anyone\n  write owner\n")
             ],
             code: 2, first: "{dir}/h.rls:1: contains a NUL byte"),
         Case(

@@ -44,7 +44,8 @@ enum CallDeadline {
     static func terminate(_ pid: Int32, _ target: ConnectionString) -> Bool {
         guard let other = try? PostgresConnection(target) else { return false }
         defer { other.close() }
-        let ended = try? other.query("select pg_catalog.pg_terminate_backend($1::int)", [Int(pid)]).rows.first?
+        let ended =
+            try? other.query("select pg_catalog.pg_terminate_backend($1::int)", [Int(pid)]).rows.first?
             .decode(0) as Bool?
         return ended == true
     }

@@ -26,9 +26,10 @@ extension AccessDraft {
                 "  # policies today, to help you answer (not expectations)\(heading.isEmpty ? "" : " " + heading):")
             for p in policies {
                 // Every kind of line break ends a part ("\r\n" is one Character); the rest is escaped on output.
-                for (i, part) in AccessDraft.quoted(p).split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
-                    .enumerated()
-                {
+                for (i, part) in AccessDraft.quoted(p).split(
+                    omittingEmptySubsequences: false, whereSeparator: \.isNewline
+                )
+                .enumerated() {
                     lines.append((i == 0 ? "  #   " : "  #     ") + part)
                 }
             }
@@ -77,7 +78,8 @@ extension AccessDraft {
         for b in buckets {
             w.lines.append("")
             guard let id = Text.word(b.id) else {
-                w.lines.append("# skipped bucket \(Text.oneLine(SQL.display(b.id, always: true))): an access file cannot name it")
+                w.lines.append(
+                    "# skipped bucket \(Text.oneLine(SQL.display(b.id, always: true))): an access file cannot name it")
                 continue
             }
             bucketBlock(b, id, members: members, policies: storagePolicies, &w)
@@ -178,9 +180,11 @@ extension AccessDraft {
         if let r = m.role {
             w.add("role \(SQL.ident(r.name))", r.type)
             if r.labels.isEmpty || r.labels.contains(where: { Text.listWord($0) == nil }) {
-                let labels = r.labels.isEmpty ? "" : " (" + r.labels.map { Text.display($0) }.joined(separator: ", ") + ")"
+                let labels =
+                    r.labels.isEmpty ? "" : " (" + r.labels.map { Text.display($0) }.joined(separator: ", ") + ")"
                 w.ask(
-                    "roles", "the values of \(SQL.ident(r.name))\(labels): the group owner's first, the plain member's last")
+                    "roles",
+                    "the values of \(SQL.ident(r.name))\(labels): the group owner's first, the plain member's last")
             } else {
                 w.add(
                     "roles " + r.labels.joined(separator: " "),

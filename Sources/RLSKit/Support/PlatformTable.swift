@@ -32,7 +32,9 @@ enum PlatformTable {
         let name = SQL.qualified(schema, table)
         let exists: Bool = try conn.query("select pg_catalog.to_regclass($1) is not null", [name]).rows[0].decode(0)
         guard exists else { return .absent }
-        if let reason = try problem(conn, name, columns: columns) { return .unread(Unread(schema: schema, table: table, reason: reason)) }
+        if let reason = try problem(conn, name, columns: columns) {
+            return .unread(Unread(schema: schema, table: table, reason: reason))
+        }
         let own = !conn.inTransaction
         try conn.query(own ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "SAVEPOINT rlskit_platform_read")
         defer {
@@ -46,7 +48,9 @@ enum PlatformTable {
             return .unread(Unread(schema: schema, table: table, reason: "cannot lock it for reading (\(e.message))"))
         }
         // Again under the lock: what was checked before it could have changed.
-        if let reason = try problem(conn, name, columns: columns) { return .unread(Unread(schema: schema, table: table, reason: reason)) }
+        if let reason = try problem(conn, name, columns: columns) {
+            return .unread(Unread(schema: schema, table: table, reason: reason))
+        }
         try conn.query("select pg_catalog.set_config('row_security', 'off', true)")
         return .rows(try conn.query("select \(select) from \(name)" + (order.map { " order by " + $0 } ?? "")).rows)
     }
@@ -56,7 +60,8 @@ enum PlatformTable {
         let r = try conn.query(checkSQL, [name, columns]).rows[0]
         let kinds = ["v": "a view", "m": "a materialized view", "f": "a foreign table"]
         if let kind: String = try r.decode("kind"), kind != "r" && kind != "p" {
-            return "it is \(kinds[kind] ?? "not a table"), whose reading would run the project's code with rlskit's rights"
+            return
+                "it is \(kinds[kind] ?? "not a table"), whose reading would run the project's code with rlskit's rights"
         }
         if let odd: String = try r.decode("odd_child") {
             return "it has \(odd), not a plain table, among its children"
@@ -67,7 +72,8 @@ enum PlatformTable {
         }
         let odd: [String] = try r.decode("odd_columns")
         if !odd.isEmpty {
-            return "its columns \(odd.joined(separator: ", ")) are not plain built-in columns (a project's type, a computed column)"
+            return
+                "its columns \(odd.joined(separator: ", ")) are not plain built-in columns (a project's type, a computed column)"
         }
         let missing: [String] = try r.decode("missing")
         if !missing.isEmpty { return "it has no column \(missing.joined(separator: ", "))" }

@@ -22,13 +22,20 @@ final class FunctionProbeCutOffTests: XCTestCase {
 
     static let schema = [
         // The review's example: a loop that swallows every cancel (and statement_timeout).
-        function("a_catches_cancel", "loop begin perform pg_catalog.pg_sleep(0.05); exception when query_canceled then null; end; end loop;"),
+        function(
+            "a_catches_cancel",
+            "loop begin perform pg_catalog.pg_sleep(0.05); exception when query_canceled then null; end; end loop;"),
         // Catches the cancel once, then sleeps on: only the termination ends it.
-        function("b_sleeps_after_cancel", "perform pg_catalog.pg_sleep(60); exception when query_canceled then perform pg_catalog.pg_sleep(60);"),
+        function(
+            "b_sleeps_after_cancel",
+            "perform pg_catalog.pg_sleep(60); exception when query_canceled then perform pg_catalog.pg_sleep(60);"),
         // `others` does not catch a cancel: the cancel alone ends it.
-        function("c_catches_others", "loop begin perform pg_catalog.pg_sleep(0.05); exception when others then null; end; end loop;"),
+        function(
+            "c_catches_others",
+            "loop begin perform pg_catalog.pg_sleep(0.05); exception when others then null; end; end loop;"),
         // Ends after the cancel, within the grace: past the deadline, still no verdict.
-        function("d_returns_after_cancel", "perform pg_catalog.pg_sleep(60); exception when query_canceled then return;"),
+        function(
+            "d_returns_after_cancel", "perform pg_catalog.pg_sleep(60); exception when query_canceled then return;"),
         // Called after the others, on whatever session is left.
         function("e_after", "perform 1;"),
     ].joined(separator: "\n")
@@ -94,7 +101,8 @@ final class FunctionProbeCutOffTests: XCTestCase {
         let cut = try XCTUnwrap(calls.first { $0.name == "public.a_catches_cancel() called as anon" })
         XCTAssertEqual(cut.status, .skipped)
         XCTAssertEqual(
-            cut.message, "not covered: public.a_catches_cancel() as anon: did not end within 5 s (cut off) (not declared)")
+            cut.message,
+            "not covered: public.a_catches_cancel() as anon: did not end within 5 s (cut off) (not declared)")
         for caller in ["anon", "B"] {
             let o = calls.first { $0.name == "public.secrets_of(uuid) called as \(caller)" }
             XCTAssertEqual(o?.status, .failed, "\(caller): \(o?.message ?? "no outcome")")

@@ -12,12 +12,13 @@ final class PlatformTableReadTests: XCTestCase {
 
     /// A view over a function that writes to the log (as the auditor: nothing stops a write
     /// outside a read-only transaction).
-    static let loggingView = log + """
-        create function public.buckets_logged() returns setof storage.buckets language plpgsql as $$
-        begin insert into public.bucket_log default values; return query select * from storage.buckets_data; end $$;
-        alter table storage.buckets rename to buckets_data;
-        create view storage.buckets as select * from public.buckets_logged();
-        """
+    static let loggingView =
+        log + """
+            create function public.buckets_logged() returns setof storage.buckets language plpgsql as $$
+            begin insert into public.bucket_log default values; return query select * from storage.buckets_data; end $$;
+            alter table storage.buckets rename to buckets_data;
+            create view storage.buckets as select * from public.buckets_logged();
+            """
 
     /// A view over a function that raises: reading it would fail the whole audit.
     static let raisingView = """
@@ -29,16 +30,17 @@ final class PlatformTableReadTests: XCTestCase {
 
     /// The table itself, with a policy calling the project's function, read by a role it applies to.
     static let reader = "rlskit_plain_reader_\(getpid())"
-    static let policy = log + """
-        create function public.bucket_policy() returns boolean language plpgsql as $$
-        begin raise exception 'the bucket policy ran'; end $$;
-        alter table storage.buckets enable row level security;
-        create policy spy on storage.buckets for select using (public.bucket_policy());
-        create role \(reader) nologin;
-        grant usage on schema storage, auth to \(reader);
-        grant select on storage.buckets to \(reader);
-        grant \(reader) to current_user;
-        """
+    static let policy =
+        log + """
+            create function public.bucket_policy() returns boolean language plpgsql as $$
+            begin raise exception 'the bucket policy ran'; end $$;
+            alter table storage.buckets enable row level security;
+            create policy spy on storage.buckets for select using (public.bucket_policy());
+            create role \(reader) nologin;
+            grant usage on schema storage, auth to \(reader);
+            grant select on storage.buckets to \(reader);
+            grant \(reader) to current_user;
+            """
 
     /// A bucket, and a table for the draft to draft.
     static let bucket = """
@@ -54,7 +56,9 @@ final class PlatformTableReadTests: XCTestCase {
     }
 
     /// Audit, snapshot and draft of `url`, with what each says it did not read.
-    func readAll(_ url: ConnectionString) throws -> (audit: AuditResult, surface: SecuritySurface, draft: AccessDraft.Draft) {
+    func readAll(_ url: ConnectionString) throws -> (
+        audit: AuditResult, surface: SecuritySurface, draft: AccessDraft.Draft
+    ) {
         let audit = try Auditor.run(options: AuditOptions(exposedSchemas: ["public"]), on: url)
         let conn = try PostgresConnection(url)
         defer { conn.close() }
@@ -63,11 +67,13 @@ final class PlatformTableReadTests: XCTestCase {
         return (audit, surface, draft)
     }
 
-    func assertNotRead(_ r: (audit: AuditResult, surface: SecuritySurface, draft: AccessDraft.Draft), _ reason: String) {
+    func assertNotRead(_ r: (audit: AuditResult, surface: SecuritySurface, draft: AccessDraft.Draft), _ reason: String)
+    {
         XCTAssertEqual(r.audit.failedLints, [:])
         let finding = r.audit.findings.first { $0.lint == "platform_table_not_read" }
         XCTAssertEqual(finding?.object.display, "table storage.buckets")
-        XCTAssertTrue(finding?.detail.hasPrefix("storage.buckets not read: \(reason)") == true, finding?.detail ?? "none")
+        XCTAssertTrue(
+            finding?.detail.hasPrefix("storage.buckets not read: \(reason)") == true, finding?.detail ?? "none")
         XCTAssertEqual(r.surface.buckets.map(\.id), [])
         XCTAssertEqual(r.surface.unread.count, 1)
         XCTAssertTrue(r.surface.unread.first?.hasPrefix("storage.buckets not read: \(reason)") == true)
@@ -103,7 +109,8 @@ final class PlatformTableReadTests: XCTestCase {
         }
         var opts = try db.url.options()
         opts["options"] = "-c role=\(Self.reader)"
-        let asReader = ConnectionString(opts.sorted { $0.key < $1.key }.map { "\($0.key)='\($0.value)'" }.joined(separator: " "))
+        let asReader = ConnectionString(
+            opts.sorted { $0.key < $1.key }.map { "\($0.key)='\($0.value)'" }.joined(separator: " "))
         assertNotRead(try readAll(asReader), "row level security applies to \(Self.reader) there")
         XCTAssertEqual(try logged(db.conn), 0)
     }

@@ -53,7 +53,8 @@ do {
         var size = (units: 0, checks: 0)
         let t = try seconds { size = try Harness.planSize(input, on: .fromEnvironment()) }
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }?.split(separator: " ").dropFirst().first
+        let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }?.split(separator: " ").dropFirst()
+            .first
         print("plan \(t) \(size.units) units \(size.checks) checks, peak \(peak.map { String($0) } ?? "?") kB")
     default:
         throw ConfigurationError(
