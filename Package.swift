@@ -23,7 +23,8 @@ let package = Package(
         .target(name: "CStdio", path: "Sources/CStdio"),
         .executableTarget(name: "rlskit", dependencies: ["RLSKit", "Postgres", "CStdio"]),
         // Benchmarks' driver (bench/*.sh): not part of the product.
-        .executableTarget(name: "rlskit-bench", dependencies: ["Postgres"], path: "bench/Sources/rlskit-bench"),
+        .executableTarget(
+            name: "rlskit-bench", dependencies: ["Postgres", "RLSKit"], path: "bench/Sources/rlskit-bench"),
         // Shared by the test targets only: one real server per test process.
         .target(name: "TestSupport", dependencies: ["Postgres", "RLSKit"], path: "Tests/TestSupport"),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),

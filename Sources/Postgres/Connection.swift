@@ -36,11 +36,31 @@ public final class PostgresConnection {
     var pipelineRounds = 0
     /// Where this connection goes, with the password redacted.
     public let target: String
+    /// What it was opened with: `reconnect` and a second connection (to end this one's backend) use it.
+    public let connectionString: ConnectionString
 
     /// Connects, or throws a `.connection` error whose message never contains the password.
     public init(_ connection: ConnectionString = .fromEnvironment()) throws {
         secret = connection.secrets
         target = connection.description
+        connectionString = connection
+        handle = try Self.open(connection, secret: secret, target: target)
+        attach()
+    }
+
+    /// A new session with the same settings, after the server ended this one (pg_terminate_backend):
+    /// prepared statements and savepoints belonged to the old session.
+    public func reconnect() throws {
+        let fresh = try Self.open(connectionString, secret: secret, target: target)
+        PQfinish(handle)
+        handle = fresh
+        isClosed = false
+        preparedNames = [:]
+        savepointDepth = 0
+        attach()
+    }
+
+    static func open(_ connection: ConnectionString, secret: [String], target: String) throws -> OpaquePointer {
         if !connection.raw.isEmpty { _ = try connection.options() }
         // Dates are decoded from ISO output, so DateStyle is appended to whatever options the
         // user gave (in the string or PGOPTIONS): a later -c wins, nothing of theirs is lost.
@@ -73,11 +93,14 @@ public final class PostgresConnection {
             e.connectTarget = target
             throw e
         }
-        handle = conn
-        PQsetClientEncoding(conn, "UTF8")
+        return conn
+    }
+
+    func attach() {
+        PQsetClientEncoding(handle, "UTF8")
         sink.secret = secret
         PQsetNoticeReceiver(
-            conn,
+            handle,
             { arg, result in
                 guard let arg, let result else { return }
                 let sink = Unmanaged<NoticeSink>.fromOpaque(arg).takeUnretainedValue()
@@ -149,6 +172,14 @@ public final class PostgresConnection {
 
     /// True when the connection is still usable.
     public var isAlive: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// The server process of this session, as pg_stat_activity and pg_terminate_backend name it.
+    public var backendPID: Int32 { PQbackendPID(handle) }
+
+    /// What another thread may use to cancel the statement running here; nil when not connected.
+    public func canceller() -> Canceller? {
+        PQgetCancel(handle).map { Canceller($0, socket: PQsocket(handle)) }
+    }
 
     /// Notices raised since the last call, oldest first.
     public func takeNotices() -> [Notice] {
@@ -386,5 +417,29 @@ extension PostgresConnection {
         guard let p = PQencryptPasswordConn(handle, password, user, algorithm) else { throw connectionError() }
         defer { PQfreemem(p) }
         return String(cString: p)
+    }
+}
+
+/// libpq's cancel object: made for use from another thread while the connection waits for a
+/// result (PQcancel is thread-safe), hence Sendable although the connection is not.
+public final class Canceller: @unchecked Sendable {
+    private let cancel: OpaquePointer
+    private let socket: Int32
+    init(_ cancel: OpaquePointer, socket: Int32) {
+        self.cancel = cancel
+        self.socket = socket
+    }
+    deinit { PQfreeCancel(cancel) }
+
+    /// Shuts the connection's socket (without closing the descriptor, which the connection
+    /// still owns): a thread waiting for a result gets "connection lost" at once.
+    public func abandon() { _ = shutdown(socket, Int32(SHUT_RDWR)) }
+
+    /// Asks the server to cancel the running statement; false when the request could not be sent.
+    /// The statement may still catch the cancel (query_canceled) and run on.
+    @discardableResult
+    public func cancelStatement() -> Bool {
+        var buffer = [CChar](repeating: 0, count: 256)
+        return PQcancel(cancel, &buffer, Int32(buffer.count)) == 1
     }
 }

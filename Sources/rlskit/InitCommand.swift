@@ -44,6 +44,7 @@ enum InitCommand {
         defer { target.stop() }
         try target.provisionIfThrowaway { printNote(term.dim($0)) }
         let draft = try AccessDraft.run(options: .init(exposedSchemas: exposed), on: target.connection)
+        for u in draft.unread { printNote("note: \(u) (the draft has no bucket blocks; write them by hand)") }
         guard draft.tables + draft.memberships + draft.buckets > 0 else {
             throw ConfigurationError(
                 "no RLS table in the exposed schemas (\(draft.schemas.map { SQL.display($0) }.joined(separator: ", "))) and no bucket: nothing to draft; apply the migrations or name the schemas with --exposed-schemas"

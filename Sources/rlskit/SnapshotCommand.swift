@@ -25,6 +25,7 @@ enum SnapshotCommand {
         defer { target.stop() }
         let surface = try SurfaceReader.read(try target.connect(), exposedSchemas: exposed, helper: target.connection)
         try output.write(LockFile.render(surface))
+        for u in surface.unread { printNote("note: \(u) (the lock file says so; its buckets are not compared)") }
         if output.isFile {
             say(
                 "wrote \(output.path!): \(surface.tables.count) tables, \(surface.tables.reduce(0) { $0 + $1.policies.count }) policies, \(surface.functions.count) SECURITY DEFINER functions, \(surface.buckets.count) buckets"

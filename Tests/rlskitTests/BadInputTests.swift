@@ -212,7 +212,22 @@ final class BadInputTests: XCTestCase {
         Case(
             name: "NUL byte in a scenario step", args: ["test", "--database-url", "{db}", "{dir}/n.scenario"],
             files: ["n.scenario": text("scenario s\n  user a\n  as a: select 1,\n    '\u{0}'\n    expect ok\n")],
-            code: 2, first: "{dir}/n.scenario:4: the step contains a NUL byte"),
+            code: 2, first: "{dir}/n.scenario:4: contains a NUL byte"),
+        Case(
+            name: "NUL byte in an access file's table name", args: ["test", "--database-url", "{db}", "{dir}/z.rls"],
+            files: ["z.rls": text("table public.\"no\u{0}tes\"\n  owner user_id\n  read anyone\n  write owner\n")],
+            code: 2, first: "{dir}/z.rls:1: contains a NUL byte (column 17)"),
+        Case(
+            name: "NUL byte in an access file's header", args: ["test", "--database-url", "{db}", "{dir}/h.rls"],
+            files: [
+                "h.rls": text(
+                    "header x-tenant = {uid}\u{0}\ntable public.notes\n  owner user_id\n  read anyone\n  write owner\n")
+            ],
+            code: 2, first: "{dir}/h.rls:1: contains a NUL byte"),
+        Case(
+            name: "NUL byte in a scenario's user line", args: ["test", "--database-url", "{db}", "{dir}/u0.scenario"],
+            files: ["u0.scenario": text("scenario s\n  user a\u{0}\n  as a: select 1\n    expect ok\n")],
+            code: 2, first: "{dir}/u0.scenario:2: contains a NUL byte"),
         Case(
             name: "scenario step hiding a second statement behind a dollar sign",
             args: ["test", "--database-url", "{db}", "{dir}/h.scenario"],

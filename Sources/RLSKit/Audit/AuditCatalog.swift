@@ -33,8 +33,8 @@ enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
         case .selfComparedColumns:
             return AuditCatalog.selfComparedColumnsSQL
         case .buckets:
-            // Fails with 42P01 where there is no storage schema: read as "no buckets".
-            return "select id, name, coalesce(public, false) as public from storage.buckets"
+            // The select list only: `AuditCatalog.loadBuckets` reads it through `PlatformTable`.
+            return "id, name, coalesce(public, false) as public"
         case .indexColumns:
             return """
                 select n.nspname as schema, c.relname as table_name, a.attname as column_name
@@ -106,8 +106,8 @@ enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
                               and position(s.nspname || '.' in f.prosrc) > 0))
         """
 
-    /// SQLSTATEs that mean "the platform schema this reads is absent": an empty result.
-    var missingIsEmpty: Bool { self == .buckets }
+    /// Read after the pipeline, on its own (see `PlatformTable`): storage.buckets is the project's to replace.
+    var readsPlatformTable: Bool { self == .buckets }
 }
 
 /// One row of pg_policy, deparsed. A class: the lints pass tens of thousands around.
@@ -203,6 +203,8 @@ struct AuditCatalog: Sendable {
     public var exposedSchemas: [String]
     public var policies: [PolicyRow] = []
     public var buckets: [BucketRow] = []
+    /// Platform tables rlskit did not read, because reading them could run the project's code.
+    public var unread: [PlatformTable.Unread] = []
     /// "schema.table" → columns that lead at least one index.
     public var indexedLeadingColumns: [String: Set<String>] = [:]
     public var secretCandidates: [SecretCandidate] = []
@@ -220,6 +222,17 @@ struct AuditCatalog: Sendable {
                 command: PolicyRow.command(try r.decode("cmd")), permissive: try r.decode("permissive"),
                 tableRLS: try r.decode("rls"), roles: try r.decode("roles"),
                 using: try r.decode("qual"), withCheck: try r.decode("with_check"), cache: &cache)
+        }
+    }
+
+    /// storage.buckets, when it can be read without running the project's code; else `unread` says why.
+    mutating func loadBuckets(_ conn: PostgresConnection) throws {
+        switch try PlatformTable.read(
+            conn, "storage", "buckets", columns: ["id", "name", "public"], select: CatalogDataset.buckets.sql)
+        {
+        case .absent: buckets = []
+        case .rows(let rows): try load(.buckets, rows)
+        case .unread(let u): unread.append(u)
         }
     }
 

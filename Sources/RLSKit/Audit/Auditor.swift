@@ -116,14 +116,14 @@ public enum Auditor {
                 }
             case (.dataset(let d), .success(let result)):
                 do { try catalog.load(d, result.rows) } catch { failedDatasets[d] = "\(error)" }
-            case (.dataset(let d), .failure(let e))
-            where d.missingIsEmpty && ["42P01", "3F000"].contains(e.sqlState ?? ""):
-                continue
             case (.lint(let lint), .failure(let e)): failed[lint.name] = e.description
             case (.dataset(let d), .failure(let e)): failedDatasets[d] = e.description
             case (.lint(let lint), .skipped): failed[lint.name] = "not run"
             case (.dataset(let d), .skipped): failedDatasets[d] = "not run"
             }
+        }
+        if plan.readsPlatformTables {
+            do { try catalog.loadBuckets(conn) } catch { failedDatasets[.buckets] = "\(error)" }
         }
         for d in plan.followUps where failedDatasets[.policies] == nil {
             do {
@@ -152,7 +152,10 @@ public enum Auditor {
         trace("lints done", started)
         defer { trace("sorted", started) }
         // The platform's own objects are its business, whatever schemas the API serves.
-        findings.removeAll { SchemaLists.managed.contains($0.object.schema) && !isUserPolicyOnPlatformTable($0.object) }
+        findings.removeAll {
+            SchemaLists.managed.contains($0.object.schema) && !isUserPolicyOnPlatformTable($0.object)
+                && $0.lint != Lint.platformTableNotRead.name
+        }
         return AuditResult(
             findings: deduplicated(findings).sortedForReport(), exposed: exposed,
             missingSchemas: exposed.names.filter { !present.contains($0) },
@@ -178,14 +181,7 @@ public enum Auditor {
     }
 
     /// Text form of a text[] literal.
-    static func postgresArray(_ names: [String]) -> String {
-        "{"
-            + names.map {
-                "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-                    + "\""
-            }
-            .joined(separator: ",") + "}"
-    }
+    static func postgresArray(_ names: [String]) -> String { names.postgresText ?? "{}" }
 
     static func standardDraft(_ row: PostgresRow) throws -> FindingDraft {
         var metadata: [String: String] = [:]
@@ -222,6 +218,8 @@ struct QueryPlan {
     var queries: [(source: Source, sql: String)] = []
     /// Datasets read after the pipeline, once the policies are known.
     var followUps: [CatalogDataset] = []
+    /// storage.buckets is read after the pipeline, checked first (see `PlatformTable`).
+    var readsPlatformTables = false
     private(set) var hasRemovedPolicies = false
 
     /// Takes the policies dataset out (to run elsewhere); false when the plan has none.
@@ -246,9 +244,10 @@ struct QueryPlan {
             case .swift(let needs, _): datasets.formUnion(needs)
             }
         }
-        for d in CatalogDataset.allCases where datasets.contains(d) && !d.followsPolicies {
+        for d in CatalogDataset.allCases where datasets.contains(d) && !d.followsPolicies && !d.readsPlatformTable {
             queries.append((.dataset(d), d.sql))
         }
+        readsPlatformTables = datasets.contains(.buckets)
         followUps = CatalogDataset.allCases.filter { datasets.contains($0) && $0.followsPolicies }
     }
 }

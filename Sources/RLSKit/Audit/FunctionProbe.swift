@@ -19,7 +19,8 @@ enum FunctionProbe {
         public var refused: String?
         /// Requests the stand-ins recorded (`POST https://…`), never sent.
         public var requests: [String] = []
-        /// Why the call said nothing: an argument the probe chose was not a value the function takes.
+        /// Why the call gave no verdict: an argument the probe chose was not a value the function
+        /// takes, or it did not end in time (`cutOff`).
         public var unfilled: String?
         /// A write or another user's rows, done by a caller that should get neither.
         public var isFinding: Bool { refused == nil && unfilled == nil && (!writes.isEmpty || othersRows > 0) }
@@ -74,18 +75,23 @@ enum FunctionProbe {
                 try conn.query("BEGIN")
                 defer { _ = try? conn.query("ROLLBACK") }
                 out.append(try probe(c, as: actor, label: label, others: others, conn))
+                // A call cut off by ending its session: the others go on in a new one.
+                if !conn.isAlive { try conn.reconnect() }
             }
         }
         return out
     }
 
+    /// How long a call may run, and how long it has to end after the cancel.
+    static let deadline = 5.0
+    static let grace = 1.0
+    static let cutOff = "did not end within 5 s (cut off)"
+
     /// The functions it may call: callable by an API role, arguments it can fill, nothing
     /// reaching outside the database.
     static func candidates(_ conn: PostgresConnection, exposedSchemas: [String]) throws -> [Candidate] {
-        let schemas =
-            "{"
-            + exposedSchemas.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
-            .joined(separator: ",") + "}"
+        // Bound as text[]: the one array quoter escapes `\`, `"`, `,` and braces in names.
+        let schemas = exposedSchemas
         let columns = try conn.query(columnsSQL, [schemas]).rows.map { r in
             Column(
                 schema: try r.decode("schema"), table: try r.decode("table_name"), column: try r.decode("column_name"),
@@ -138,8 +144,11 @@ enum FunctionProbe {
         let args = arguments ?? Arguments(prefer: victim ?? others.first, user: victim ?? others.first)
         let function = AuditNames.function(c.schema, c.signature)
         try conn.query("SAVEPOINT rlskit_probe")
-        // A function that loops or sleeps is refused, not waited for; undone with the savepoint.
-        try conn.query("select set_config('statement_timeout', '5s', true)")
+        // `CallDeadline` cuts a call off; these only stop one whose caller died: a sleeper at the
+        // timeout, a loop catching that when the server sees the connection gone. Undone with the savepoint.
+        try conn.query(
+            "select set_config('statement_timeout', '30s', true)"
+                + (conn.serverVersion >= 140000 ? ", set_config('client_connection_check_interval', '1s', true)" : ""))
         defer {
             _ = try? conn.query("ROLLBACK TO SAVEPOINT rlskit_probe")
             _ = try? conn.query("RELEASE SAVEPOINT rlskit_probe")
@@ -158,7 +167,16 @@ enum FunctionProbe {
         var changed: Set<String>?
         do {
             try conn.query(actor.impersonation())
-            othersRows = Int(try conn.query(call, values + [pattern]).rows.first?.decode(0) as Int64? ?? 0)
+            let (result, stage) = CallDeadline.run(conn, seconds: deadline, grace: grace) {
+                try conn.query(call, values + [pattern])
+            }
+            // Past the deadline the call has no verdict, even one that returned after the cancel.
+            if stage != .inTime {
+                var o = Outcome(function: function, caller: label, writes: [], othersRows: 0, refused: nil)
+                o.unfilled = cutOff
+                return o
+            }
+            othersRows = Int(try result.get().rows.first?.decode(0) as Int64? ?? 0)
             try conn.query("select set_config('role', 'none', true), set_config('request.jwt.claims', '', true)")
             after = try stats(conn)
             if let watch, let prints {

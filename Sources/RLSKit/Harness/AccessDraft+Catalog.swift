@@ -89,13 +89,12 @@ extension AccessDraft {
          where n.nspname = any($1) order by 1, 2, 3
         """
 
-    static let bucketSQL = """
-        select id::text as id, public as public from storage.buckets order by id
-        """
+    /// Read through `PlatformTable`: storage.buckets is the project's to replace.
+    static let bucketSelect = "id::text as id, public as public"
 
     /// The RLS tables of `schemas` with what the draft needs, and storage.objects' policies.
     static func read(_ conn: PostgresConnection, schemas: [String]) throws -> (
-        tables: [Table], storagePolicies: [Policy], buckets: [Bucket]
+        tables: [Table], storagePolicies: [Policy], buckets: [Bucket], unread: [String]
     ) {
         var tables: [String: Table] = [:]
         var order: [String] = []
@@ -129,13 +128,16 @@ extension AccessDraft {
             if schema == "storage" && name == "objects" { storage.append(p) }
             tables[SQL.qualified(schema, name)]?.policies.append(p)
         }
-        let hasBuckets: Bool = try conn.query("select to_regclass('storage.buckets') is not null as b").rows[0]
-            .decode("b")
-        let buckets =
-            hasBuckets
-            ? try conn.query(bucketSQL).rows.map { Bucket(id: try $0.decode("id"), isPublic: try $0.decode("public")) }
-            : []
-        return (markUserColumns(order.map { tables[$0]! }), storage, buckets)
+        var buckets: [Bucket] = [], unread: [String] = []
+        switch try PlatformTable.read(
+            conn, "storage", "buckets", columns: ["id", "public"], select: bucketSelect, order: "id")
+        {
+        case .absent: break
+        case .rows(let rows):
+            buckets = try rows.map { Bucket(id: try $0.decode("id"), isPublic: try $0.decode("public")) }
+        case .unread(let u): unread.append(u.line)
+        }
+        return (markUserColumns(order.map { tables[$0]! }), storage, buckets, unread)
     }
 
     /// The bodies of the functions the policies call (`is_admin()`), by name: they may read claims too.

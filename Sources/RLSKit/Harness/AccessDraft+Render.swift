@@ -25,9 +25,11 @@ extension AccessDraft {
             lines.append(
                 "  # policies today, to help you answer (not expectations)\(heading.isEmpty ? "" : " " + heading):")
             for p in policies {
-                for (i, part) in AccessDraft.quoted(p).split(separator: "\n", omittingEmptySubsequences: false)
-                    .enumerated()
-                {
+                // Every kind of line break ends a part ("\r\n" is one Character); the rest is escaped on output.
+                for (i, part) in AccessDraft.quoted(p).split(
+                    omittingEmptySubsequences: false, whereSeparator: \.isNewline
+                )
+                .enumerated() {
                     lines.append((i == 0 ? "  #   " : "  #     ") + part)
                 }
             }
@@ -43,34 +45,44 @@ extension AccessDraft {
 
     static func render(
         schemas: [String], tables: [Table], storagePolicies: [Policy], buckets: [Bucket],
-        helpers: [String: String] = [:]
+        helpers: [String: String] = [:], unread: [String] = []
     ) -> Draft {
         var w = Writer(lines: header.split(separator: "\n").map(String.init))
-        w.lines += ["", "expose " + schemas.map { SQL.ident($0) }.joined(separator: " ")]
+        w.lines.append("")
+        let named = schemas.compactMap(Text.name)
+        if !named.isEmpty { w.lines.append("expose " + named.joined(separator: " ")) }
+        for s in schemas where Text.name(s) == nil {
+            w.lines.append("# exposed schema \(Text.display(s)) is left out: an access file cannot name it")
+        }
+        let rolesAt = w.lines.count
         var draft = Draft(text: "")
         let members = tables.compactMap(membership)
         for t in tables {
             w.lines.append("")
-            if t.schema.contains(where: \.isNewline) || t.name.contains(where: \.isNewline) {
+            guard let name = Text.qualified(t.schema, t.name) else {
                 w.lines.append(
-                    "# skipped table \(SQL.display(t.schema)).\(SQL.display(t.name)): an access file cannot name it")
+                    "# skipped table \(Text.display(t.schema)).\(Text.display(t.name)): an access file cannot name it")
                 continue
             }
-            if let m = members.first(where: { $0.table.qualifiedName == t.qualifiedName }) {
-                membersBlock(m, &w)
+            if let m = members.first(where: { $0.table.schema == t.schema && $0.table.name == t.name }) {
+                membersBlock(m, name, &w)
                 draft.memberships += 1
             } else {
-                tableBlock(t, members: members, &w)
+                tableBlock(t, name, members: members, &w)
                 draft.tables += 1
             }
         }
+        for u in unread {
+            w.lines += ["", "# \(u): write its 'bucket' blocks by hand"]
+        }
         for b in buckets {
             w.lines.append("")
-            guard !b.id.isEmpty, !b.id.contains(where: { $0.isWhitespace || $0 == "#" || $0 == "\"" }) else {
-                w.lines.append("# skipped bucket \(SQL.display(b.id, always: true)): an access file cannot name it")
+            guard let id = Text.word(b.id) else {
+                w.lines.append(
+                    "# skipped bucket \(Text.oneLine(SQL.display(b.id, always: true))): an access file cannot name it")
                 continue
             }
-            bucketBlock(b, members: members, policies: storagePolicies, &w)
+            bucketBlock(b, id, members: members, policies: storagePolicies, &w)
             draft.buckets += 1
         }
         let claims = claimReaders(tables: tables, storagePolicies: storagePolicies, buckets: buckets)
@@ -78,24 +90,28 @@ extension AccessDraft {
         if !claims.isEmpty || !reads.isEmpty {
             var roles = Writer(lines: claimHint(claims))
             roleSkeletons(reads, &roles)
-            w.lines.insert(contentsOf: roles.lines, at: header.split(separator: "\n").count + 2)
+            w.lines.insert(contentsOf: roles.lines, at: rolesAt)
             w.questions += roles.questions
         }
-        draft.text = w.lines.joined(separator: "\n") + "\n"
+        // The one exit: whatever catalog text a line holds, it stays on that line.
+        draft.text = w.lines.map(Text.oneLine).joined(separator: "\n") + "\n"
+        draft.unread = unread
         draft.questions = w.questions
         return draft
     }
 
-    static func tableBlock(_ t: Table, members: [Membership], _ w: inout Writer) {
-        w.lines.append("table \(t.qualifiedName)")
-        // `id` first: a profiles table keyed by the user's id.
-        let owners = t.columns.filter(\.holdsUserID)
+    /// `name`: the table as `Text.qualified` writes it.
+    static func tableBlock(_ t: Table, _ name: String, members: [Membership], _ w: inout Writer) {
+        w.lines.append("table \(name)")
+        // `id` first: a profiles table keyed by the user's id. Only columns a line can name.
+        let owners = t.columns.filter { $0.holdsUserID && Text.name($0.name) != nil }
             .sorted { ($0.name == "id" ? 0 : 1) < ($1.name == "id" ? 0 : 1) }
         // The group table itself (its key is what memberships point at), then columns pointing at one.
         var groups: [(column: String, note: String, roles: [String])] = []
         for m in members {
-            guard let g = m.group.references else { continue }
-            let roles = m.role?.labels ?? []
+            guard let g = m.group.references, Text.name(g.column) != nil else { continue }
+            // Only labels a `who` line can name are offered as answers.
+            let roles = (m.role?.labels ?? []).filter { Text.listWord($0) != nil }
             if g.schema == t.schema && g.table == t.name {
                 groups.append((g.column, "the group \(m.table.qualifiedName) points at", roles))
             }
@@ -153,17 +169,22 @@ extension AccessDraft {
         w.quote(t.policies, "")
     }
 
-    static func membersBlock(_ m: Membership, _ w: inout Writer) {
+    /// `name`: the table as `Text.qualified` writes it; `membership` chose only columns a line can name.
+    static func membersBlock(_ m: Membership, _ name: String, _ w: inout Writer) {
         let g = m.group.references!
         let groupTable = SQL.qualified(g.schema, g.table)
-        w.lines.append("members \(m.table.qualifiedName)")
+        w.lines.append("members \(name)")
         w.add("group \(SQL.ident(m.group.name))", "references \(groupTable)(\(SQL.ident(g.column)))")
         w.add("user \(SQL.ident(m.user.name))", m.user.userVia ?? "")
         var who = "members | nobody"
         if let r = m.role {
             w.add("role \(SQL.ident(r.name))", r.type)
-            if r.labels.isEmpty {
-                w.ask("roles", "the values of \(SQL.ident(r.name)): the group owner's first, the plain member's last")
+            if r.labels.isEmpty || r.labels.contains(where: { Text.listWord($0) == nil }) {
+                let labels =
+                    r.labels.isEmpty ? "" : " (" + r.labels.map { Text.display($0) }.joined(separator: ", ") + ")"
+                w.ask(
+                    "roles",
+                    "the values of \(SQL.ident(r.name))\(labels): the group owner's first, the plain member's last")
             } else {
                 w.add(
                     "roles " + r.labels.joined(separator: " "),

@@ -20,6 +20,8 @@ import Postgres
         public var buckets = 0
         /// How many `?` the user has to answer.
         public var questions = 0
+        /// What was not read (`storage.buckets not read: it is a view, …`), also a comment in `text`.
+        public var unread: [String] = []
     }
 
     public static func run(options: Options = Options(), on database: ConnectionString) throws -> Draft {
@@ -32,10 +34,11 @@ import Postgres
                 "exposed schema\(schemas.count == 1 ? " \(names) does" : "s \(names) do") not exist in this database: name existing schemas in --exposed-schemas"
             )
         }
-        let (tables, storage, buckets) = try read(conn, schemas: schemas)
+        let (tables, storage, buckets, unread) = try read(conn, schemas: schemas)
         let helpers = try helperBodies(conn, tables: tables, storagePolicies: storage)
         var draft = render(
-            schemas: schemas, tables: tables, storagePolicies: storage, buckets: buckets, helpers: helpers)
+            schemas: schemas, tables: tables, storagePolicies: storage, buckets: buckets, helpers: helpers,
+            unread: unread)
         draft.schemas = schemas
         return draft
     }
@@ -49,12 +52,15 @@ import Postgres
         var role: Column?
     }
 
+    /// Only tables and columns an access-file line can name (see `Text.name`).
     static func membership(_ t: Table) -> Membership? {
-        guard let user = t.columns.first(where: \.holdsUserID) else {
+        guard Text.qualified(t.schema, t.name) != nil,
+            let user = t.columns.first(where: { $0.holdsUserID && Text.name($0.name) != nil })
+        else {
             return nil
         }
         let groups = t.columns.filter { c in
-            c.name != user.name && !c.holdsUserID && !c.referencesAuthUsers
+            Text.name(c.name) != nil && c.name != user.name && !c.holdsUserID && !c.referencesAuthUsers
                 && c.references.map { $0.schema != t.schema || $0.table != t.name } ?? false
         }
         let named = t.name.contains("member")
@@ -63,7 +69,7 @@ import Postgres
                 ?? (named ? groups.first : nil)
         else { return nil }
         let role = t.columns.first { c in
-            (c.name == "role" || c.name.hasSuffix("_role"))
+            Text.name(c.name) != nil && (c.name == "role" || c.name.hasSuffix("_role"))
                 && (!c.labels.isEmpty || ["text", "varchar", "bpchar"].contains(c.baseType))
         }
         return Membership(table: t, user: user, group: group, role: role)

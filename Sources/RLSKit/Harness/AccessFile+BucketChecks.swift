@@ -81,7 +81,7 @@ extension AccessFile.Parser {
             )
         }
         if let name = b.groupMembers {
-            guard let m = file.memberships.first(where: { $0.qualifiedName == name }) else {
+            guard let m = known.memberships[name] else {
                 throw InputError(
                     at,
                     "'ownership group \(name)': no members block declares \(name): use one of "

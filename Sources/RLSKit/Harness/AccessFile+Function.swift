@@ -26,7 +26,7 @@ extension AccessFile.Parser {
     static let functionUsage =
         "write 'function schema.name(argument types) callable-by WHO', e.g. 'function public.get_team(uuid) callable-by members'"
 
-    func function(_ line: Line, _ earlier: [FunctionIntent]) throws(InputError) -> FunctionIntent {
+    func function(_ line: Line) throws(InputError) -> FunctionIntent {
         let at = line.at
         let text = line.text.dropFirst("function".count)
         guard let key = text.range(of: " callable-by") else { throw InputError(at, Self.functionUsage) }
@@ -35,7 +35,7 @@ extension AccessFile.Parser {
         if let open = signature.firstIndex(of: "(") {
             guard signature.hasSuffix(")") else { throw InputError(at, Self.functionUsage) }
             let inner = signature[signature.index(after: open)..<signature.index(before: signature.endIndex)]
-            types = inner.split(separator: ",").map {
+            types = AccessFile.splitTopLevel(inner).map {
                 let t = $0.trimmingCharacters(in: .whitespaces).lowercased()
                 return Self.typeAliases[t] ?? t
             }
@@ -46,10 +46,6 @@ extension AccessFile.Parser {
         }
         let words = AccessFile.splitWords(String(text[key.upperBound...]))
         let who = try Who.parse(words, key: "callable-by", at: at)
-        let f = FunctionIntent(schema: parts[0], name: parts[1], argTypes: types, callableBy: who, location: at)
-        if let prev = earlier.first(where: { $0.display == f.display }) {
-            throw InputError(at, "\(f.display) is declared twice (first at line \(prev.location.line)): keep one")
-        }
-        return f
+        return FunctionIntent(schema: parts[0], name: parts[1], argTypes: types, callableBy: who, location: at)
     }
 }

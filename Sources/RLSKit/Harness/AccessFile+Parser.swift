@@ -5,6 +5,18 @@ extension AccessFile {
         enum Block { case none, table(Int), bucket(Int), members(Int), role(Int) }
         var file: AccessFile
         var block = Block.none
+        /// Where each block's name was first declared ("table " + name, "role " + name, …), so
+        /// that a duplicate is found without a scan of every earlier block.
+        var declared: [String: SourceLocation] = [:]
+        /// Filled by `finish`: what later checks look names up in.
+        var known = Known()
+
+        struct Known {
+            var tables: [String: TableIntent] = [:]
+            var memberships: [String: MembersIntent] = [:]
+            var roles: Set<String> = []
+            var memberRoles: Set<String> = []
+        }
 
         /// One line of the file: its words, where it is, and the text for settings that take SQL.
         struct Line {
@@ -42,14 +54,35 @@ extension AccessFile {
             let indented = raw.first == " " || raw.first == "\t"
             guard indented else { return try blockLine(line) }
             if let e = unanswered(line) { throw e }
+            // Each block is taken out, changed and put back: handing `&file.tables[t]` to a method
+            // of `self` would copy every block of the file for each line.
             switch block {
             case .none:
                 throw InputError(at, "indented '\(line.key)' outside a block: put it under a 'table' or 'bucket' line")
-            case .table(let t): try tableSetting(line, &file.tables[t])
-            case .bucket(let b): try bucketSetting(line, &file.buckets[b])
-            case .members(let m): try membersSetting(line, &file.memberships[m])
-            case .role(let r): try roleSetting(line, &file.roles[r])
+            case .table(let t):
+                var x = file.tables[t]
+                try tableSetting(line, &x)
+                file.tables[t] = x
+            case .bucket(let b):
+                var x = file.buckets[b]
+                try bucketSetting(line, &x)
+                file.buckets[b] = x
+            case .members(let m):
+                var x = file.memberships[m]
+                try membersSetting(line, &x)
+                file.memberships[m] = x
+            case .role(let r):
+                var x = file.roles[r]
+                try roleSetting(line, &x)
+                file.roles[r] = x
             }
+        }
+
+        /// Records `key` (a block's kind and name) and returns where it was declared before, if it was.
+        mutating func firstDeclared(_ key: String, at: SourceLocation) -> SourceLocation? {
+            if let prev = declared[key] { return prev }
+            declared[key] = at
+            return nil
         }
 
         mutating func blockLine(_ line: Line) throws(InputError) {
@@ -60,7 +93,7 @@ extension AccessFile {
                     throw InputError(at, "'expose' needs schema names, e.g. 'expose public api'")
                 }
                 for w in words.dropFirst() {
-                    for part in w.split(separator: ",").map(String.init) where !part.isEmpty {
+                    for part in Self.listItems(w) {
                         guard let names = nameParts(part), names.count == 1 else {
                             throw InputError(
                                 at,
@@ -76,7 +109,11 @@ extension AccessFile {
                 file.headers.append(try header(line, file.headers))
                 block = .none
             case "function":
-                file.functions.append(try function(line, file.functions))
+                let f = try function(line)
+                if let prev = firstDeclared("function " + f.display, at: at) {
+                    throw InputError(at, "\(f.display) is declared twice (first at line \(prev.line)): keep one")
+                }
+                file.functions.append(f)
                 block = .none
             case "members" where words.count >= 2 && words[1] == "claim":
                 guard words.count == 3, let path = Self.claimPath(words[2]) else {
@@ -87,9 +124,9 @@ extension AccessFile {
                 }
                 var m = MembersIntent(schema: "", name: "", location: at)
                 m.claimPath = path
-                if let prev = file.memberships.first(where: { $0.qualifiedName == m.qualifiedName }) {
+                if let prev = firstDeclared("table " + m.qualifiedName, at: at) {
                     throw InputError(
-                        at, "\(m.qualifiedName) is declared twice (first at line \(prev.location.line)): keep one block"
+                        at, "\(m.qualifiedName) is declared twice (first at line \(prev.line)): keep one block"
                     )
                 }
                 file.memberships.append(m)
@@ -97,9 +134,7 @@ extension AccessFile {
             case "table", "members":
                 let (schema, name) = try tableName(line)
                 let q = SQL.qualified(schema, name)
-                if let prev = file.tables.first(where: { $0.qualifiedName == q })?.location
-                    ?? file.memberships.first(where: { $0.qualifiedName == q })?.location
-                {
+                if let prev = firstDeclared("table " + q, at: at) {
                     throw InputError(
                         at, "table \(q) is declared twice (first at line \(prev.line)): keep one block")
                 }
@@ -133,19 +168,19 @@ extension AccessFile {
                     throw InputError(
                         at, "'\(words[1])' already means something in a who value: name the role differently")
                 }
-                if let prev = file.roles.first(where: { $0.name == words[1] }) {
+                if let prev = firstDeclared("role " + words[1], at: at) {
                     throw InputError(
-                        at, "role \(words[1]) is declared twice (first at line \(prev.location.line)): merge the blocks"
+                        at, "role \(words[1]) is declared twice (first at line \(prev.line)): merge the blocks"
                     )
                 }
                 file.roles.append(RoleIntent(name: words[1], location: at))
                 block = .role(file.roles.count - 1)
             case "bucket":
                 guard words.count == 2 else { throw InputError(at, "write 'bucket name' (one bucket per block)") }
-                if let prev = file.buckets.first(where: { $0.id == words[1] }) {
+                if let prev = firstDeclared("bucket " + words[1], at: at) {
                     throw InputError(
                         at,
-                        "bucket \(words[1]) is declared twice (first at line \(prev.location.line)): merge the blocks")
+                        "bucket \(words[1]) is declared twice (first at line \(prev.line)): merge the blocks")
                 }
                 file.buckets.append(BucketIntent(id: words[1], location: at))
                 block = .bucket(file.buckets.count - 1)
@@ -179,6 +214,11 @@ extension AccessFile {
             let path = w.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             guard path.count == 2, path[0] == "app_metadata", isRoleName(path[1]) else { return nil }
             return path
+        }
+
+        /// The items of a comma-separated list word, cut only at commas outside quotes and parentheses.
+        static func listItems(_ word: String) -> [String] {
+            AccessFile.splitTopLevel(Substring(word)).map(String.init).filter { !$0.isEmpty }
         }
 
         static func isRoleName(_ s: String) -> Bool {
@@ -248,7 +288,7 @@ extension AccessFile {
             case "protect":
                 var names: [String] = []
                 for w in line.words.dropFirst() {
-                    for part in w.split(separator: ",").map(String.init) where !part.isEmpty {
+                    for part in Self.listItems(w) {
                         guard let n = nameParts(part), n.count == 1 else {
                             throw InputError(at, "'protect': '\(part)' is not a column name")
                         }
@@ -307,7 +347,7 @@ extension AccessFile {
                 try line.once("role", &m.settings, what)
                 m.roleColumn = c
             case "roles":
-                let values = line.words.dropFirst().flatMap { $0.split(separator: ",").map(String.init) }
+                let values = line.words.dropFirst().flatMap(Self.listItems)
                 guard values.count >= 1 else {
                     throw InputError(
                         line.at, "'roles' lists the role values, the owner's first: e.g. 'roles owner member'")
@@ -382,10 +422,9 @@ extension AccessFile {
             }
             let rest = line.text.drop(while: { $0 == " " || $0 == "\t" }).dropFirst(3)
                 .drop(while: { $0 == " " || $0 == "\t" })
-            let afterTable = rest.drop(while: { $0 != " " && $0 != "\t" })
-            let parts = afterTable.split(separator: ",", omittingEmptySubsequences: false).map {
-                $0.trimmingCharacters(in: .whitespaces)
-            }
+            // The table as splitWords found it (a "quoted name" may hold spaces), then the values.
+            let afterTable = rest.dropFirst(line.words[1].count)
+            let parts = AccessFile.splitTopLevel(afterTable).map { $0.trimmingCharacters(in: .whitespaces) }
             guard let user = nameParts(parts[0]), user.count == 1 else { throw InputError(line.at, usage) }
             var values: [(String, String)] = []
             for p in parts.dropFirst() {
@@ -421,7 +460,9 @@ extension AccessFile {
         static func claimValue(_ w: String) -> String {
             if w == "true" || w == "false" || Double(w) != nil { return w }
             var v = w
-            if v.count >= 2, v.first == "'", v.last == "'" { v = String(v.dropFirst().dropLast()) }
+            if v.count >= 2, v.first == "'", v.last == "'" {
+                v = String(v.dropFirst().dropLast()).replacingOccurrences(of: "''", with: "'")
+            }
             return JSON.string(v).rendered(pretty: false)
         }
 
@@ -443,7 +484,11 @@ extension AccessFile {
         }
 
         /// Every block says what it must; a file that declares nothing would test nothing.
-        func finish() throws(InputError) -> AccessFile {
+        mutating func finish() throws(InputError) -> AccessFile {
+            known.tables = Dictionary(file.tables.map { ($0.qualifiedName, $0) }) { a, _ in a }
+            known.memberships = Dictionary(file.memberships.map { ($0.qualifiedName, $0) }) { a, _ in a }
+            known.roles = Set(file.roles.map(\.name))
+            known.memberRoles = Set(file.memberships.flatMap(\.roles))
             for t in file.tables { try check(t) }
             for m in file.memberships { try check(m) }
             for r in file.roles where r.claimPath.isEmpty && !r.byRow {
@@ -509,7 +554,7 @@ extension AccessFile {
                 let at = t.settings["group"] ?? t.location
                 var seen: Set<String> = [t.qualifiedName], next = t.through
                 while true {
-                    guard let parent = file.tables.first(where: { $0.qualifiedName == next }), !parent.group.isEmpty
+                    guard let parent = known.tables[next], !parent.group.isEmpty
                     else {
                         throw InputError(
                             at,
@@ -532,13 +577,12 @@ extension AccessFile {
 
         /// Roles named in a who are declared; member roles are listed in a members block.
         func checkNames(_ w: Who, at: SourceLocation, what: String, key: String) throws(InputError) {
-            for r in w.roleNames where !file.roles.contains(where: { $0.name == r }) {
+            for r in w.roleNames where !known.roles.contains(r) {
                 throw InputError(
                     at,
                     "unknown \(key) value '\(r)' for \(what): use \(Who.usage) (declare 'role \(r)' if it is a role)")
             }
-            let listed = Set(file.memberships.flatMap(\.roles))
-            for r in w.memberRoles where !listed.contains(r) {
+            for r in w.memberRoles where !known.memberRoles.contains(r) {
                 throw InputError(
                     at,
                     "\(what): no members block lists the role '\(r)': add it to a 'roles' line (the owner's role first), or fix the name"

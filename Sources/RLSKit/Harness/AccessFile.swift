@@ -136,25 +136,57 @@ extension AccessFile {
     public static func parse(_ text: String, path: String) throws(InputError) -> AccessFile {
         var parser = Parser(file: AccessFile(path: path))
         for (i, raw) in TextFile.lines(text).enumerated() {
-            try parser.line(String(raw), at: SourceLocation(file: path, line: i + 1))
+            let at = SourceLocation(file: path, line: i + 1)
+            if let problem = TextFile.nulProblem(raw) { throw InputError(at, problem) }
+            try parser.line(String(raw), at: at)
         }
         return try parser.finish()
     }
 
-    /// Words separated by spaces or tabs; spaces inside "double quotes" do not separate.
+    /// Words separated by spaces or tabs; spaces inside "double quotes" (names) and 'single
+    /// quotes' (values) do not separate.
     static func splitWords(_ line: String) -> [String] {
         var out: [String] = []
         var word = ""
-        var quoted = false
+        var quote: Character?
         for c in line {
-            if c == "\"" { quoted.toggle() }
-            if !quoted && (c == " " || c == "\t") {
+            if c == "\"" || c == "'" {
+                if quote == nil { quote = c } else if quote == c { quote = nil }
+            }
+            if quote == nil && (c == " " || c == "\t") {
                 if !word.isEmpty { out.append(word); word = "" }
                 continue
             }
             word.append(c)
         }
         if !word.isEmpty { out.append(word) }
+        return out
+    }
+
+    /// `text` cut at the commas outside quotes, dollar quotes and parentheses (`'a,b', f(x, y)`
+    /// is two parts), as the SQL lexer reads it.
+    static func splitTopLevel(_ text: Substring) -> [Substring] {
+        let s = Array(text.unicodeScalars)
+        var cuts: [Int] = []
+        var depth = 0
+        for tok in SQLLexer.tokens(s) where tok.kind == .punctuation {
+            switch s[tok.start] {
+            case "(", "[": depth += 1
+            case ")", "]": depth = max(0, depth - 1)
+            case "," where depth == 0: cuts.append(tok.start)
+            default: break
+            }
+        }
+        var out: [Substring] = []
+        let scalars = text.unicodeScalars
+        var from = text.startIndex, at = scalars.startIndex, position = 0
+        for cut in cuts {
+            at = scalars.index(at, offsetBy: cut - position)
+            position = cut
+            out.append(text[from..<at])
+            from = scalars.index(after: at)
+        }
+        out.append(text[from...])
         return out
     }
 

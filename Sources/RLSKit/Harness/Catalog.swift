@@ -156,6 +156,11 @@ enum Catalog {
         -> [TableInfo]
     {
         let regs = names.map { SQL.qualified($0.schema, $0.name) }
+        // The planner's estimates for these grow with the list: on thousands of tables they pass
+        // jit_above_cost, and compiling them takes longer than running them. Put back after.
+        let local = conn.inTransaction, jit = conn.serverVersion >= 110000
+        if jit { try conn.query("select set_config('jit', 'off', \(local))") }
+        defer { if jit && !local { _ = try? conn.query("reset jit") } }
         let results = try conn.pipeline(
             [headSQL, columnsSQL, uniqueSQL, policySQL, constraintSQL].map { PostgresStatement($0, [regs]) },
             isolation: .none)

@@ -84,8 +84,12 @@ struct FunctionProbeRequest: Sendable {
     }
 
     /// `skipUntested`: a declared function the probe cannot call is skipped, not failed.
-    func run(_ conn: PostgresConnection, skipUntested: Bool = false) throws -> [TestOutcome] {
+    /// `restore` sets the unit up again on a new session, after a call was cut off by ending its own.
+    func run(
+        _ conn: PostgresConnection, skipUntested: Bool = false, restore: () throws -> Void = {}
+    ) throws -> [TestOutcome] {
         var out: [TestOutcome] = []
+        var lost: String?
         let found = try FunctionProbe.candidates(conn, exposedSchemas: exposedSchemas)
         for c in found where only?.contains(AuditNames.function(c.schema, c.signature)) ?? true {
             let intent = intents.first { $0.matches(schema: c.schema, name: c.name, argTypes: c.argTypes) }
@@ -96,8 +100,18 @@ struct FunctionProbeRequest: Sendable {
                 continue
             }
             for x in callers where x.actor.kind == .anon ? c.anon : c.authenticated {
+                if let lost {
+                    out.append(notCovered(function, lost, declared: intent, skip: skipUntested, caller: x.label))
+                    continue
+                }
                 let o = try FunctionProbe.probe(
                     c, as: x.actor, label: x.label, others: x.others, arguments: arguments, watch: x.watch, conn)
+                if !conn.isAlive {
+                    try conn.reconnect()
+                    do { try restore() } catch {
+                        lost = "the unit could not be set up again after a call was cut off (\(error))"
+                    }
+                }
                 if let why = o.unfilled {
                     out.append(notCovered(function, why, declared: intent, skip: skipUntested, caller: x.label))
                 } else {

@@ -48,6 +48,16 @@ public enum Harness {
         return TestReport(outcomes: plan.extra + order(outcomes), notes: Coverage.notes(outcomes, plan: plan))
     }
 
+    /// What `run` would do, without doing it: the units and checks planned (bench/plan.sh).
+    @_spi(CLI) public static func planSize(
+        _ input: HarnessInput, options: HarnessOptions = HarnessOptions(), on target: ConnectionString
+    ) throws -> (units: Int, checks: Int) {
+        let conn = try PostgresConnection(target)
+        defer { conn.close() }
+        let plan = try Planner.plan(input, conn: conn, options: options)
+        return (plan.units.count, plan.units.reduce(0) { $0 + $1.checks.count })
+    }
+
     /// Runs units on `jobs` threads, one connection each (a connection belongs to one thread).
     static func execute(
         _ units: [HarnessUnit], on target: ConnectionString, reuse: PostgresConnection, jobs: Int, skipUntested: Bool

@@ -62,10 +62,11 @@ public enum HarnessLoader {
     /// Parses files already read, in the order given.
     public static func parse(_ files: [(path: String, text: String)]) throws -> HarnessInput {
         var input = HarnessInput()
+        var declared: [String: SourceLocation] = [:]
         for (f, text) in files {
             if f.hasSuffix(".rls") {
                 let a = try AccessFile.parse(text, path: f)
-                try checkDuplicates(a, against: input.access)
+                try checkDuplicates(a, against: &declared)
                 input.access.append(a)
             } else {
                 let s = try ScenarioFile.parse(text, path: f)
@@ -80,19 +81,19 @@ public enum HarnessLoader {
         return input
     }
 
-    static func checkDuplicates(_ a: AccessFile, against others: [AccessFile]) throws(InputError) {
-        for o in others {
-            for t in a.tables {
-                if let p = o.tables.first(where: { $0.qualifiedName == t.qualifiedName }) {
-                    throw InputError(
-                        t.location, "table \(t.qualifiedName) is already declared at \(p.location): keep one")
-                }
-            }
-            for b in a.buckets {
-                if let p = o.buckets.first(where: { $0.id == b.id }) {
-                    throw InputError(b.location, "bucket \(b.id) is already declared at \(p.location): keep one")
-                }
+    /// A table or bucket another file already declared; `declared` gathers every file's blocks.
+    static func checkDuplicates(_ a: AccessFile, against declared: inout [String: SourceLocation]) throws(InputError) {
+        for t in a.tables {
+            if let p = declared["table " + t.qualifiedName] {
+                throw InputError(t.location, "table \(t.qualifiedName) is already declared at \(p): keep one")
             }
         }
+        for b in a.buckets {
+            if let p = declared["bucket " + b.id] {
+                throw InputError(b.location, "bucket \(b.id) is already declared at \(p): keep one")
+            }
+        }
+        for t in a.tables { declared["table " + t.qualifiedName] = t.location }
+        for b in a.buckets { declared["bucket " + b.id] = b.location }
     }
 }

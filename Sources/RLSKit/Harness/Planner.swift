@@ -42,6 +42,10 @@ enum Planner {
                 )
             }
             var infos = try Catalog.tables(conn, file.tables.map { ($0.schema, $0.name) })
+            // Where each declared table is, for `through` chains (a scan per table would be quadratic).
+            let position = Dictionary(file.tables.enumerated().map { ($0.element.qualifiedName, $0.offset) }) { a, _ in
+                a
+            }
             let declared = Dictionary(file.tables.map { ($0.qualifiedName, $0) }) { a, _ in a }
             for i in infos.indices { infos[i].declared = declared }
             try checkRoleRows(file, conn: conn)
@@ -68,7 +72,7 @@ enum Planner {
                 try checkSeeds(intent, info, conn: conn)
                 try checkProtected(intent, info)
                 if !intent.group.isEmpty {
-                    let (top, levels) = try throughChain(intent, info, file: file, infos: infos)
+                    let (top, levels) = try throughChain(intent, info, file: file, infos: infos, at: position)
                     let world = try worldFor(top.0, top.1, worlds)
                     var matrix = GroupMatrix(
                         info: info, intent: intent, world: world.world, roleActors: roles,
@@ -401,14 +405,14 @@ extension Planner {
 
     /// For `group c through P`: the table at the top of the chain (whose group column follows a
     /// members block), and the tables between, nearest to the group first.
-    static func throughChain(_ intent: TableIntent, _ info: TableInfo, file: AccessFile, infos: [TableInfo]) throws
-        -> ((TableIntent, TableInfo), [GroupMatrix.ThroughLevel])
-    {
+    static func throughChain(
+        _ intent: TableIntent, _ info: TableInfo, file: AccessFile, infos: [TableInfo], at position: [String: Int]
+    ) throws -> ((TableIntent, TableInfo), [GroupMatrix.ThroughLevel]) {
         var levels: [GroupMatrix.ThroughLevel] = []
         var child = (intent, info)
         while !child.0.through.isEmpty {
             let at = child.0.settings["group"] ?? child.0.location
-            guard let i = file.tables.firstIndex(where: { $0.qualifiedName == child.0.through }) else { break }
+            guard let i = position[child.0.through] else { break }
             let parent = (file.tables[i], infos[i])
             guard let ref = child.1.column(child.0.group)?.references, let (schema, name, key) = splitReference(ref),
                 SQL.qualified(schema, name) == parent.1.qualifiedName, let keyColumn = parent.1.column(key)

@@ -37,9 +37,11 @@ enum ScenarioFile {
     public static func parse(_ text: String, path: String) throws(InputError) -> [Scenario] {
         var scenarios: [Scenario] = []
         var stepOpen = false  // an `as` line seen, its SQL may continue until the first `expect`
+        var titles: [String: SourceLocation] = [:]
         let lines = TextFile.lines(text)
         for (i, raw) in lines.enumerated() {
             let at = SourceLocation(file: path, line: i + 1)
+            if let problem = TextFile.nulProblem(raw) { throw InputError(at, problem) }
             let line = raw.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: ["\r"])
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix("--") { continue }
             let (word, rest) = split(line)
@@ -48,10 +50,10 @@ enum ScenarioFile {
                     throw InputError(at, "'scenario' needs a title, e.g. 'scenario users edit only their own profile'")
                 }
                 try finish(scenarios.last)
-                if let dup = scenarios.first(where: { $0.title == rest }) {
-                    throw InputError(
-                        at, "scenario '\(rest)' already exists at line \(dup.location.line): give it another title")
+                if let dup = titles[rest] {
+                    throw InputError(at, "scenario '\(rest)' already exists at line \(dup.line): give it another title")
                 }
+                titles[rest] = at
                 scenarios.append(Scenario(title: rest, users: [], steps: [], location: at))
                 stepOpen = false
                 continue

@@ -107,8 +107,18 @@ struct UnitRunner {
         }
         try blame(&outcomes, unit.checks)
         outcomes = APIChecks.settle(outcomes, unit.checks)
-        if let probe = unit.probe { outcomes += try probe.run(conn, skipUntested: skipUntested) }
+        if let probe = unit.probe {
+            outcomes += try probe.run(conn, skipUntested: skipUntested) { try restore(unit) }
+        }
         return outcomes
+    }
+
+    /// The unit's transaction as `run` began it, on a new session: sign-up, seeding, late sign-ups.
+    func restore(_ unit: HarnessUnit) throws {
+        do {
+            _ = try conn.runScript("BEGIN;\n" + unit.signUp + unit.setup)
+            if !unit.lateSignUp.isEmpty { _ = try conn.runScript(unit.lateSignUp) }
+        } catch { throw error.error }
     }
 
     static let ended =

@@ -119,7 +119,7 @@ struct Who: Sendable, Hashable, CustomStringConvertible {
                         "'\(key)': write 'members' or 'members with role R' (several roles: 'members with role owner, admin')"
                     )
                 }
-                let roles = item.dropFirst(3).flatMap { $0.split(separator: ",").map(String.init) }
+                let roles = item.dropFirst(3).flatMap(AccessFile.Parser.listItems)
                 guard !roles.isEmpty else {
                     throw InputError(at, "'\(key)': name at least one role after 'members with role'")
                 }

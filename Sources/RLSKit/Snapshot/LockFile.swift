@@ -6,12 +6,15 @@ public enum LockFile {
     public static let format = 1
     static let formatPrefix = "# rlskit policy lock, format "
     public static let formatLine = formatPrefix + String(format)
+    /// A comment to older readers; what was not read to this one (`SecuritySurface.unread`).
+    static let unreadPrefix = "# unread: "
     static let commands = ["SELECT", "INSERT", "UPDATE", "DELETE", "ALL"]
     static let privileges = ["SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "MAINTAIN"]
 
     public static func render(_ s: SecuritySurface) -> String {
         var out = formatLine + "\n"
         out += "# Written by `rlskit snapshot`; compare with `rlskit diff FILE`. Do not edit by hand.\n"
+        for u in s.unread { out += unreadPrefix + escape(u) + "\n" }
         out += "exposed schemas: \(s.exposedSchemas.map(escape).joined(separator: ", "))\n"
         for t in s.tables {
             out += "\n\(t.header)\n"
@@ -149,6 +152,10 @@ public enum LockFile {
                 throw fail(
                     "unknown lock file format '\(version)' (this rlskit writes and reads format \(format)): write the lock file again with 'rlskit snapshot'"
                 )
+            }
+            if sawFormat, line.hasPrefix(unreadPrefix) {
+                s.unread.append(unescape(String(line.dropFirst(unreadPrefix.count))))
+                continue
             }
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard sawFormat else { throw fail("not an rlskit lock file (expected '\(formatLine)' first)") }

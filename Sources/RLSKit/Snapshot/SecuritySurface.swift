@@ -8,6 +8,9 @@ public struct SecuritySurface: Sendable, Equatable {
     public var tables: [Table]
     public var functions: [Function]
     public var buckets: [Bucket]
+    /// Platform tables not read because reading them could run the project's code
+    /// (`storage.buckets not read: it is a view, …`): their entries are unknown, not absent.
+    public var unread: [String] = []
 
     public struct Table: Sendable, Equatable {
         /// "table", "partitioned table", "view", "materialized view", "foreign table".
@@ -100,10 +103,10 @@ public enum SurfaceReader {
         where p.prosecdef and \(SchemaLists.userSchema("n")) and \(SQLParts.notExtensionMember("p", catalog: "pg_proc"))
         """
 
-    static let bucketsSQL = """
-        select id, name, coalesce(public, false) as public, file_size_limit::text as file_size_limit,
-               allowed_mime_types from storage.buckets
-        """
+    /// Read through `PlatformTable`: storage.buckets is the project's to replace.
+    static let bucketsSelect =
+        "id, name, coalesce(public, false) as public, file_size_limit::text as file_size_limit, allowed_mime_types"
+    static let bucketColumns = ["id", "name", "public", "file_size_limit", "allowed_mime_types"]
 
     /// With `helper`, a large catalog's policies are read the way the audit reads them.
     public static func read(
@@ -136,12 +139,11 @@ public enum SurfaceReader {
         let out = try conn.pipeline(
             groups: [
                 [PostgresStatement(tablesSQL, [param])], [PostgresStatement(policiesSQL, [param])],
-                [PostgresStatement(functionsSQL)], [PostgresStatement(bucketsSQL)],
+                [PostgresStatement(functionsSQL)],
             ],
             isolation: .keepSuccesses
         ).map { $0[0] }
-        for (i, o) in out.enumerated() where i < 3 { if let e = o.error { throw e } }
-        if let e = out[3].error, !["42P01", "3F000"].contains(e.sqlState ?? "") { throw e }
+        for o in out { if let e = o.error { throw e } }
 
         var surface = SecuritySurface(exposedSchemas: exposed)
         var byKey: [String: Int] = [:]
@@ -182,7 +184,13 @@ public enum SurfaceReader {
             surface.functions.append(
                 .init(signature: sig, searchPath: try r.decode("search_path"), execute: try r.decode("execute")))
         }
-        for r in out[3].result?.rows ?? [] {
+        var bucketRows: [PostgresRow] = []
+        switch try PlatformTable.read(conn, "storage", "buckets", columns: bucketColumns, select: bucketsSelect) {
+        case .absent: break
+        case .rows(let rows): bucketRows = rows
+        case .unread(let u): surface.unread.append(u.line)
+        }
+        for r in bucketRows {
             surface.buckets.append(
                 .init(
                     id: try r.decode("id"), name: try r.decode("name"), isPublic: try r.decode("public"),

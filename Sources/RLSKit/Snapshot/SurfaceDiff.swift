@@ -78,8 +78,16 @@ public enum SurfaceDiff {
             }
         }
 
-        let oldBuckets = Dictionary(old.buckets.map { ($0.header, $0) }, uniquingKeysWith: { a, _ in a })
-        let newBuckets = Dictionary(new.buckets.map { ($0.header, $0) }, uniquingKeysWith: { a, _ in a })
+        // A side whose buckets were not read says nothing about them: not "removed", not "new".
+        let unread = old.unread + new.unread.filter { !old.unread.contains($0) }
+        for u in unread where u.hasPrefix("storage.buckets ") {
+            add(.widening, "buckets", "not compared: \(u)")
+        }
+        let compared = !unread.contains { $0.hasPrefix("storage.buckets ") }
+        let oldBuckets = Dictionary(
+            (compared ? old.buckets : []).map { ($0.header, $0) }, uniquingKeysWith: { a, _ in a })
+        let newBuckets = Dictionary(
+            (compared ? new.buckets : []).map { ($0.header, $0) }, uniquingKeysWith: { a, _ in a })
         for (key, _) in oldBuckets where newBuckets[key] == nil { add(.narrowing, key, "removed") }
         for (key, b) in newBuckets {
             guard let o = oldBuckets[key] else {

@@ -13,6 +13,14 @@ import Foundation
         text.unicodeScalars.first == "\u{FEFF}" ? String(text.unicodeScalars.dropFirst()) : text
     }
 
+    /// Why a line cannot be used: a NUL byte, which libpq would cut the text at and PostgreSQL
+    /// refuses. Checked where a file is read, so the error names its line.
+    public static func nulProblem(_ line: Substring) -> String? {
+        guard let i = line.utf8.firstIndex(of: 0) else { return nil }
+        let column = line.unicodeScalars[..<i].count + 1
+        return "contains a NUL byte (column \(column)), which PostgreSQL cannot accept: remove it"
+    }
+
     /// Lines ending in "\n" or "\r\n", without their endings (and without a byte order mark).
     public static func lines(_ text: String) -> [Substring] {
         Substring(withoutBOM(text)).split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }

@@ -39,4 +39,5 @@ extension LintExampleTests {
     func test_1011_restrictive_insert_bypassed_by_update() throws {
         try checkExamples("restrictive_insert_bypassed_by_update")
     }
+    func test_1012_platform_table_not_read() throws { try checkExamples("platform_table_not_read") }
 }

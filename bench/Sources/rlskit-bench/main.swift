@@ -1,9 +1,12 @@
 import Foundation
 import Postgres
+@_spi(CLI) import RLSKit
 
 // Small driver for bench/*.sh. Prints one line: "<name> <seconds>".
 //   rlskit-bench statements N pipeline|sequential [insert|select]   (DATABASE_URL or PG* environment)
 //   rlskit-bench cluster                            (one LocalCluster start + stop)
+//   rlskit-bench parse FILE…                        (read and parse access files and scenarios)
+//   rlskit-bench plan FILE…                         (parse, then plan every unit on the database; run none)
 
 func seconds(_ body: () throws -> Void) rethrows -> Double {
     let t = DispatchTime.now().uptimeNanoseconds
@@ -42,15 +45,22 @@ do {
             c.stop()
         }
         print("cluster \(t)")
+    case "parse":
+        let t = try seconds { _ = try HarnessLoader.load(Array(args.dropFirst())) }
+        print("parse \(t)")
+    case "plan":
+        let input = try HarnessLoader.load(Array(args.dropFirst()))
+        var size = (units: 0, checks: 0)
+        let t = try seconds { size = try Harness.planSize(input, on: .fromEnvironment()) }
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }?.split(separator: " ").dropFirst()
+            .first
+        print("plan \(t) \(size.units) units \(size.checks) checks, peak \(peak.map { String($0) } ?? "?") kB")
     default:
-        throw ConfigurationError("usage: rlskit-bench statements N pipeline|sequential | cluster")
+        throw ConfigurationError(
+            "usage: rlskit-bench statements N pipeline|sequential | cluster | parse FILE… | plan FILE…")
     }
 } catch {
     FileHandle.standardError.write(Data("rlskit-bench: \(error)\n".utf8))
     exit(2)
-}
-
-struct ConfigurationError: Error, CustomStringConvertible {
-    let description: String
-    init(_ d: String) { description = d }
 }
