@@ -106,7 +106,8 @@ final class ParserFuzzTests: XCTestCase {
         // is the clock's, which may tick between two parses).
         let ids = try NSRegularExpression(
             pattern:
-                "[0-9A-Fa-f]{8}(-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}|-[0-9a-f]{8}@|settings: \\[[^\\]]*\\]|expires: [0-9]+")
+                "[0-9A-Fa-f]{8}(-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}|-[0-9a-f]{8}@|settings: \\[[^\\]]*\\]|expires: [0-9]+"
+        )
         func describe<T>(_ body: () throws -> T) -> String {
             let text: String
             do { text = "ok \(try body())" } catch { text = "error \(error)" }

@@ -22,14 +22,25 @@ enum FunctionProbe {
         /// Why the call gave no verdict: an argument the probe chose was not a value the function
         /// takes, or it did not end in time (`cutOff`).
         public var unfilled: String?
+        /// What the call changed in the catalog (row security, grants, policies, roles), as
+        /// "row level security off on public.notes"; a rollback undoes it, a real call would not.
+        public var catalogChanges: [String] = []
+        /// Effects no rollback undoes (a session advisory lock), found after the call.
+        public var lasting: [String] = []
         /// A write or another user's rows, done by a caller that should get neither.
-        public var isFinding: Bool { refused == nil && unfilled == nil && (!writes.isEmpty || othersRows > 0) }
+        public var isFinding: Bool {
+            refused == nil && unfilled == nil && (!writes.isEmpty || othersRows > 0 || !catalogChanges.isEmpty)
+        }
 
         public var sentence: String {
             if let unfilled { return "\(function) as \(caller): not covered: \(unfilled)" }
             if let refused { return "\(function) as \(caller): refused (\(refused))" }
             var parts: [String] = []
             if !writes.isEmpty { parts.append("wrote " + writes.joined(separator: ", ")) }
+            if !catalogChanges.isEmpty {
+                parts.append("changed the catalog: " + catalogChanges.joined(separator: "; "))
+            }
+            if !lasting.isEmpty { parts.append(lasting.joined(separator: "; ")) }
             if othersRows > 0 { parts.append("returned \(othersRows) row\(othersRows == 1 ? "" : "s") of other users") }
             if !requests.isEmpty {
                 parts.append("requested " + requests.joined(separator: ", ") + " (recorded, not sent)")
@@ -45,7 +56,12 @@ enum FunctionProbe {
         "dblink", "http_get", "http_post", "http_put", "http_delete", "http_patch", "http_head", "http(",
         "supabase_functions.http_request",
     ]
-    static let neverCalled = ["dblink", "supabase_functions.http_request"]
+    /// Never called either: what a rollback cannot undo. (A role switch cannot happen: the
+    /// probe calls SECURITY DEFINER functions only, where PostgreSQL refuses it.)
+    static let neverCalled = [
+        "dblink", "supabase_functions.http_request", "to program", "from program", "lo_export", "lo_import",
+        "pg_terminate_backend", "pg_cancel_backend", "pg_reload_conf", "alter system",
+    ]
     /// The stand-ins' request logs: a recorded request is reported, not counted as a write.
     static let recorders = ["net.http_request_queue", "net._http_response", "rlskit_http.requests"]
     static let supported: Set<String> = [
@@ -66,15 +82,25 @@ enum FunctionProbe {
     }
 
     public static func run(_ conn: PostgresConnection, exposedSchemas: [String]) throws -> [Outcome] {
-        let others: [String] = try conn.query("select id::text from auth.users order by created_at nulls last, id")
-            .rows.map { try $0.decode(0) }
+        // Every form a row may hold another user in: the id (any case, with or without hyphens),
+        // the email, the phone.
+        let others: [String] = try conn.query(
+            """
+            select v from (select id::text as v, 0 as k, created_at, id from auth.users
+                           union all select email::text, 1, created_at, id from auth.users where coalesce(email, '') <> ''
+                           union all select phone::text, 2, created_at, id from auth.users where coalesce(phone, '') <> '') s
+             order by k, created_at nulls last, id
+            """
+        ).rows.map { try $0.decode(0) }
         let callers = [(HarnessActor.anon, "anon", others), (HarnessActor.user("stranger"), "a stranger", others)]
         var out: [Outcome] = []
         for c in try candidates(conn, exposedSchemas: exposedSchemas) where unfillable(c) == nil {
             for (actor, label, others) in callers where actor.kind == .anon ? c.anon : c.authenticated {
                 try conn.query("BEGIN")
-                defer { _ = try? conn.query("ROLLBACK") }
-                out.append(try probe(c, as: actor, label: label, others: others, conn))
+                var o = try probe(c, as: actor, label: label, others: others, conn)
+                _ = try? conn.query("ROLLBACK")
+                if conn.isAlive { o.lasting = (try? releaseLasting(conn)) ?? [] }
+                out.append(o)
                 // A call cut off by ending its session: the others go on in a new one.
                 if !conn.isAlive { try conn.reconnect() }
             }
@@ -158,13 +184,15 @@ enum FunctionProbe {
         let before = try stats(conn)
         let prints = try watch.map { try fingerprints($0, conn) }
         let call =
-            "select count(*) filter (where to_jsonb(r)::text ~ $\(values.count + 1)) from \(SQL.qualified(c.schema, c.name))(\(params)) r"
-        let pattern = others.isEmpty ? "^$x" : "(" + others.joined(separator: "|") + ")"
+            "select count(*) filter (where to_jsonb(r)::text ~* $\(values.count + 1)) from \(SQL.qualified(c.schema, c.name))(\(params)) r"
+        let pattern = leakPattern(others)
+        let catalogBefore = try catalogDigest(conn)
         try conn.query("SAVEPOINT rlskit_call")
         var othersRows = 0
         var refused: String?
         var after = before
         var changed: Set<String>?
+        var catalogChanges: [String] = []
         do {
             try conn.query(actor.impersonation())
             let (result, stage) = CallDeadline.run(conn, seconds: deadline, grace: grace) {
@@ -182,6 +210,12 @@ enum FunctionProbe {
             if let watch, let prints {
                 let now = try fingerprints(watch, conn)
                 changed = Set(watch.indices.filter { now[$0] != prints[$0] }.map { watch[$0].table })
+            }
+            // Only when the digest moved: the state after, then (the call undone) the state before.
+            if try catalogDigest(conn) != catalogBefore {
+                let afterState = try catalogState(conn)
+                try conn.query("ROLLBACK TO SAVEPOINT rlskit_call")
+                catalogChanges = afterState.subtracting(try catalogState(conn)).sorted()
             }
         } catch let e as PostgresError {
             if e.isConnectionFailure { throw e }
@@ -210,8 +244,79 @@ enum FunctionProbe {
             if !d.isEmpty, changed?.contains(table) ?? true { writes.append("\(table): " + d.joined(separator: ", ")) }
         }
         var o = Outcome(function: function, caller: label, writes: writes, othersRows: othersRows, refused: refused)
+        o.catalogChanges = catalogChanges
         if recorded > 0 { o.requests = try requests(recorded, conn) }
         return o
+    }
+
+    /// A case-insensitive pattern for any of `values` (regex characters escaped), uuids also
+    /// without their hyphens; one that matches nothing for none.
+    static func leakPattern(_ values: [String]) -> String {
+        var forms: [String] = []
+        for v in values where !v.isEmpty {
+            forms.append(v)
+            if v.count == 36, v.filter({ $0 == "-" }).count == 4 {
+                forms.append(v.replacingOccurrences(of: "-", with: ""))
+            }
+        }
+        guard !forms.isEmpty else { return "^$x" }
+        let special = Set("\\.^$|?*+()[]{}")
+        return "("
+            + forms.map { f in String(f.flatMap { special.contains($0) ? ["\\", $0] : [$0] }) }.joined(separator: "|")
+            + ")"
+    }
+
+    /// What a function may change that no table count shows: row security, grants, policies,
+    /// roles and memberships, outside the system's schemas.
+    static let catalogStateSQL = """
+        select 'row level security ' || case when c.relrowsecurity then 'on' else 'off' end
+               || case when c.relforcerowsecurity then ' (forced)' else '' end || ' on ' || c.oid::regclass::text
+          from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+         where c.relkind in ('r', 'p') and n.nspname <> 'information_schema' and n.nspname !~ '^pg_'
+        union all
+        select 'grants on ' || c.oid::regclass::text || ': ' || coalesce(c.relacl::text, 'the defaults')
+          from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+         where c.relkind in ('r', 'p', 'v', 'm', 'f') and n.nspname <> 'information_schema' and n.nspname !~ '^pg_'
+        union all
+        select 'policy ' || p.polname || ' on ' || p.polrelid::regclass::text || ' ('
+               || pg_catalog.md5(p.polcmd::text || p.polpermissive::text || p.polroles::text
+                                 || coalesce(pg_catalog.pg_get_expr(p.polqual, p.polrelid), '')
+                                 || coalesce(pg_catalog.pg_get_expr(p.polwithcheck, p.polrelid), '')) || ')'
+          from pg_catalog.pg_policy p
+        union all
+        select 'execute on ' || p.oid::regprocedure::text || ': ' || coalesce(p.proacl::text, 'the defaults')
+          from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
+         where n.nspname <> 'information_schema' and n.nspname !~ '^pg_'
+        union all
+        select 'membership of ' || m.member::regrole::text || ' in ' || m.roleid::regrole::text
+          from pg_catalog.pg_auth_members m
+        union all
+        select 'role ' || r.rolname || (case when r.rolsuper then ' superuser' else '' end)
+               || (case when r.rolbypassrls then ' bypassrls' else '' end) || (case when r.rolcanlogin then ' login' else '' end)
+          from pg_catalog.pg_roles r
+        """
+
+    static func catalogState(_ conn: PostgresConnection) throws -> Set<String> {
+        Set(try conn.query(catalogStateSQL).rows.map { try $0.decode(0) as String })
+    }
+
+    static func catalogDigest(_ conn: PostgresConnection) throws -> String {
+        try conn.query(
+            "select pg_catalog.md5(coalesce(pg_catalog.string_agg(s, ',' order by s), '')) from (\(catalogStateSQL)) x(s)"
+        )
+        .rows[0].decode(0)
+    }
+
+    /// Session advisory locks the call left (a rollback keeps them): released, and said.
+    static func releaseLasting(_ conn: PostgresConnection) throws -> [String] {
+        let n: Int = try conn.query(
+            "select count(*)::int from pg_catalog.pg_locks where locktype = 'advisory' and pid = pg_catalog.pg_backend_pid()"
+        ).rows[0].decode(0)
+        guard n > 0 else { return [] }
+        _ = try conn.query("select pg_catalog.pg_advisory_unlock_all()")
+        return [
+            "took \(n) session advisory lock\(n == 1 ? "" : "s"), which no rollback undoes (rlskit released \(n == 1 ? "it" : "them"))"
+        ]
     }
 
     /// The newest `n` recorded requests, as `METHOD url`.

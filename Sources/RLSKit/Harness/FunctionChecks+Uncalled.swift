@@ -60,6 +60,6 @@ extension Planner {
         if !(try r.decode(2) as Bool) { return noGrant }
         if !(try r.decode(3) as Bool) { return "it is a procedure, an aggregate or an extension's function" }
         return
-            "its body reaches outside the database (dblink, a webhook, or http/pg_net that are not rlskit's recording stand-ins), so the probe never calls it"
+            "its body reaches outside the database or past a rollback (dblink, a webhook, http/pg_net that are not rlskit's recording stand-ins, a server program or file, ending other sessions), so the probe never calls it"
     }
 }

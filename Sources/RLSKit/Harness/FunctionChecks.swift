@@ -38,13 +38,14 @@ struct FunctionProbeRequest: Sendable {
     ) -> FunctionProbeRequest {
         var callers = [
             Caller(
-                actor: .anon, label: "anon", others: [a.uid, b.uid], writer: Who.Standing(), reader: Who.Standing()),
+                actor: .anon, label: "anon", others: [a.uid, b.uid, a.email, b.email], writer: Who.Standing(),
+                reader: Who.Standing()),
             Caller(
-                actor: a, label: "A", others: [b.uid],
+                actor: a, label: "A", others: [b.uid, b.email],
                 writer: Who.Standing(signedIn: true, isOwner: true, memberRole: ""),
                 reader: Who.Standing(signedIn: true)),
             Caller(
-                actor: b, label: "B", others: [a.uid], writer: Who.Standing(signedIn: true),
+                actor: b, label: "B", others: [a.uid, a.email], writer: Who.Standing(signedIn: true),
                 reader: Who.Standing(signedIn: true)),
         ]
         callers += roleCallers(roleActors, intents, others: [a.uid, b.uid])
