@@ -38,14 +38,7 @@ struct ClusterTemplate {
         done = rename(tmp, folder) == 0
     }
 
-    /// A real folder or file (no link) of this user's that no one else may write.
-    static func isPrivate(_ path: String, directory: Bool) -> Bool {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return false }
-        let kind = st.st_mode & S_IFMT
-        return (directory ? kind == S_IFDIR : kind == S_IFREG) && st.st_uid == geteuid()
-            && st.st_mode & (S_IWGRP | S_IWOTH) == 0
-    }
+    static func isPrivate(_ path: String, directory: Bool) -> Bool { PrivatePath.check(path, directory: directory) }
 
     /// FNV-1a, 64 bits: names a cache entry, nothing more.
     static func hash(_ s: String) -> String {
@@ -55,5 +48,17 @@ struct ClusterTemplate {
             h = h &* 0x100_0000_01b3
         }
         return String(h, radix: 16)
+    }
+}
+
+/// What this process may trust on disk: a real folder or file (no link) of its own user's that
+/// no one else may write.
+public enum PrivatePath {
+    public static func check(_ path: String, directory: Bool) -> Bool {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return false }
+        let kind = st.st_mode & S_IFMT
+        return (directory ? kind == S_IFDIR : kind == S_IFREG) && st.st_uid == geteuid()
+            && st.st_mode & (S_IWGRP | S_IWOTH) == 0
     }
 }

@@ -129,16 +129,10 @@ enum ExtensionOverlay {
 
     /// Names in a directory, `.` and `..` aside.
     static func entries(_ dir: String) -> [String] {
-        guard let d = opendir(dir) else { return [] }
-        defer { closedir(d) }
-        var names: [String] = []
-        while let e = readdir(d) {
-            let name = withUnsafePointer(to: e.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        return TreeRemoval.entries(fd)
     }
 
     /// Nil when the running server reads the overlay's SHAREDIR, else why the files are missing.

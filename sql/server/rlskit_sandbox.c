@@ -669,27 +669,30 @@ sandbox_executor_start(QueryDesc *queryDesc, int eflags)
 		standard_ExecutorStart(queryDesc, eflags);
 }
 
+/* The check hooks of `role` and `session_authorization`: no change while a project's function runs. */
+static bool
+refuse_change(const char *name)
+{
+	if (project_depth == 0)
+		return false;
+	GUC_check_errcode(ERRCODE_INSUFFICIENT_PRIVILEGE);
+	GUC_check_errmsg("a project's function cannot change %s in one of rlskit's own sessions", name);
+	return true;
+}
+
 static bool
 role_check(char **newval, void **extra, GucSource source)
 {
-	if (project_depth > 0)
-	{
-		GUC_check_errcode(ERRCODE_INSUFFICIENT_PRIVILEGE);
-		GUC_check_errmsg("a project's function cannot change role in one of rlskit's own sessions");
+	if (refuse_change("role"))
 		return false;
-	}
 	return prev_role_check ? prev_role_check(newval, extra, source) : true;
 }
 
 static bool
 session_auth_check(char **newval, void **extra, GucSource source)
 {
-	if (project_depth > 0)
-	{
-		GUC_check_errcode(ERRCODE_INSUFFICIENT_PRIVILEGE);
-		GUC_check_errmsg("a project's function cannot change session_authorization in one of rlskit's own sessions");
+	if (refuse_change("session_authorization"))
 		return false;
-	}
 	return prev_session_auth_check ? prev_session_auth_check(newval, extra, source) : true;
 }
 

@@ -57,7 +57,7 @@ import Postgres
         let key = SHA256.hex(SHA256.digest(Array((source + "\u{0}" + version + "\u{0}" + includes).utf8))).prefix(16)
         let name = "rlskit_sandbox-\(key).so"
         let cache = try? privateCacheFolder()
-        if let cache, isOurs(cache + "/" + name, file: true),
+        if let cache, PrivatePath.check(cache + "/" + name, directory: false),
             let data = FileManager.default.contents(atPath: cache + "/" + name)
         {
             return data
@@ -99,7 +99,7 @@ import Postgres
         let dir = base + "/rlskit"
         _ = mkdir(base, 0o700)
         _ = mkdir(dir, 0o700)
-        guard isOurs(dir, file: false) else { throw ConfigurationError("\(dir) is not private") }
+        guard PrivatePath.check(dir, directory: true) else { throw ConfigurationError("\(dir) is not private") }
         var parent = (dir as NSString).deletingLastPathComponent
         while parent != "/" && !parent.isEmpty {
             var st = stat()
@@ -111,15 +111,6 @@ import Postgres
             parent = (parent as NSString).deletingLastPathComponent
         }
         return dir
-    }
-
-    /// A real file or folder (no link), owned by this user, writable by no one else.
-    static func isOurs(_ path: String, file: Bool) -> Bool {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return false }
-        let kind = st.st_mode & S_IFMT
-        return (file ? kind == S_IFREG : kind == S_IFDIR) && st.st_uid == geteuid()
-            && st.st_mode & (S_IWGRP | S_IWOTH) == 0
     }
 
     static func makeTemporaryFolder(in dir: String?) throws -> String {
