@@ -162,7 +162,7 @@ final class HiddenCommitTests: ScratchTestCase {
         let text = "scenario s\n  user alice\n  as alice: select 1\n    , 'a\u{0}b'\n    expect ok\n"
         XCTAssertThrowsError(try ScenarioFile.parse(text, path: "t/x.scenario")) { e in
             XCTAssertEqual(
-                "\(e)", "t/x.scenario:4: the step contains a NUL byte, which PostgreSQL cannot accept: remove it")
+                "\(e)", "t/x.scenario:4: contains a NUL byte (column 9), which PostgreSQL cannot accept: remove it")
         }
         XCTAssertEqual(AccessFile.expressionProblem("'a\u{0}'"), "contains a NUL byte, which PostgreSQL cannot accept")
         // Under standard_conforming_strings off the server would run the COMMIT between these strings.
