@@ -277,6 +277,56 @@ final class SandboxCLITests: XCTestCase {
             refusal: "permission denied for function pg_get_wal_records_info"),
     ]
 
+    /// The third review's: an extension handing postgres CREATE on a schema of the platform's,
+    /// reserved memberships taken away, roles given to rlskit's own role.
+    static let thirdReviewAttacks: [Attack] = [
+        Attack(
+            name: "an extension into vault gives no CREATE there",
+            migration:
+                "create extension if not exists pg_trgm schema vault;\ncreate function vault.mine() returns int language sql as 'select 1';\n",
+            refusal: "permission denied for schema vault"),
+        Attack(
+            name: "revoke a reserved membership", migration: "revoke supabase_storage_admin from rlskit_definer;\n",
+            refusal: "\"supabase_storage_admin\" role memberships are reserved"),
+        Attack(
+            name: "alter group drop user", migration: "alter group supabase_realtime_admin drop user postgres;\n",
+            refusal: "\"supabase_realtime_admin\" role memberships are reserved"),
+        Attack(
+            name: "revoke the API roles from authenticator", migration: "revoke authenticated from authenticator;\n",
+            refusal: "\"authenticator\" is a reserved role"),
+        Attack(
+            name: "comment on a reserved role", migration: "comment on role supabase_auth_admin is 'mine';\n",
+            refusal: "\"supabase_auth_admin\" is a reserved role"),
+        Attack(
+            name: "grant a role to rlskit_definer", migration: "grant postgres to rlskit_definer;\n",
+            refusal: "\"rlskit_definer\" is a reserved role"),
+        Attack(
+            name: "grant pg_write_all_data",
+            migration: "grant pg_write_all_data to postgres;\ndelete from rlskit.migrations;\n",
+            refusal: "\"pg_write_all_data\" role memberships are reserved"),
+    ]
+
+    func testTheThirdReviewsFindingsHold() throws {
+        for attack in Self.thirdReviewAttacks {
+            let (r, marker) = try run(attack)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: marker), "\(attack.name): escaped\n\(r.output)")
+            XCTAssertTrue(r.output.contains(attack.refusal ?? "-"), "\(attack.name): \(r.output)")
+        }
+        // What stays allowed: an app role given to and taken from authenticator.
+        let (ok, _) = try run(
+            Attack(
+                name: "app role",
+                migration: """
+                    create role app_reader nologin;
+                    grant app_reader to authenticator;
+                    revoke app_reader from authenticator;
+                    create table public.t (x int);
+                    alter table public.t enable row level security;
+
+                    """))
+        XCTAssertEqual(ok.code, 0, ok.output)
+    }
+
     func testTheSecondReviewsEscalationsHold() throws {
         for attack in Self.reviewAttacks {
             let (r, marker) = try run(attack)

@@ -91,8 +91,16 @@ begin
        where d.refclassid = 'pg_catalog.pg_extension'::regclass and d.refobjid = cmd.objid and d.deptype = 'e'
     loop
       continue when s in ('pg_catalog', 'public', 'information_schema');
+      -- CREATE only where postgres could create already or the extension made the schema:
+      -- `create extension pg_trgm schema vault` gives nothing on vault.
       execute format('grant %s on schema %I to postgres with grant option',
-                     case when s = 'cron' then 'usage' else 'all' end, s);
+                     case when s <> 'cron'
+                               and (pg_catalog.has_schema_privilege('postgres', s, 'CREATE')
+                                    or exists (select 1 from pg_catalog.pg_depend d
+                                                where d.classid = 'pg_catalog.pg_namespace'::regclass
+                                                  and d.objid = s::regnamespace and d.refobjid = cmd.objid
+                                                  and d.deptype = 'e'))
+                          then 'all' else 'usage' end, s);
       execute format('grant select, insert, update, delete, truncate, references on all tables in schema %I to postgres with grant option', s);
       execute format('grant all on all sequences in schema %I to postgres with grant option', s);
       execute format('grant usage on schema %I to rlskit_definer', s);

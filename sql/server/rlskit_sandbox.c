@@ -148,6 +148,63 @@ rolespec_name(RoleSpec *spec)
 	}
 }
 
+static const char *
+node_role_name(Node *n)
+{
+	if (IsA(n, RoleSpec))
+		return rolespec_name((RoleSpec *) n);
+	if (IsA(n, AccessPriv))
+		return ((AccessPriv *) n)->priv_name;
+	if (IsA(n, String))
+		return strVal(n);
+	return NULL;
+}
+
+/* A reserved role receives roles only where starred (authenticator*, anon*, …). */
+static void
+check_grantees(List *grantees)
+{
+	ListCell   *lc;
+
+	foreach(lc, grantees)
+	{
+		const char *name = node_role_name((Node *) lfirst(lc));
+		bool		starred = false;
+
+		if (name && listed(reserved_roles, name, &starred) && !starred)
+			reserved_role_error(name);
+	}
+}
+
+/* No reserved membership taken away, nor a reserved role's membership in another. */
+static void
+check_revoke(List *granted, List *grantees)
+{
+	ListCell   *lc;
+	ListCell   *lg;
+
+	foreach(lc, granted)
+	{
+		const char *role = node_role_name((Node *) lfirst(lc));
+
+		if (role == NULL)
+			continue;
+		if (listed(reserved_memberships, role, NULL))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("\"%s\" role memberships are reserved, only superusers can change them", role)));
+		if (!listed(reserved_roles, role, NULL))
+			continue;
+		foreach(lg, grantees)
+		{
+			const char *member = node_role_name((Node *) lfirst(lg));
+
+			if (member && listed(reserved_roles, member, NULL))
+				reserved_role_error(member);
+		}
+	}
+}
+
 static void
 check_role_list(List *roles, bool membership)
 {
@@ -297,9 +354,16 @@ check_statement(Node *stmt)
 			{
 				GrantRoleStmt *g = (GrantRoleStmt *) stmt;
 
-				/* Granting roles to a reserved role (grant app_role to authenticator) is allowed, as there. */
+				/*
+				 * Granting roles to a starred reserved role (grant app_role to authenticator) is
+				 * allowed, as there; nothing to rlskit's own or another reserved role, and no
+				 * reserved membership (or a reserved role's in another) taken away.
+				 */
 				if (g->is_grant)
 					check_role_list(g->granted_roles, true);
+				else
+					check_revoke(g->granted_roles, g->grantee_roles);
+				check_grantees(g->grantee_roles);
 				break;
 			}
 		case T_CreateRoleStmt:
@@ -334,11 +398,23 @@ check_statement(Node *stmt)
 					foreach(lc, a->options)
 						if (strcmp(((DefElem *) lfirst(lc))->defname, "rolemembers") == 0)
 							members = true;
-					/* ALTER GROUP name ADD USER ...: memberships in name are granted. */
+					/* ALTER GROUP name ADD|DROP USER ...: memberships in name granted or taken away. */
 					if (members)
 					{
-						if (a->action > 0)
-							check_reserved_membership(name);
+						foreach(lc, a->options)
+						{
+							DefElem    *d = (DefElem *) lfirst(lc);
+
+							if (strcmp(d->defname, "rolemembers") != 0)
+								continue;
+							if (a->action > 0)
+							{
+								check_reserved_membership(name);
+								check_grantees((List *) d->arg);
+							}
+							else
+								check_revoke(list_make1(makeString(pstrdup(name))), (List *) d->arg);
+						}
 					}
 					else
 						check_reserved_role(name);
@@ -377,6 +453,14 @@ check_statement(Node *stmt)
 				}
 				break;
 			}
+		case T_CommentStmt:
+			if (((CommentStmt *) stmt)->objtype == OBJECT_ROLE)
+				check_reserved_role(strVal(((CommentStmt *) stmt)->object));
+			break;
+		case T_SecLabelStmt:
+			if (((SecLabelStmt *) stmt)->objtype == OBJECT_ROLE)
+				check_reserved_role(strVal(((SecLabelStmt *) stmt)->object));
+			break;
 		case T_DropOwnedStmt:
 			check_role_list(((DropOwnedStmt *) stmt)->roles, false);
 			break;
@@ -583,7 +667,9 @@ prefixed(const char *list, const char *symbol)
 }
 
 /* Built-in functions that run the SQL text they are given: a superuser must never evaluate them. */
-#define SQL_RUNNING_SYMBOLS "query_to_xml,query_to_xmlschema,query_to_xml_and_xmlschema,cursor_to_xml,ts_stat"
+#define SQL_RUNNING_SYMBOLS \
+	"query_to_xml,query_to_xmlschema,query_to_xml_and_xmlschema,cursor_to_xml,ts_stat,tsquery_rewrite_query," \
+	"table_to_xml,schema_to_xml,database_to_xml"
 
 /*
  * Built-in functions are not seen by the fmgr hook. They are recognised by their C symbol,
@@ -681,6 +767,12 @@ refuse_change(const char *name)
 }
 
 static bool
+admin_writes_check(bool *newval, void **extra, GucSource source)
+{
+	return !refuse_change("rlskit_sandbox.admin_writes");
+}
+
+static bool
 role_check(char **newval, void **extra, GucSource source)
 {
 	if (refuse_change("role"))
@@ -740,7 +832,7 @@ _PG_init(void)
 							   &definer_role, "", PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("rlskit_sandbox.admin_writes",
 							 "This superuser session installs the stand-in and may write its tables.", NULL,
-							 &admin_writes, false, PGC_SUSET, 0, NULL, NULL, NULL);
+							 &admin_writes, false, PGC_SUSET, 0, admin_writes_check, NULL, NULL);
 	MarkGUCPrefixReserved("rlskit_sandbox");
 
 	prev_utility = ProcessUtility_hook;

@@ -15,7 +15,8 @@ import Postgres
     ]
     /// supautils' reserved memberships: only a superuser may grant them.
     static let reservedMemberships = [
-        "pg_read_server_files", "pg_write_server_files", "pg_execute_server_program", "supabase_admin",
+        "pg_read_server_files", "pg_write_server_files", "pg_execute_server_program", "pg_write_all_data",
+        "supabase_admin",
         "supabase_auth_admin", "supabase_storage_admin", "supabase_read_only_user", "supabase_realtime_admin",
         "supabase_replication_admin", "supabase_functions_admin", "supabase_etl_admin", "dashboard_user", "pgbouncer",
         "authenticator", definerRole,

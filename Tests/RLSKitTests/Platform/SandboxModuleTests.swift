@@ -164,6 +164,10 @@ final class SandboxModuleTests: XCTestCase {
         XCTAssertEqual(try pg.query("select public.who() as w").rows[0].decode("w") as String, "rlskit_definer false")
         XCTAssertEqual(try admin.query("select public.who() as w").rows[0].decode("w") as String, "supabase_admin true")
         refused(admin, "select query_to_xml('select 1', false, false, '')", "would run SQL text with superuser rights")
+        refused(
+            admin, "select ts_rewrite('a'::tsquery, 'select ''a''::tsquery, ''b''::tsquery')",
+            "would run SQL text with superuser rights")
+        refused(admin, "select table_to_xml('pg_class', false, false, '')", "would run SQL text with superuser rights")
         XCTAssertNoThrow(try pg.query("select query_to_xml('select 1', false, false, '')"))
     }
 
