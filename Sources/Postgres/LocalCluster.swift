@@ -4,7 +4,8 @@ import Synchronization
 
 /// A throwaway PostgreSQL server: a fresh cluster in a new temporary directory, reachable only
 /// through a Unix socket inside that directory (trust authentication, or with
-/// `Options.platformRoles` a password made for this run). `stop()` (or `withLocalCluster`)
+/// `Options.platformRoles` rlskit's logins only: peer from root, else passwords made for this
+/// run). `stop()` (or `withLocalCluster`)
 /// ends the server and deletes the directory.
 ///
 /// PostgreSQL refuses to run as root; when started as root the server runs as an unprivileged
@@ -24,7 +25,7 @@ public final class LocalCluster: Sendable {
     /// Libraries preloaded (those of `Options.preloadLibraries` the server has).
     public let preloaded: [String]
     let overlayNote = Mutex<String?>(nil)
-    /// The per-run password of `postgres` (nil with trust authentication).
+    /// The per-run password of `postgres` (nil where there is none: trust, or peer as root).
     let password: String?
     /// Set when `Options.extensionFiles` could not be offered (an unknown install layout).
     public var extensionNote: String? { overlayNote.withLock { $0 } }
@@ -42,7 +43,7 @@ public final class LocalCluster: Sendable {
         public var trustedExtensions: [String] = []
         /// Bootstrap the cluster with `supabase_admin` as its superuser and create `postgres` as
         /// hosted Supabase has it: not a superuser (see `PlatformRole`).
-        /// Also: every login needs the run's password (scram-sha-256), never trust.
+        /// Also: only rlskit logs in (peer from root only, else per-run scram-sha-256 passwords).
         public var platformRoles = false
         /// With `platformRoles`: a private folder where initdb's output is kept for the next run
         /// (one template per server build), so a run copies it instead of running initdb.
