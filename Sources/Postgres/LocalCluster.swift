@@ -147,7 +147,9 @@ public final class LocalCluster: Sendable {
                 guard mkdir(dir, 0o700) == 0 else { throw LocalClusterError("cannot create \(dir) (errno \(errno))") }
             }
             if let template = cached, template.isUsable,
-                (try? TreeCopy.copy(template.data, into: data, owner: runAs.map { ($0.uid, $0.gid) })) != nil
+                (try? TreeCopy.copy(
+                    template.data, into: data, owner: runAs.map { ($0.uid, $0.gid) },
+                    gate: { ClusterRegistry.shared.exiting.withLock { _ in } })) != nil
             {
                 fromTemplate = true
             } else {

@@ -8,19 +8,26 @@ enum TreeCopy {
         var description: String
     }
 
-    static func copy(_ source: String, into target: String, owner: (uid: uid_t, gid: gid_t)? = nil) throws {
+    /// `gate` runs before each entry is made: a cluster passes the exit lock, so a signal's
+    /// cleanup never races a copy that goes on making files after it.
+    static func copy(
+        _ source: String, into target: String, owner: (uid: uid_t, gid: gid_t)? = nil, gate: () -> Void = {}
+    ) throws {
         let src = open(source, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard src >= 0 else { throw Failure(description: "cannot open \(source) (errno \(errno))") }
         defer { close(src) }
         let dst = open(target, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard dst >= 0 else { throw Failure(description: "cannot open \(target) (errno \(errno))") }
         defer { close(dst) }
-        try copy(src, dst, owner: owner, depth: 0)
+        try copy(src, dst, owner: owner, depth: 0, gate: gate)
     }
 
-    static func copy(_ src: Int32, _ dst: Int32, owner: (uid: uid_t, gid: gid_t)?, depth: Int) throws {
+    static func copy(_ src: Int32, _ dst: Int32, owner: (uid: uid_t, gid: gid_t)?, depth: Int, gate: () -> Void)
+        throws
+    {
         guard depth < 64 else { throw Failure(description: "folders nested too deep") }
         for name in TreeRemoval.entries(src) {
+            gate()
             var st = stat()
             guard fstatat(src, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
                 throw Failure(description: "\(name) vanished")
@@ -36,7 +43,7 @@ enum TreeCopy {
                     if d >= 0 { close(d) }
                 }
                 guard s >= 0, d >= 0 else { throw Failure(description: "cannot open \(name)") }
-                try copy(s, d, owner: owner, depth: depth + 1)
+                try copy(s, d, owner: owner, depth: depth + 1, gate: gate)
                 if let owner, fchown(d, owner.uid, owner.gid) != 0 {
                     throw Failure(description: "cannot chown \(name)")
                 }

@@ -48,8 +48,11 @@ import Postgres
     /// The module built for this server, from the cache when it was built before (a folder
     /// only this user may write), else compiled now (about a second, once).
     static func module(bin: String) throws -> Data {
-        let includes = try? Self.output(bin + "/pg_config", ["--includedir-server"])
-        let version = (try? Self.output(bin + "/pg_config", ["--version"])) ?? ""
+        // One pg_config run for both answers: this is on every cold start.
+        let answers = ((try? Self.output(bin + "/pg_config", ["--includedir-server", "--version"])) ?? "")
+            .split(separator: "\n").map(String.init)
+        let includes = answers.count == 2 ? answers[0] : nil
+        let version = answers.count == 2 ? answers[1] : ""
         guard let includes, FileManager.default.fileExists(atPath: includes + "/postgres.h") else {
             throw ConfigurationError(
                 "rlskit's sandbox needs PostgreSQL's server headers to build its server module: install postgresql-server-dev-\(majorVersion(version) ?? "<major>") (scripts/ensure-deps installs it)"
