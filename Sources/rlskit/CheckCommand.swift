@@ -34,7 +34,7 @@ enum CheckCommand {
             CIOutput.option,
             HTMLOutput.option,
             .flag("keep", "Leave the throwaway database running afterwards and print how to connect."),
-            ApplyCommand.grantsOption,
+            ProjectOptions.grants,
         ] + OptionSpec.harness + OptionSpec.audit)
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
@@ -59,25 +59,21 @@ enum CheckCommand {
         if args.flag("keep"), args.value("database-url") != nil || ConnectionString.environmentNamesDatabase() {
             printNote("note: --keep only applies to the throwaway database; the given database is left as it is anyway")
         }
-        options.grants = try ApplyCommand.grants(args)
+        let projectOptions = try ProjectOptions(args)
         options.failOn = try AuditCommand.level(args.value("fail-on") ?? "error")
         options.baseline = try args.value("baseline").map(Baseline.load) ?? Baseline()
-        options.audit.exposedSchemas = try args.value("exposed-schemas").map { text -> [String] in
-            let names = ExposedSchemas.parseList(text)
-            if names.isEmpty {
-                throw ConfigurationError("--exposed-schemas is empty: give a comma-separated list such as public,api")
-            }
-            return names
-        }
         options.allowEmpty = args.flag("allow-empty")
         if args.flag("builtin"), args.value("dir") != nil {
             throw ConfigurationError("--builtin and --dir both name the migrations: give one")
         }
         let source: MigrationSource =
             args.value("dir").map { .directory($0) } ?? (args.flag("builtin") ? .builtIn : .projectSource())
-        let input = ProjectCheck.Input(
-            migrations: source, tests: try tests(args.all("tests"), migrations: source),
-            project: try SupabaseProject.locate(source))
+        var given = Project.Given(migrations: source)
+        given.tests = try tests(args.all("tests"), migrations: source)
+        given.exposedSchemas = projectOptions.exposedSchemas
+        given.accessTokenHook = projectOptions.accessTokenHook
+        given.grants = projectOptions.grants
+        let input = ProjectCheck.Input(given)
         var inputs = args.all("tests").isEmpty ? ["sql/tests", "supabase/tests"] : args.all("tests")
         if case .directory(let dir) = source { inputs.append(dir) }
         try OutputTarget.refuseOverlap(
@@ -107,6 +103,7 @@ enum CheckCommand {
         if !audit.findings.isEmpty { tell(String(audit.text(color: term.color && !machineOnStdout).dropLast())) }
         for line in CheckVerdict.untested(report) { tell(line) }
         for w in report.migrations.warnings { tell(w) }
+        for s in report.settings { tell("  " + term.dim(s)) }
         for p in report.phases {
             let mark = p.ok ? term.green("✓") : term.red("✗")
             tell(

@@ -17,7 +17,7 @@ enum PgTAPRun {
             "tests.* helpers: basejump (default, as supabase-test-helpers 0.0.6) or api (as the data API impersonates)."
         ),
         .flag("print-helpers", "Print SQL that installs the tests.* helpers in use (e.g. for pg_prove) and exit."),
-        ApplyCommand.grantsOption,
+        ProjectOptions.grants,
     ]
 
     static let spec = CommandSpec(
@@ -52,7 +52,7 @@ enum PgTAPRun {
         }
         let format = try reportFormat(args)
         let jobs = try jobCount(args)
-        let grants = try ApplyCommand.grants(args)
+        let projectOptions = try ProjectOptions(args)
         var paths = paths
         if paths.isEmpty {
             guard FileManager.default.fileExists(atPath: "supabase/tests") else {
@@ -68,7 +68,8 @@ enum PgTAPRun {
 
         let target = try DatabaseTarget.resolve(args) { printNote($0) }
         defer { target.stop() }
-        let regime = try target.provisionIfThrowaway(grants: grants) { printNote($0) }
+        let project = try projectOptions.resolve(migrations: .projectSource())
+        let regime = try target.provisionIfThrowaway(project) { printNote($0) }
         var options = HarnessOptions()
         options.jobs = jobs
         options.pgtapConnection = target.project

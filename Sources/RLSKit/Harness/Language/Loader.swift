@@ -97,3 +97,15 @@ public enum HarnessLoader {
         for b in a.buckets { declared["bucket " + b.id] = b.location }
     }
 }
+
+extension HarnessLoader {
+    /// The `expose` lines of the access files under `paths` (see `AccessFile.exposure`).
+    public static func exposure(_ paths: [String]) throws -> HarnessInput {
+        var input = HarnessInput()
+        for f in try files(paths) where f.hasSuffix(".rls") {
+            guard let text = TextFile.decode(try ProjectFiles.contents(f)) else { continue }
+            input.access.append(try AccessFile.exposure(text, path: f))
+        }
+        return input
+    }
+}
