@@ -42,7 +42,7 @@ final class ProjectAgreementCLITests: ScratchTestCase {
 
         let test = try CLI.run(["test"], environment: env, directory: dir)
         XCTAssertEqual(test.code, 0, test.output)
-        XCTAssertTrue(test.stderr.contains(Self.expected), test.output)
+        XCTAssertTrue(test.stdout.contains(Self.expected), test.output)
 
         // Behaviour, not only the line: public (config.toml's) is exposed to the harness too, so
         // --strict finds its undeclared RLS table in both commands.
@@ -54,7 +54,7 @@ final class ProjectAgreementCLITests: ScratchTestCase {
 
         let draft = try CLI.run(["init", "--output", "-"], environment: env, directory: dir)
         XCTAssertEqual(draft.code, 0, draft.output)
-        XCTAssertTrue(draft.stderr.contains(Self.expected), draft.output)
+        XCTAssertTrue(draft.stdout.contains("\nexpose api public graphql_public kit\n"), draft.stdout)
         XCTAssertTrue(draft.stdout.contains("table kit.notes"), draft.stdout)
 
         // The option overrides both files, in every command alike.
@@ -62,7 +62,7 @@ final class ProjectAgreementCLITests: ScratchTestCase {
         XCTAssertTrue(given.stdout.contains("  exposed schemas: kit (--exposed-schemas)"), given.output)
         XCTAssertFalse(given.stdout.contains("api.open"), given.stdout)
         let givenTest = try CLI.run(["test", "--exposed-schemas", "kit"], environment: env, directory: dir)
-        XCTAssertTrue(givenTest.stderr.contains("exposed schemas: kit (--exposed-schemas)"), givenTest.output)
+        XCTAssertTrue(givenTest.stdout.contains("exposed schemas: kit (--exposed-schemas)"), givenTest.output)
     }
 
     func testEveryCommandAgreesOnAGivenDatabase() throws {
@@ -82,7 +82,7 @@ final class ProjectAgreementCLITests: ScratchTestCase {
         XCTAssertTrue(check.stdout.contains(checked), check.output)
         XCTAssertTrue(check.stdout.contains("  " + Self.expected), check.output)
         let test = try CLI.run(["test", "--database-url", url], directory: dir)
-        XCTAssertTrue(test.stderr.contains(Self.expected), test.output)
+        XCTAssertTrue(test.stdout.contains(Self.expected), test.output)
         let lock = try CLI.run(["snapshot", "--database-url", url], directory: dir)
         XCTAssertEqual(lock.code, 0, lock.output)
         XCTAssertTrue(lock.stdout.contains("exposed schemas: api, public, graphql_public, kit\n"), lock.stdout)
@@ -103,6 +103,6 @@ final class ProjectAgreementCLITests: ScratchTestCase {
         let line = "exposed schemas: kit, api (pgrst.db_schemas of role authenticator)"
         XCTAssertTrue(check.stdout.contains("  " + line), check.output)
         let test = try CLI.run(["test"], environment: env, directory: dir)
-        XCTAssertTrue(test.stderr.contains(line), test.output)
+        XCTAssertTrue(test.stdout.contains(line), test.output)
     }
 }

@@ -20,7 +20,7 @@ public struct AuditOptions: Sendable {
     /// `pgrst.db_schemas`, else `public`.
     public var exposed: ExposedSchemas?
     public init(exposed: ExposedSchemas? = nil) { self.exposed = exposed }
-    public init(exposedSchemas: [String]) { exposed = ExposedSchemas(names: exposedSchemas, source: "given") }
+    public init(exposedSchemas: [String]) { exposed = ExposedSchemas(names: exposedSchemas, origin: .given("given")) }
 }
 
 public enum Auditor {
@@ -39,7 +39,7 @@ public enum Auditor {
     static func run(
         _ conn: PostgresConnection, lints: [Lint] = LintRegistry.all, exposedSchemas: [String]
     ) throws -> AuditResult {
-        try run(conn, lints: lints, exposed: ExposedSchemas(names: exposedSchemas, source: "given"))
+        try run(conn, lints: lints, exposed: ExposedSchemas(names: exposedSchemas, origin: .given("given")))
     }
 
     /// Runs `lints` on one connection: one read-only snapshot, every query in one pipeline.
@@ -87,11 +87,11 @@ public enum Auditor {
             let names = exposed.names.map { SQL.display($0) }.joined(separator: ", ")
             let plural = exposed.names.count == 1 ? "schema \(names) does" : "schemas \(names) do"
             let fix =
-                exposed.source == "--exposed-schemas"
-                ? "name existing schemas in --exposed-schemas"
-                : exposed.source.hasPrefix("default")
-                    ? "pass --exposed-schemas with the schemas the data API serves"
-                    : "fix \(exposed.source), or pass --exposed-schemas"
+                switch exposed.origin {
+                case .given(let label): "name existing schemas in \(label)"
+                case .platformDefault: "pass --exposed-schemas with the schemas the data API serves"
+                case .file, .database: "fix \(exposed.source), or pass --exposed-schemas"
+                }
             throw ConfigurationError(
                 "exposed \(plural) not exist in this database (from \(exposed.source)), so the audit would check nothing: \(fix)"
             )

@@ -112,5 +112,5 @@ public struct Project: Sendable {
 }
 
 extension ExposedSchemas {
-    init(_ setting: Setting<[String]>) { self.init(names: setting.value, source: setting.source.description) }
+    init(_ setting: Setting<[String]>) { self.init(names: setting.value, origin: setting.source) }
 }

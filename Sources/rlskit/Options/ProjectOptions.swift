@@ -46,6 +46,11 @@ struct ProjectOptions {
     /// The project around `migrations` with `tests`, as the options shape it. Without tests
     /// (commands that run none), the `expose` lines of sql/tests and supabase/tests still count.
     func resolve(migrations: MigrationSource, tests: TestSuite? = nil) throws -> Project {
+        try Project.resolve(given(migrations: migrations, tests: tests))
+    }
+
+    /// What `Project.resolve` takes (`check` hands it to the library, which resolves it).
+    func given(migrations: MigrationSource, tests: TestSuite? = nil) throws -> Project.Given {
         var given = Project.Given(migrations: migrations)
         if let tests {
             given.tests = tests
@@ -56,6 +61,6 @@ struct ProjectOptions {
         given.exposedSchemas = exposedSchemas
         given.accessTokenHook = accessTokenHook
         given.grants = grants
-        return try Project.resolve(given)
+        return given
     }
 }

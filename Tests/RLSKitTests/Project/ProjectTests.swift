@@ -59,13 +59,14 @@ final class ProjectTests: ScratchTestCase {
         ])
         XCTAssertEqual(p.extraSearchPath.value, ["kit"])
         XCTAssertEqual(p.accessTokenHook?.description, "public.hook")
-        let harness = p.harness(HarnessOptions(), exposure: ExposedSchemas(names: ["public"], source: "default"))
+        let harness = p.harness(HarnessOptions(), exposure: ExposedSchemas(names: ["public"], origin: .platformDefault))
         XCTAssertEqual(harness.extraSearchPath, ["kit"])
         XCTAssertEqual(harness.accessTokenHook, p.accessTokenHook)
         XCTAssertEqual(
-            p.settingLines(exposure: ExposedSchemas(names: ["public"], source: "default")),
+            p.settingLines(exposure: ExposedSchemas(names: ["public"], origin: .platformDefault)),
             [
-                "exposed schemas: public (default)", "extra search path: kit (\(p.supabase!.config!.path))",
+                "exposed schemas: public (default: no pgrst.db_schemas setting)",
+                "extra search path: kit (\(p.supabase!.config!.path))",
                 "access token hook: public.hook (\(p.accessTokenHook!.source))",
             ])
     }

@@ -42,7 +42,6 @@ enum InitCommand {
         defer { target.stop() }
         try target.provisionIfThrowaway(project) { printNote(term.dim($0)) }
         let exposure = try project.exposure(on: try target.connect())
-        for s in project.settingLines(exposure: exposure) { printNote(term.dim(s)) }
         let draft = try AccessDraft.run(options: .init(exposedSchemas: exposure.names), on: target.connection)
         for u in draft.unread { printNote("note: \(u) (the draft has no bucket blocks; write them by hand)") }
         guard draft.tables + draft.memberships + draft.buckets > 0 else {

@@ -46,12 +46,9 @@ enum AuditCommand {
             writeOut(Auditor.script(exposedSchemas: audit.exposed?.names ?? ["public"]), as: .document)
             return .success
         }
-        let format = args.value("format") ?? "text"
-        guard ["text", "json", "sarif", "github"].contains(format) else {
-            throw ConfigurationError("unknown --format '\(format)': use text, json, sarif or github")
-        }
-        let failOn = try level(args.value("fail-on") ?? "error")
-        let baseline = try args.value("baseline").map(Baseline.load) ?? Baseline()
+        let format = try OutputFormat.parse(args, allowed: [.text, .json, .sarif, .github]).rawValue
+        let group = try AuditGroup(args)
+        let (failOn, baseline) = (group.failOn, group.baseline)
         let output = try OutputTarget(args.value("output"))
         let ci = try CIOutput(args)
         let html = try HTMLOutput(args)
@@ -166,12 +163,4 @@ enum AuditCommand {
         return JSON.object(pairs).rendered() + "\n"
     }
 
-    static func level(_ text: String) throws -> FindingLevel {
-        switch text.lowercased() {
-        case "error": return .error
-        case "warn", "warning": return .warn
-        case "info": return .info
-        default: throw ConfigurationError("unknown --fail-on '\(text)': use error, warn or info")
-        }
-    }
 }

@@ -50,7 +50,7 @@ enum PgTAPRun {
             writeOut(SupabaseTestHelpers.installSQL(helpers), as: .document)
             return .success
         }
-        let format = try reportFormat(args)
+        let format = try OutputFormat.parse(args, allowed: [.text, .tap, .junit, .json]).testReport
         let jobs = try jobCount(args)
         let projectOptions = try ProjectOptions(args)
         var paths = paths
@@ -90,14 +90,6 @@ enum PgTAPRun {
         for p in result.problems { printError(p.description) }
         if !result.problems.isEmpty { return .usage }
         return report.passed ? .success : .checksFailed
-    }
-
-    static func reportFormat(_ args: ParsedArguments) throws -> TestReportFormat {
-        guard let v = args.value("format") else { return .text }
-        guard let f = TestReportFormat(rawValue: v) else {
-            throw UsageError(message: "unknown format '\(v)' (expected text, tap, junit or json)", usage: spec.usage)
-        }
-        return f
     }
 
     static func helperSet(_ args: ParsedArguments) throws -> PgTAPHelperSet {

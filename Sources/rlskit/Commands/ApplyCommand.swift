@@ -64,11 +64,7 @@ enum ApplyCommand {
     }
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
-        if args.flag("builtin"), args.value("dir") != nil {
-            throw ConfigurationError("--builtin and --dir both name the migrations: give one")
-        }
-        let source: MigrationSource =
-            args.value("dir").map { .directory($0) } ?? (args.flag("builtin") ? .builtIn : .projectSource())
+        let source = try MigrationsOption.source(args)
         // Never rlskit's example schema into someone's database by accident.
         if source == .none {
             throw ConfigurationError(

@@ -28,13 +28,7 @@ enum TestCommand {
         ] + OptionSpec.harness)
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
-        let format =
-            try args.value("format").map { f -> TestReportFormat in
-                guard let v = TestReportFormat(rawValue: f) else {
-                    throw ConfigurationError("--format must be text, tap, junit or json (got '\(f)')")
-                }
-                return v
-            } ?? .text
+        let format = try OutputFormat.parse(args, allowed: [.text, .tap, .junit, .json]).testReport
         let base = try harnessOptions(args)
         let projectOptions = try ProjectOptions(args)
         var paths = args.positionals
@@ -71,7 +65,9 @@ enum TestCommand {
         defer { target.stop() }
         let regime = try target.provisionIfThrowaway(project) { printNote(term.dim($0)) }
         let exposure = try project.exposure(on: try target.connect())
-        for s in project.settingLines(exposure: exposure) { printNote(term.dim(s)) }
+        if format == .text {
+            for s in project.settingLines(exposure: exposure) { writeOut(term.dim(s) + "\n") }
+        }
         var onTarget = project.harness(base, exposure: exposure)
         onTarget.pgtapConnection = target.project
         let r = try PolicyTests.run(suite, options: onTarget, on: target.connection, ownsDatabase: target.isThrowaway)

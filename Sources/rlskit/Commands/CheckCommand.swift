@@ -38,13 +38,7 @@ enum CheckCommand {
         ] + OptionSpec.harness + OptionSpec.audit)
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
-        let format =
-            try args.value("format").map { f -> String in
-                guard ["text", "junit", "json", "sarif"].contains(f) else {
-                    throw ConfigurationError("--format must be text, junit, json or sarif (got '\(f)')")
-                }
-                return f
-            } ?? "text"
+        let format = try OutputFormat.parse(args, allowed: [.text, .junit, .json, .sarif]).rawValue
         var options = ProjectCheck.Options()
         options.harness = try TestCommand.harnessOptions(args)
         let output = try OutputTarget(args.value("output"))
@@ -60,20 +54,12 @@ enum CheckCommand {
             printNote("note: --keep only applies to the throwaway database; the given database is left as it is anyway")
         }
         let projectOptions = try ProjectOptions(args)
-        options.failOn = try AuditCommand.level(args.value("fail-on") ?? "error")
-        options.baseline = try args.value("baseline").map(Baseline.load) ?? Baseline()
+        let auditGroup = try AuditGroup(args)
+        (options.failOn, options.baseline) = (auditGroup.failOn, auditGroup.baseline)
         options.allowEmpty = args.flag("allow-empty")
-        if args.flag("builtin"), args.value("dir") != nil {
-            throw ConfigurationError("--builtin and --dir both name the migrations: give one")
-        }
-        let source: MigrationSource =
-            args.value("dir").map { .directory($0) } ?? (args.flag("builtin") ? .builtIn : .projectSource())
-        var given = Project.Given(migrations: source)
-        given.tests = try tests(args.all("tests"), migrations: source)
-        given.exposedSchemas = projectOptions.exposedSchemas
-        given.accessTokenHook = projectOptions.accessTokenHook
-        given.grants = projectOptions.grants
-        let input = ProjectCheck.Input(given)
+        let source = try MigrationsOption.source(args)
+        let input = ProjectCheck.Input(
+            try projectOptions.given(migrations: source, tests: try tests(args.all("tests"), migrations: source)))
         var inputs = args.all("tests").isEmpty ? ["sql/tests", "supabase/tests"] : args.all("tests")
         if case .directory(let dir) = source { inputs.append(dir) }
         try OutputTarget.refuseOverlap(
