@@ -9,8 +9,9 @@ enum AuditCommand {
         details: """
             Reads the catalog of the database in one read-only transaction and reports findings
             (ERROR, WARN, INFO). Exposed schemas: --exposed-schemas, else [api] schemas of the
-            project's supabase/config.toml (in this folder), else the data API's pgrst.db_schemas
-            setting, else public; storage policies are always audited.
+            project's supabase/config.toml (in this folder) with the access files' expose lines,
+            else the data API's pgrst.db_schemas setting, else public; storage policies are
+            always audited.
             Exit 1 when a finding is at or above --fail-on (default error).
             Baseline file: one '<fingerprint> # reason' per line.
             """,
