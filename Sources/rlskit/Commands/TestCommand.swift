@@ -65,13 +65,14 @@ enum TestCommand {
         defer { target.stop() }
         let regime = try target.provisionIfThrowaway(project) { printNote(term.dim($0)) }
         let exposure = try project.exposure(on: try target.connect())
-        if format == .text {
-            for s in project.settingLines(exposure: exposure) { writeOut(term.dim(s) + "\n") }
-        }
         var onTarget = project.harness(base, exposure: exposure)
         onTarget.pgtapConnection = target.project
         let r = try PolicyTests.run(suite, options: onTarget, on: target.connection, ownsDatabase: target.isThrowaway)
         let report = regime.map { r.report.naming($0) } ?? r.report
+        // The settings a run used, above its report (a file that stopped the run prints none).
+        if format == .text {
+            for s in project.settingLines(exposure: exposure) { writeOut(term.dim(s) + "\n") }
+        }
         try write(report, format: format, output: output, term: term)
         var facts = [("database", target.isThrowaway ? "throwaway PostgreSQL" : target.connection.description)]
         if let regime { facts.append(("grants", "\(regime)")) }
