@@ -306,6 +306,28 @@ final class SandboxCLITests: XCTestCase {
             refusal: "\"pg_write_all_data\" role memberships are reserved"),
     ]
 
+    /// The fourth review's: an extension's after-create grants reached what else sat in its
+    /// schemas (another extension's restricted routines, pg_cron's job table).
+    static let fourthReviewAttacks: [Attack] = [
+        Attack(
+            name: "a stand-in beside pg_walinspect opens its readers",
+            migration: """
+                create extension if not exists pg_walinspect with schema extensions;
+                create extension if not exists pgjwt with schema extensions;
+                select * from extensions.pg_get_wal_records_info('0/0', '0/1');
+
+                """, refusal: "permission denied for function pg_get_wal_records_info"),
+        Attack(
+            name: "an extension into cron opens cron.job",
+            migration: """
+                create extension if not exists pg_cron;
+                create extension if not exists pg_trgm schema cron;
+                insert into cron.job (schedule, command, nodename, nodeport, database, username)
+                  values ('* * * * *', 'alter role postgres superuser', '', 5432, 'postgres', 'supabase_admin');
+
+                """, refusal: "permission denied for table job"),
+    ]
+
     /// Runs each attack: no marker, the refusal shown where one is named, no password printed.
     func assertHold(_ attacks: [Attack], file: StaticString = #filePath, line: UInt = #line) throws {
         for attack in attacks {
@@ -332,6 +354,23 @@ final class SandboxCLITests: XCTestCase {
                     grant app_reader to authenticator;
                     revoke app_reader from authenticator;
                     create table public.t (x int);
+                    alter table public.t enable row level security;
+
+                    """))
+        XCTAssertEqual(ok.code, 0, ok.output)
+    }
+
+    func testTheFourthReviewsFindingsHold() throws {
+        try assertHold(Self.fourthReviewAttacks)
+        // What stays allowed: a stand-in's own functions, and pg_trgm's where it was put.
+        let (ok, _) = try run(
+            Attack(
+                name: "extension objects",
+                migration: """
+                    create extension if not exists pgjwt with schema extensions;
+                    create extension if not exists pg_trgm schema extensions;
+                    create table public.t (x text default extensions.sign('{}', 's') check (extensions.similarity(x, x) >= 0));
+                    insert into public.t default values;
                     alter table public.t enable row level security;
 
                     """))
