@@ -377,6 +377,27 @@ final class SandboxCLITests: XCTestCase {
         XCTAssertEqual(ok.code, 0, ok.output)
     }
 
+    /// rlskit puts back the sequences a run moved, reading the highest value of the column each
+    /// feeds as its superuser: never through a view of the project's (a sequence may be owned by
+    /// a view's column), whose expressions would run with superuser rights.
+    func testASequenceOwnedByAViewIsNotReadThroughIt() throws {
+        let (r, _) = try run(
+            Attack(
+                name: "a view a sequence belongs to",
+                migration: """
+                    create view public.v as
+                      select (1 / (1 - pg_catalog.current_setting('is_superuser')::boolean::int))::bigint as id;
+                    create sequence public.s owned by public.v.id;
+
+                    """,
+                tests: [
+                    "seq_test.sql":
+                        "begin;\nselect plan(1);\nselect nextval('public.s');\nselect ok(true);\nselect * from finish();\nrollback;\n"
+                ]))
+        XCTAssertEqual(r.code, 0, r.output)
+        XCTAssertFalse(r.output.contains("division by zero"), r.output)
+    }
+
     func testTheSecondReviewsEscalationsHold() throws { try assertHold(Self.reviewAttacks) }
 
     func testNoAttackReachesTheServersPrograms() throws { try assertHold(Self.attacks) }
