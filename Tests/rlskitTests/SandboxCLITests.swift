@@ -517,6 +517,24 @@ final class ProjectFilesCLITests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: outside + "/report.json"))
     }
 
+    /// A report path names where rlskit writes, not a folder the project may read: with a
+    /// report already there (a second run), its folder did not become readable.
+    func testAReportPathGivesNoFolderToRead() throws {
+        let (project, secret) = try layout()
+        let outside = (secret as NSString).deletingLastPathComponent
+        try "{}".write(toFile: outside + "/report.json", atomically: true, encoding: .utf8)
+        try "begin;\nselect plan(1);\n\\i \(secret)\nselect ok(true);\nselect * from finish();\nrollback;\n".write(
+            toFile: project + "/supabase/tests/inc_test.sql", atomically: true, encoding: .utf8)
+        let r = try CLI.run(
+            ["check", "--allow-empty", "--json", outside + "/report.json"], environment: ["TMPDIR": project],
+            directory: project)
+        XCTAssertTrue(r.output.contains("outside the folders rlskit was given"), r.output)
+        XCTAssertFalse(r.output.contains("TOPSECRET"), r.output)
+        XCTAssertNotEqual(r.code, 0, r.output)
+        // The report itself is still written there.
+        XCTAssertNotEqual(try String(contentsOfFile: outside + "/report.json", encoding: .utf8), "{}")
+    }
+
     /// A link inside the project to another file inside it is fine.
     func testALinkWithinTheProjectIsRead() throws {
         let (project, _) = try layout()
