@@ -49,7 +49,7 @@ enum TreeCopy {
                 }
                 guard fchmod(d, mode) == 0 else { throw Failure(description: "cannot chmod \(name)") }
             case S_IFREG:
-                try copyFile(src, dst, name, mode: mode, size: Int(st.st_size), owner: owner)
+                try copyFile(src, dst, name, mode: mode, size: Int(st.st_size), owner: owner, seen: st)
             default:
                 throw Failure(description: "\(name) is not a regular file or folder")
             }
@@ -57,13 +57,20 @@ enum TreeCopy {
     }
 
     static func copyFile(
-        _ src: Int32, _ dst: Int32, _ name: String, mode: mode_t, size: Int, owner: (uid: uid_t, gid: gid_t)?
+        _ src: Int32, _ dst: Int32, _ name: String, mode: mode_t, size: Int, owner: (uid: uid_t, gid: gid_t)?,
+        seen: stat
     )
         throws
     {
-        let s = openat(src, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        // Never blocking (a file swapped for a FIFO since fstatat), and the very file looked at:
+        // one link only, so no hard link to a file elsewhere gets its contents copied.
+        let s = openat(src, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard s >= 0 else { throw Failure(description: "cannot open \(name)") }
         defer { close(s) }
+        var st = stat()
+        guard fstat(s, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_nlink == 1, st.st_dev == seen.st_dev,
+            st.st_ino == seen.st_ino
+        else { throw Failure(description: "\(name) is not a plain file of its own (a hard link?)") }
         let d = openat(dst, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard d >= 0 else { throw Failure(description: "cannot create \(name)") }
         defer { close(d) }

@@ -75,6 +75,22 @@ final class ClusterTemplateTests: XCTestCase {
         try assertWorks(second)
     }
 
+    /// A hard link is a regular file too: one to a file elsewhere (the server's user can make
+    /// them in initdb's output before it is saved) would have its contents copied into every run.
+    func testAHardLinkInTheTemplateMeansInitdb() throws {
+        let first = try LocalCluster(options: options)
+        first.stop()
+        let data = cache + "/" + templates()[0] + "/data"
+        let outside = cache + "/outside-secret"
+        XCTAssertTrue(FileManager.default.createFile(atPath: outside, contents: Data("TOPSECRET".utf8)))
+        XCTAssertEqual(link(outside, data + "/planted"), 0)
+        let second = try LocalCluster(options: options)
+        defer { second.stop() }
+        XCTAssertTrue(ranInitdb(second))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: second.directory + "/data/planted"))
+        try assertWorks(second)
+    }
+
     func testATemplateThatCannotStartIsDroppedWithOneLine() throws {
         let first = try LocalCluster(options: options)
         first.stop()

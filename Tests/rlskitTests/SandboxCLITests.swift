@@ -306,6 +306,28 @@ final class SandboxCLITests: XCTestCase {
             refusal: "\"pg_write_all_data\" role memberships are reserved"),
     ]
 
+    /// The fourth review's: an extension's after-create grants reached what else sat in its
+    /// schemas (another extension's restricted routines, pg_cron's job table).
+    static let fourthReviewAttacks: [Attack] = [
+        Attack(
+            name: "a stand-in beside pg_walinspect opens its readers",
+            migration: """
+                create extension if not exists pg_walinspect with schema extensions;
+                create extension if not exists pgjwt with schema extensions;
+                select * from extensions.pg_get_wal_records_info('0/0', '0/1');
+
+                """, refusal: "permission denied for function pg_get_wal_records_info"),
+        Attack(
+            name: "an extension into cron opens cron.job",
+            migration: """
+                create extension if not exists pg_cron;
+                create extension if not exists pg_trgm schema cron;
+                insert into cron.job (schedule, command, nodename, nodeport, database, username)
+                  values ('* * * * *', 'alter role postgres superuser', '', 5432, 'postgres', 'supabase_admin');
+
+                """, refusal: "permission denied for table job"),
+    ]
+
     /// Runs each attack: no marker, the refusal shown where one is named, no password printed.
     func assertHold(_ attacks: [Attack], file: StaticString = #filePath, line: UInt = #line) throws {
         for attack in attacks {
@@ -336,6 +358,44 @@ final class SandboxCLITests: XCTestCase {
 
                     """))
         XCTAssertEqual(ok.code, 0, ok.output)
+    }
+
+    func testTheFourthReviewsFindingsHold() throws {
+        try assertHold(Self.fourthReviewAttacks)
+        // What stays allowed: a stand-in's own functions, and pg_trgm's where it was put.
+        let (ok, _) = try run(
+            Attack(
+                name: "extension objects",
+                migration: """
+                    create extension if not exists pgjwt with schema extensions;
+                    create extension if not exists pg_trgm schema extensions;
+                    create table public.t (x text default extensions.sign('{}', 's') check (extensions.similarity(x, x) >= 0));
+                    insert into public.t default values;
+                    alter table public.t enable row level security;
+
+                    """))
+        XCTAssertEqual(ok.code, 0, ok.output)
+    }
+
+    /// rlskit puts back the sequences a run moved, reading the highest value of the column each
+    /// feeds as its superuser: never through a view of the project's (a sequence may be owned by
+    /// a view's column), whose expressions would run with superuser rights.
+    func testASequenceOwnedByAViewIsNotReadThroughIt() throws {
+        let (r, _) = try run(
+            Attack(
+                name: "a view a sequence belongs to",
+                migration: """
+                    create view public.v as
+                      select (1 / (1 - pg_catalog.current_setting('is_superuser')::boolean::int))::bigint as id;
+                    create sequence public.s owned by public.v.id;
+
+                    """,
+                tests: [
+                    "seq_test.sql":
+                        "begin;\nselect plan(1);\nselect nextval('public.s');\nselect ok(true);\nselect * from finish();\nrollback;\n"
+                ]))
+        XCTAssertEqual(r.code, 0, r.output)
+        XCTAssertFalse(r.output.contains("division by zero"), r.output)
     }
 
     func testTheSecondReviewsEscalationsHold() throws { try assertHold(Self.reviewAttacks) }
@@ -455,6 +515,24 @@ final class ProjectFilesCLITests: XCTestCase {
         XCTAssertEqual(r.code, 2, r.output)
         XCTAssertTrue(r.output.contains("cannot write out/report.json"), r.output)
         XCTAssertFalse(FileManager.default.fileExists(atPath: outside + "/report.json"))
+    }
+
+    /// A report path names where rlskit writes, not a folder the project may read: with a
+    /// report already there (a second run), its folder did not become readable.
+    func testAReportPathGivesNoFolderToRead() throws {
+        let (project, secret) = try layout()
+        let outside = (secret as NSString).deletingLastPathComponent
+        try "{}".write(toFile: outside + "/report.json", atomically: true, encoding: .utf8)
+        try "begin;\nselect plan(1);\n\\i \(secret)\nselect ok(true);\nselect * from finish();\nrollback;\n".write(
+            toFile: project + "/supabase/tests/inc_test.sql", atomically: true, encoding: .utf8)
+        let r = try CLI.run(
+            ["check", "--allow-empty", "--json", outside + "/report.json"], environment: ["TMPDIR": project],
+            directory: project)
+        XCTAssertTrue(r.output.contains("outside the folders rlskit was given"), r.output)
+        XCTAssertFalse(r.output.contains("TOPSECRET"), r.output)
+        XCTAssertNotEqual(r.code, 0, r.output)
+        // The report itself is still written there.
+        XCTAssertNotEqual(try String(contentsOfFile: outside + "/report.json", encoding: .utf8), "{}")
     }
 
     /// A link inside the project to another file inside it is fine.

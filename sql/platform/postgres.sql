@@ -70,13 +70,14 @@ $$;
 
 -- The platform lets postgres use what an extension it created brings (supautils runs the
 -- creation as the admin, then the extension's after-create script): an event trigger of the
--- admin's grants postgres the objects in the extension's schemas here, pg_cron's as there.
+-- admin's grants postgres the extension's own objects here, pg_cron's as there.
 create or replace function rlskit.platform_after_create() returns event_trigger
 language plpgsql security definer set search_path = '' as $$
 declare
   cmd record;
   s text;
-  f text;
+  o record;
+  standin boolean;
 begin
   for cmd in select * from pg_catalog.pg_event_trigger_ddl_commands() where command_tag = 'CREATE EXTENSION' loop
     for s in
@@ -93,7 +94,7 @@ begin
       continue when s in ('pg_catalog', 'public', 'information_schema');
       -- CREATE only where postgres could create already or the extension made the schema:
       -- `create extension pg_trgm schema vault` gives nothing on vault.
-      execute format('grant %s on schema %I to postgres with grant option',
+      execute pg_catalog.format('grant %s on schema %I to postgres with grant option',
                      case when s <> 'cron'
                                and (pg_catalog.has_schema_privilege('postgres', s, 'CREATE')
                                     or exists (select 1 from pg_catalog.pg_depend d
@@ -101,25 +102,41 @@ begin
                                                   and d.objid = s::regnamespace and d.refobjid = cmd.objid
                                                   and d.deptype = 'e'))
                           then 'all' else 'usage' end, s);
-      execute format('grant select, insert, update, delete, truncate, references on all tables in schema %I to postgres with grant option', s);
-      execute format('grant all on all sequences in schema %I to postgres with grant option', s);
-      execute format('grant usage on schema %I to rlskit_definer', s);
-      execute format('grant all on all tables in schema %I to rlskit_definer', s);
-      execute format('grant all on all sequences in schema %I to rlskit_definer', s);
-      -- Of a real extension, the routines it left to PUBLIC only: what its script revoked
-      -- (dblink_connect_u, pg_walinspect's readers) stays with those it was meant for. rlskit's
-      -- stand-ins revoke from PUBLIC what the platform grants postgres.
-      for f in
-        select p.oid::pg_catalog.regprocedure::text from pg_catalog.pg_proc p
-         where p.pronamespace = s::regnamespace
-           and (p.proacl is null
-                or exists (select 1 from pg_catalog.aclexplode(p.proacl) a
-                            where a.grantee = 0 and a.privilege_type = 'EXECUTE')
-                or coalesce(pg_catalog.obj_description(cmd.objid, 'pg_extension'), '') like 'rlskit stand-in:%')
-      loop
-        execute format('grant all on routine %s to postgres with grant option', f);
-        execute format('grant all on routine %s to rlskit_definer', f);
-      end loop;
+      execute pg_catalog.format('grant usage on schema %I to rlskit_definer', s);
+    end loop;
+    -- Only the extension's own tables, sequences and routines: never what else sits in those
+    -- schemas (`create extension pg_trgm schema cron` must not open cron.job, a stand-in in
+    -- `extensions` must not open pg_walinspect's readers there).
+    standin := coalesce(pg_catalog.obj_description(cmd.objid, 'pg_extension'), '') like 'rlskit stand-in:%';
+    for o in
+      select c.oid::pg_catalog.regclass::text as name, c.relkind from pg_catalog.pg_depend d
+        join pg_catalog.pg_class c on d.classid = 'pg_catalog.pg_class'::regclass and c.oid = d.objid
+       where d.refclassid = 'pg_catalog.pg_extension'::regclass and d.refobjid = cmd.objid and d.deptype = 'e'
+         and c.relkind in ('r', 'p', 'v', 'm', 'f', 'S')
+         and c.relnamespace not in ('pg_catalog'::regnamespace, 'public'::regnamespace, 'information_schema'::regnamespace)
+    loop
+      if o.relkind = 'S' then
+        execute pg_catalog.format('grant all on sequence %s to postgres with grant option', o.name);
+        execute pg_catalog.format('grant all on sequence %s to rlskit_definer', o.name);
+      else
+        execute pg_catalog.format('grant select, insert, update, delete, truncate, references on table %s to postgres with grant option', o.name);
+        execute pg_catalog.format('grant all on table %s to rlskit_definer', o.name);
+      end if;
+    end loop;
+    -- Of a real extension, the routines it left to PUBLIC only: what its script revoked
+    -- (dblink_connect_u, pg_walinspect's readers) stays with those it was meant for. rlskit's
+    -- stand-ins revoke from PUBLIC what the platform grants postgres.
+    for o in
+      select p.oid::pg_catalog.regprocedure::text as name from pg_catalog.pg_depend d
+        join pg_catalog.pg_proc p on d.classid = 'pg_catalog.pg_proc'::regclass and p.oid = d.objid
+       where d.refclassid = 'pg_catalog.pg_extension'::regclass and d.refobjid = cmd.objid and d.deptype = 'e'
+         and p.pronamespace not in ('pg_catalog'::regnamespace, 'public'::regnamespace, 'information_schema'::regnamespace)
+         and (standin or p.proacl is null
+              or exists (select 1 from pg_catalog.aclexplode(p.proacl) a
+                          where a.grantee = 0 and a.privilege_type = 'EXECUTE'))
+    loop
+      execute pg_catalog.format('grant all on routine %s to postgres with grant option', o.name);
+      execute pg_catalog.format('grant all on routine %s to rlskit_definer', o.name);
     end loop;
     if cmd.object_identity = 'postgres_fdw' then
       -- The platform's after-create script makes postgres the wrapper's owner (which must be a

@@ -8,8 +8,9 @@
  *  - while such a function runs in a session that logged in as a superuser, it cannot
  *    change role or session authorization (it would get the session's superuser back);
  *  - reserved roles and reserved memberships as supautils has them on the platform;
- *  - COPY to or from a server file or program, ALTER SYSTEM and LOAD refused to everyone;
- *    the server-file functions refused to everyone; dblink and postgres_fdw never connect.
+ *  - COPY to or from a server file or program, ALTER SYSTEM, LOAD and CREATE TABLESPACE refused
+ *    to everyone; the server-file functions (built in, adminpack's, file_fdw's) refused to
+ *    everyone; dblink and postgres_fdw never connect.
  * The lists come from rlskit as settings (PGC_POSTMASTER: fixed while the server runs).
  */
 #include "postgres.h"
@@ -47,6 +48,7 @@ static char *reserved_roles = NULL;
 static char *reserved_memberships = NULL;
 static char *blocked_libraries = NULL;
 static char *blocked_functions = NULL;
+static char *file_libraries = NULL;
 static char *definer_role = NULL;
 static bool admin_writes = false;
 
@@ -320,6 +322,9 @@ check_statement(Node *stmt)
 		case T_LoadStmt:
 			sandbox_error("LOAD");
 			return;
+		case T_CreateTableSpaceStmt:
+			sandbox_error("CREATE TABLESPACE");
+			return;
 		case T_VariableSetStmt:
 			{
 				VariableSetStmt *v = (VariableSetStmt *) stmt;
@@ -558,10 +563,36 @@ function_library(HeapTuple tup)
 }
 
 /*
+ * Whether a C function links to its library's option validator (creating a server, a user
+ * mapping or a foreign table runs it; it connects nowhere and reads no file). By the C symbol,
+ * not the SQL name: `create function x_validator() … as 'dblink', 'dblink_connect_u'` is no
+ * validator.
+ */
+static bool
+symbol_is_validator(HeapTuple tup)
+{
+	bool		isnull;
+	Datum		d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
+	char	   *symbol;
+	size_t		n;
+	bool		result;
+
+	if (isnull)
+		return false;
+	symbol = TextDatumGetCString(d);
+	n = strlen(symbol);
+	result = n > 10 && strcmp(symbol + n - 10, "_validator") == 0;
+	pfree(symbol);
+	return result;
+}
+
+/*
  * 0: no hook; 1: a project's function; 2: a function that would connect to another server;
  * 3: a superuser's SECURITY DEFINER function (not an event trigger's), run in a project's
  * session as the definer role instead: the platform's services are not superusers, and a
- * superuser writing a table the project can put triggers or defaults on would run them.
+ * superuser writing a table the project can put triggers or defaults on would run them;
+ * 4: a C function of a library that reads or writes the server's files (adminpack, file_fdw),
+ * whatever its name: superusers may create them, and the sandbox's own sessions are superusers.
  */
 static int
 function_kind(Oid fn, char **name)
@@ -574,11 +605,12 @@ function_kind(Oid fn, char **name)
 	{
 		Form_pg_proc p = (Form_pg_proc) GETSTRUCT(tup);
 		char	   *lib = function_library(tup);
+		bool		validator = lib != NULL && symbol_is_validator(tup);
 
-		if (lib != NULL && listed(blocked_libraries, lib, NULL)
-			&& !(strlen(NameStr(p->proname)) > 10
-				 && strcmp(NameStr(p->proname) + strlen(NameStr(p->proname)) - 10, "_validator") == 0))
+		if (lib != NULL && listed(blocked_libraries, lib, NULL) && !validator)
 			kind = 2;
+		else if (lib != NULL && listed(file_libraries, lib, NULL) && !validator)
+			kind = 4;
 		else if (!superuser_arg(p->proowner))
 			kind = 1;
 		else if (p->prosecdef && p->prorettype != EVENT_TRIGGEROID && definer_role && *definer_role)
@@ -614,6 +646,12 @@ sandbox_fmgr(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
 					 errmsg("%s() would connect to another server, which is not allowed on rlskit's throwaway server",
 							name ? name : "this function"),
 					 errhint(SANDBOX_HINT " It works on Supabase.")));
+		if (kind == 4)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("%s() reads or writes the server's files, which is not allowed on rlskit's throwaway server",
+							name ? name : "this function"),
+					 errhint(SANDBOX_HINT)));
 		if (kind == 1 && superuser())
 			ereport(ERROR,
 					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -827,6 +865,9 @@ _PG_init(void)
 							   "pg_read_file,pg_read_binary_file,pg_stat_file,pg_ls_,be_lo_import,be_lo_export,"
 							   "pg_current_logfile",
 							   PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("rlskit_sandbox.file_libraries",
+							   "Libraries whose functions read or write the server's files.", NULL,
+							   &file_libraries, "adminpack,file_fdw", PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	DefineCustomStringVariable("rlskit_sandbox.definer_role",
 							   "Role a superuser's SECURITY DEFINER function runs as in a project's session.", NULL,
 							   &definer_role, "", PGC_POSTMASTER, 0, NULL, NULL, NULL);

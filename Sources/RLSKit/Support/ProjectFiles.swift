@@ -23,13 +23,22 @@ import Synchronization
         return "resolves outside the folders rlskit was given; it reads no file outside them"
     }
 
+    /// Options naming a file rlskit writes: their folder is no folder given to read from.
+    static let outputOptions: Set<String> = ["--output", "--junit", "--sarif", "--json", "--summary", "--html"]
+
     /// The roots for a run in `directory` with command-line `arguments`: the directory, and each
     /// argument that names an existing path (with its parent, where config.toml and seed.sql
     /// sit beside the migrations) unless it reaches there through a link inside the directory,
-    /// which the project could have planted.
+    /// which the project could have planted, or it is where a report goes (`--json FILE`).
     public static func roots(directory: String, arguments: [String]) -> [String] {
         var roots = [directory]
-        for arg in arguments {
+        for (i, arg) in arguments.enumerated() {
+            if i > 0 && outputOptions.contains(arguments[i - 1]) { continue }
+            if let name = arg.split(separator: "=", maxSplits: 1).first, arg.contains("="),
+                outputOptions.contains(String(name))
+            {
+                continue
+            }
             for candidate in [arg, arg.split(separator: "=", maxSplits: 1).last.map(String.init) ?? arg]
             where FileManager.default.fileExists(atPath: candidate)
                 && !throughLink(candidate, inside: directory)

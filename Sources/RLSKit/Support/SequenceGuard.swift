@@ -88,12 +88,15 @@ public struct SequenceAdvance: Sendable, Equatable {
     func reset(_ conn: PostgresConnection, _ name: String, to state: State) throws {
         guard let last = state.lastValue else { return }
         // The column the sequence feeds, if any (pg_depend 'a' for serial, 'i' for identity).
+        // A table's only: a sequence may belong to a view's column, and reading the view would
+        // run the project's expressions in this session, a superuser's on the throwaway server.
         if let owner = try conn.query(
             """
             select n.nspname as schema, c.relname as tbl, a.attname as col
             from pg_depend d join pg_class c on c.oid = d.refobjid join pg_namespace n on n.oid = c.relnamespace
             join pg_attribute a on a.attrelid = d.refobjid and a.attnum = d.refobjsubid
             where d.classid = 'pg_class'::regclass and d.objid = $1::regclass and d.deptype in ('a', 'i')
+              and c.relkind in ('r', 'p')
             """, [name]
         ).rows.first {
             let table = SQL.qualified(try owner.decode("schema"), try owner.decode("tbl")),

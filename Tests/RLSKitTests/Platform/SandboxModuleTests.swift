@@ -95,6 +95,33 @@ final class SandboxModuleTests: XCTestCase {
         refused(admin, "copy (select 1) to '/tmp/x'", "COPY to or from a server file")
         refused(admin, "alter system set work_mem = '1MB'", "ALTER SYSTEM")
         refused(admin, "load 'plpgsql'", "LOAD")
+        // Nor through the contrib modules a superuser may create: adminpack's writers,
+        // file_fdw's reader, a C function of theirs under another name, a tablespace.
+        let marker = NSTemporaryDirectory() + "rlskit-adminpack-" + UUID().uuidString.prefix(8)
+        _ = try admin.query("create extension if not exists adminpack")
+        refused(admin, "select pg_catalog.pg_file_write('\(marker)', 'x', false)", "server's files")
+        _ = try admin.query(
+            "create function pg_temp.w(text, text, boolean) returns bigint language c as '$libdir/adminpack', 'pg_file_write'"
+        )
+        refused(admin, "select pg_temp.w('\(marker)', 'x', false)", "server's files")
+        // A validator by its C symbol only, not by a name chosen for it.
+        _ = try admin.query(
+            "create function pg_temp.w_validator(text, text, boolean) returns bigint language c as '$libdir/adminpack', 'pg_file_write'"
+        )
+        refused(admin, "select pg_temp.w_validator('\(marker)', 'x', false)", "server's files")
+        _ = try admin.query(
+            "create function pg_temp.c_validator(text) returns text language c as '$libdir/dblink', 'dblink_connect'"
+        )
+        refused(admin, "select pg_temp.c_validator('dbname=postgres')", "connect to another server")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: marker))
+        _ = try admin.runScript(
+            """
+            create extension if not exists file_fdw;
+            create server if not exists files foreign data wrapper file_fdw;
+            create foreign table if not exists pg_temp.hostname (line text) server files options (filename '/etc/hostname');
+            """)
+        refused(admin, "select * from pg_temp.hostname", "server's files")
+        refused(admin, "create tablespace t location '/tmp'", "CREATE TABLESPACE")
         // The sandbox's own settings are fixed while the server runs.
         XCTAssertThrowsError(try admin.query("set rlskit_sandbox.reserved_roles = ''"))
     }
