@@ -28,6 +28,7 @@ struct ClusterTemplate {
         let root = (folder as NSString).deletingLastPathComponent
         if mkdir(root, 0o700) != 0 && errno != EEXIST { return }
         guard Self.isPrivate(root, directory: true) else { return }
+        Self.removeAbandoned(in: root)
         let tmp = folder + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         guard mkdir(tmp, 0o700) == 0 else { return }
         var done = false
@@ -36,6 +37,18 @@ struct ClusterTemplate {
             (try? TreeCopy.copy(source, into: tmp + "/data", owner: (geteuid(), getegid()))) != nil
         else { return }
         done = rename(tmp, folder) == 0
+    }
+
+    /// Half-saved templates of runs that were killed while saving (`<name>.tmp-<pid>-<n>`, that
+    /// pid gone): removed, so that a killed run leaves nothing behind for long.
+    static func removeAbandoned(in root: String) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] {
+            let parts = name.components(separatedBy: ".tmp-")
+            guard parts.count == 2, let pid = Int32(parts[1].split(separator: "-").first ?? ""), pid > 0,
+                kill(pid, 0) != 0 && errno == ESRCH, isPrivate(root + "/" + name, directory: true)
+            else { continue }
+            TreeRemoval.remove(root + "/" + name)
+        }
     }
 
     static func isPrivate(_ path: String, directory: Bool) -> Bool { PrivatePath.check(path, directory: directory) }

@@ -52,6 +52,26 @@ final class ClusterTemplateTests: XCTestCase {
         try assertWorks(first)
     }
 
+    /// A run killed while saving leaves `<name>.tmp-<pid>-<n>`: the next save removes it once
+    /// that pid is gone, and never a save in progress.
+    func testAHalfSavedTemplateOfAKilledRunIsRemoved() throws {
+        let dead = Process()
+        dead.executableURL = URL(fileURLWithPath: "/bin/true")
+        try dead.run()
+        dead.waitUntilExit()
+        let abandoned = cache + "/cluster-0.tmp-\(dead.processIdentifier)-1"
+        let live = cache + "/cluster-0.tmp-\(getpid())-2"
+        for d in [abandoned, live] {
+            XCTAssertEqual(mkdir(d, 0o700), 0)
+            XCTAssertEqual(mkdir(d + "/data", 0o700), 0)
+        }
+        let c = try LocalCluster(options: options)
+        defer { c.stop() }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: abandoned))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: live))
+        TreeRemoval.remove(live)
+    }
+
     func testACacheOthersCouldWriteIsNotUsed() throws {
         let first = try LocalCluster(options: options)
         first.stop()
