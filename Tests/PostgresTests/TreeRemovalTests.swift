@@ -11,7 +11,7 @@ final class TreeRemovalTests: XCTestCase {
     override func setUpWithError() throws {
         outside = NSTemporaryDirectory() + "rlskit-outside-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
-        for i in 0..<200 { FileManager.default.createFile(atPath: outside + "/keep-\(i)", contents: Data("x".utf8)) }
+        for i in 0..<200 { _ = FileManager.default.createFile(atPath: outside + "/keep-\(i)", contents: Data("x".utf8)) }
     }
 
     override func tearDown() { try? FileManager.default.removeItem(atPath: outside) }
@@ -35,7 +35,7 @@ final class TreeRemovalTests: XCTestCase {
             let tree = NSTemporaryDirectory() + "rlskit-race-\(round)-" + UUID().uuidString.prefix(8)
             let victim = tree + "/data/sub"
             try FileManager.default.createDirectory(atPath: victim, withIntermediateDirectories: true)
-            for i in 0..<300 { FileManager.default.createFile(atPath: victim + "/f\(i)", contents: Data()) }
+            for i in 0..<300 { _ = FileManager.default.createFile(atPath: victim + "/f\(i)", contents: Data()) }
             let stop = Flag()
             let done = DispatchSemaphore(value: 0)
             let target = outside

@@ -9,8 +9,8 @@ final class LibraryUsageTests: XCTestCase {
     /// The example's paths are relative to the project: run from the repository root.
     func inRepository<T>(_ body: () throws -> T) throws -> T {
         let old = FileManager.default.currentDirectoryPath
-        FileManager.default.changeCurrentDirectoryPath(Provisioned.repositoryRoot)
-        defer { FileManager.default.changeCurrentDirectoryPath(old) }
+        _ = FileManager.default.changeCurrentDirectoryPath(Provisioned.repositoryRoot)
+        defer { _ = FileManager.default.changeCurrentDirectoryPath(old) }
         return try body()
     }
 

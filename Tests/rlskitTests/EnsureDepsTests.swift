@@ -103,7 +103,7 @@ final class EnsureDepsTests: XCTestCase {
             let path = tmp + "/root/" + f
             try FileManager.default.createDirectory(
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: path, contents: Data())
+            _ = FileManager.default.createFile(atPath: path, contents: Data())
         }
         for tool in ["pkg-config", "chromium", "pg_prove", "cc", "cmark-gfm"] {
             try "#!/bin/bash\n".write(toFile: tmp + "/bin/" + tool, atomically: true, encoding: .utf8)

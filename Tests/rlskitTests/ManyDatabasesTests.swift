@@ -40,7 +40,7 @@ final class ManyDatabasesTests: XCTestCase {
         let seed = try TestServer.makeDatabase(prefix: "manya")
         defer { TestServer.drop(good.name); TestServer.drop(seed.name) }
         let c = try PostgresConnection(seed.connectionString)
-        var o = Migrator.Options()
+        let o = Migrator.Options()
         _ = try Migrator(
             c, source: .directory(Provisioned.repositoryRoot + "/Tests/Fixtures/empty-migrations"), options: o
         ).run()

@@ -20,7 +20,7 @@ final class MigratorTests: ScratchTestCase {
 
     func testOurSchemaAppliesAndSecondRunIsANoOp() throws {
         let conn = try database()
-        var o = Migrator.Options()
+        let o = Migrator.Options()
         let first = try Migrator(conn, source: .builtIn, options: o).run()
         XCTAssertEqual(first.applied.count, BuiltInSQL.files(in: "migrations").count)
         XCTAssertEqual(first.standIn?.installed.count, BuiltInSQL.files(in: "compat").count)
@@ -175,7 +175,7 @@ final class MigratorTests: ScratchTestCase {
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             do {
                 let conn = try PostgresConnection(db.connectionString)
-                var o = Migrator.Options()
+                let o = Migrator.Options()
                 let r = try Migrator(conn, source: .directory(dir), options: o).run()
                 applied.withLock { $0 += r.applied.count }
             } catch {

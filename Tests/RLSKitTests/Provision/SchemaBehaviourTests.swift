@@ -16,7 +16,7 @@ final class SchemaBehaviourTests: XCTestCase {
         let conn = try PostgresConnection(db.connectionString)
         if let before {
             // Stand-in first (empty migration set), then the extra objects, then our schema.
-            var o = Migrator.Options()
+            let o = Migrator.Options()
             _ = try Migrator(
                 conn, source: .directory(Provisioned.repositoryRoot + "/Tests/Fixtures/empty-migrations"), options: o
             ).run()

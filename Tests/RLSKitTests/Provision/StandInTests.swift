@@ -173,7 +173,7 @@ final class StandInTests: XCTestCase {
             create schema storage; create table storage.objects (id uuid primary key, name text);
             comment on schema auth is 'Supabase auth';
             """)
-        var o = Migrator.Options()
+        let o = Migrator.Options()
         var lines: [String] = []
         let result = try Migrator(
             c, source: .directory(Provisioned.repositoryRoot + "/Tests/Fixtures/empty-migrations"), options: o
