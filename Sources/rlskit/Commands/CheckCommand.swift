@@ -40,7 +40,7 @@ enum CheckCommand {
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
         let format = try OutputFormat.parse(args, allowed: [.text, .junit, .json, .sarif]).rawValue
         var options = ProjectCheck.Options()
-        options.harness = try TestCommand.harnessOptions(args)
+        options.harness = try HarnessGroup.options(args)
         let output = try OutputTarget(args.value("output"))
         let ci = try CIOutput(args)
         let html = try HTMLOutput(args)

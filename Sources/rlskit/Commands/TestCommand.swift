@@ -29,7 +29,7 @@ enum TestCommand {
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
         let format = try OutputFormat.parse(args, allowed: [.text, .tap, .junit, .json]).testReport
-        let base = try harnessOptions(args)
+        let base = try HarnessGroup.options(args)
         let projectOptions = try ProjectOptions(args)
         var paths = args.positionals
         if paths.isEmpty {
@@ -88,22 +88,6 @@ enum TestCommand {
         for p in r.problems { printError(p.description) }
         if !r.problems.isEmpty { return .usage }
         return r.report.passed ? .success : .checksFailed
-    }
-
-    /// --jobs, --strict, --allow-untested and --allow-side-effects (shared with check); the
-    /// project's settings come from `ProjectOptions`.
-    static func harnessOptions(_ args: ParsedArguments) throws -> HarnessOptions {
-        var options = HarnessOptions()
-        if let j = args.value("jobs") {
-            guard let n = Int(j), n >= 1, n <= 64 else {
-                throw ConfigurationError("--jobs must be a number from 1 to 64 (got '\(j)')")
-            }
-            options.jobs = n
-        }
-        options.strict = args.flag("strict")
-        options.allowUntested = args.flag("allow-untested")
-        options.allowSideEffects = args.flag("allow-side-effects")
-        return options
     }
 
     static func write(_ report: TestReport, format: TestReportFormat, output: OutputTarget, term: Terminal) throws {

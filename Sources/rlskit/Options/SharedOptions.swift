@@ -1,3 +1,5 @@
+@_spi(CLI) import RLSKit
+
 /// Options several commands take, written once so that they read the same everywhere.
 extension OptionSpec {
     /// What the harness takes (`test`, `check`).
@@ -17,4 +19,22 @@ extension OptionSpec {
     ]
 
     static let output = OptionSpec.option("output", "FILE", "Write the report to FILE instead of standard output.")
+}
+
+/// `--jobs`, `--strict`, `--allow-untested` and `--allow-side-effects`, read once for `test` and
+/// `check`; the project's settings (the hook among them) come from `ProjectOptions`.
+enum HarnessGroup {
+    static func options(_ args: ParsedArguments) throws -> HarnessOptions {
+        var options = HarnessOptions()
+        if let j = args.value("jobs") {
+            guard let n = Int(j), n >= 1, n <= 64 else {
+                throw ConfigurationError("--jobs must be a number from 1 to 64 (got '\(j)')")
+            }
+            options.jobs = n
+        }
+        options.strict = args.flag("strict")
+        options.allowUntested = args.flag("allow-untested")
+        options.allowSideEffects = args.flag("allow-side-effects")
+        return options
+    }
 }
