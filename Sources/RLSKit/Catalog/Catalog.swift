@@ -43,7 +43,9 @@ struct TableInfo: Sendable {
     public var parents: [String: TableInfo] = [:]
     /// Declared tables of the same access file, by `qualifiedName`: their owner and seed lines
     /// also hold when they are seeded as parents (set by the planner).
-    public var declared: [String: TableIntent] = [:]
+    public var declared: [String: Declared] = [:]
+    /// What an access file says about a table's rows; the catalog keeps it for the parent seeder.
+    public typealias Declared = (owner: String, seeds: [(column: String, expression: String)])
     /// `schema.name`, quoted where needed.
     public var qualifiedName: String { SQL.qualified(schema, name) }
     public var sqlName: String { SQL.qualified(schema, name) }
@@ -217,7 +219,7 @@ enum Catalog {
         }
         for i in out.indices where out[i].exists { out[i].parents = parents }
         // A helper such as is_admin() that reads the JWT counts as reading claims: add the bodies.
-        let called = Set(out.flatMap { $0.policyTexts.flatMap { ClaimAttack.functionNames(in: $0) } })
+        let called = Set(out.flatMap { $0.policyTexts.flatMap { Catalog.functionNames(in: $0) } })
         if !called.isEmpty {
             let bodies = try conn.query(
                 """
@@ -226,7 +228,7 @@ enum Catalog {
                 """, [Array(called)]
             ).rows.map { (try $0.decode("name", as: String.self), try $0.decode("prosrc", as: String.self)) }
             for i in out.indices {
-                let mine = Set(out[i].policyTexts.flatMap { ClaimAttack.functionNames(in: $0) })
+                let mine = Set(out[i].policyTexts.flatMap { Catalog.functionNames(in: $0) })
                 out[i].policyTexts += bodies.filter { mine.contains($0.0) }.map(\.1)
             }
         }
@@ -292,5 +294,22 @@ enum Catalog {
              order by 1
             """
         ).rows.map { try $0.decode("f") }
+    }
+}
+
+extension Catalog {
+    static let call = try! NSRegularExpression(pattern: #"([A-Za-z_][A-Za-z0-9_]*)\s*\("#)
+
+    /// Names of functions called in an expression, e.g. "is_admin" in `private.is_admin()`.
+    static func functionNames(in text: String) -> [String] {
+        let ns = text as NSString
+        let builtins: Set<String> = [
+            "select", "uid", "jwt", "role", "email", "current_setting", "coalesce", "nullif", "foldername",
+            "filename", "extension", "any", "array", "exists", "lower", "upper", "in", "and", "or", "not",
+        ]
+        return call.matches(in: text, range: NSRange(location: 0, length: ns.length)).map {
+            ns.substring(with: $0.range(at: 1))
+        }
+        .filter { !builtins.contains($0.lowercased()) }
     }
 }

@@ -145,7 +145,7 @@ extension AccessDraft {
         -> [String: String]
     {
         let exprs = (tables.flatMap(\.policies) + storagePolicies).flatMap { [$0.using, $0.check].compactMap { $0 } }
-        let called = Set(exprs.flatMap { ClaimAttack.functionNames(in: $0) })
+        let called = Set(exprs.flatMap { Catalog.functionNames(in: $0) })
         guard !called.isEmpty else { return [:] }
         var out: [String: String] = [:]
         for r in try conn.query(

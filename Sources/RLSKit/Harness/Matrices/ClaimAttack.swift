@@ -100,23 +100,9 @@ enum ClaimAttack {
     static let readOnly = try! NSRegularExpression(pattern: #"->>?\s*'([^']+)'"#)
     static let casted = try! NSRegularExpression(
         pattern: #"->>\s*'([^']+)'(?:::text)?\)*\s*::\s*bool"#, options: [.caseInsensitive])
-    static let call = try! NSRegularExpression(pattern: #"([A-Za-z_][A-Za-z0-9_]*)\s*\("#)
 
     /// Path keys, not values an attacker would set.
     static let ignoredKeys: Set<String> = [
         "user_metadata", "app_metadata", "sub", "request.jwt.claims", "request.jwt.claim",
     ]
-
-    /// Names of functions called in an expression, e.g. "is_admin" in `private.is_admin()`.
-    static func functionNames(in text: String) -> [String] {
-        let ns = text as NSString
-        let builtins: Set<String> = [
-            "select", "uid", "jwt", "role", "email", "current_setting", "coalesce", "nullif", "foldername",
-            "filename", "extension", "any", "array", "exists", "lower", "upper", "in", "and", "or", "not",
-        ]
-        return call.matches(in: text, range: NSRange(location: 0, length: ns.length)).map {
-            ns.substring(with: $0.range(at: 1))
-        }
-        .filter { !builtins.contains($0.lowercased()) }
-    }
 }
