@@ -12,26 +12,11 @@ enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
     var sql: String {
         switch self {
         case .policies:
-            // Storage and Realtime Authorization policies are audited too, although the data API
-            // exposes neither schema.
-            return """
-                select n.nspname as schema, c.relname as table_name, p.polname as name, p.polcmd::text as cmd,
-                       p.polpermissive as permissive, c.relrowsecurity as rls,
-                       array(select case when r = 0 then 'public' else pg_catalog.pg_get_userbyid(r)::text end
-                             from unnest(p.polroles) r) as roles,
-                       pg_catalog.pg_get_expr(p.polqual, p.polrelid) as qual,
-                       pg_catalog.pg_get_expr(p.polwithcheck, p.polrelid) as with_check
-                from pg_catalog.pg_policy p
-                join pg_catalog.pg_class c on c.oid = p.polrelid
-                join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-                where (n.nspname = any($1::text[]) or n.nspname = 'storage' or n.nspname = any(\(Self.reachedSchemas))
-                       or (n.nspname = 'realtime' and c.relname = 'messages'))
-                  and \(SQLParts.notExtensionMember("c"))
-                """
+            return Catalog.auditPoliciesSQL
         case .functions:
             return Self.functionsSQL
         case .selfComparedColumns:
-            return AuditCatalog.selfComparedColumnsSQL
+            return Catalog.namedTableColumnsSQL
         case .buckets:
             // The select list only: `AuditCatalog.loadBuckets` reads it through `PlatformTable`.
             return "id, name, coalesce(public, false) as public"
@@ -42,7 +27,7 @@ enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
                 join pg_catalog.pg_class c on c.oid = i.indrelid
                 join pg_catalog.pg_namespace n on n.oid = c.relnamespace
                 join pg_catalog.pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]
-                where n.nspname = any($1::text[]) or n.nspname = any(\(Self.reachedSchemas))
+                where n.nspname = any($1::text[]) or n.nspname = any(\(Catalog.reachedSchemasSQL))
                 """
         case .secretCandidates:
             // A cheap regex pre-filter on the server; Swift decides what is a secret.
@@ -95,16 +80,6 @@ enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
                 """
         }
     }
-
-    /// SQL: user schemas the API does not expose whose tables SECURITY INVOKER functions in the
-    /// exposed schemas name (`basejump.accounts`): queried through them under RLS.
-    static let reachedSchemas = """
-        array(select s.nspname from pg_catalog.pg_namespace s
-              where \(SchemaLists.userSchema("s")) and s.nspname <> all($1::text[])
-                and exists (select 1 from pg_catalog.pg_proc f join pg_catalog.pg_namespace fn on fn.oid = f.pronamespace
-                            where fn.nspname = any($1::text[]) and not f.prosecdef and f.prokind = 'f'
-                              and position(s.nspname || '.' in f.prosrc) > 0))
-        """
 
     /// Read after the pipeline, on its own (see `PlatformTable`): storage.buckets is the project's to replace.
     var readsPlatformTable: Bool { self == .buckets }

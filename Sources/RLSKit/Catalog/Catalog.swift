@@ -102,18 +102,13 @@ enum Catalog {
         tablesCTE + """
             select q.o::int as o, a.attname as name, format_type(a.atttypid, a.atttypmod) as type, t.typcategory::text as category,
                    t.typname::text as type_name,
-                   coalesce((select b.typname::text from pg_type b where b.oid = t.typbasetype and t.typtype = 'd'), t.typname::text) as base_type,
+                   \(SQLParts.baseTypeName("t")) as base_type,
                    a.attnotnull as not_null, a.atthasdef as has_default,
                    a.attidentity::text as identity, a.attgenerated::text as generated,
                    (select e.enumlabel::text from pg_enum e where e.enumtypid = t.oid order by e.enumsortorder limit 1) as enum_label,
-                   array(select e.enumlabel::text from pg_enum e where e.enumtypid = t.oid order by e.enumsortorder) as enum_labels,
+                   \(SQLParts.enumLabels("t")) as enum_labels,
                    (select fn.nspname || '.' || fc.relname || '(' || fa.attname || ')'
-                      from pg_constraint f
-                      join pg_class fc on fc.oid = f.confrelid
-                      join pg_namespace fn on fn.oid = fc.relnamespace
-                      join pg_attribute fa on fa.attrelid = f.confrelid and fa.attnum = f.confkey[1]
-                     where f.conrelid = a.attrelid and f.contype = 'f' and f.conkey = array[a.attnum]
-                     limit 1) as refs
+                      \(SQLParts.singleColumnReference("a.attrelid", "a.attnum"))) as refs
               from q join pg_attribute a on a.attrelid = q.oid join pg_type t on t.oid = a.atttypid
              where a.attnum > 0 and not a.attisdropped
              order by q.o, a.attnum
@@ -221,12 +216,9 @@ enum Catalog {
         // A helper such as is_admin() that reads the JWT counts as reading claims: add the bodies.
         let called = Set(out.flatMap { $0.policyTexts.flatMap { Catalog.functionNames(in: $0) } })
         if !called.isEmpty {
-            let bodies = try conn.query(
-                """
-                select proname::text as name, prosrc from pg_proc
-                 where proname = any($1) and prolang <> (select oid from pg_language where lanname = 'internal')
-                """, [Array(called)]
-            ).rows.map { (try $0.decode("name", as: String.self), try $0.decode("prosrc", as: String.self)) }
+            let bodies = try conn.query(functionBodiesSQL, [Array(called)]).rows.map {
+                (try $0.decode("name", as: String.self), try $0.decode("prosrc", as: String.self))
+            }
             for i in out.indices {
                 let mine = Set(out[i].policyTexts.flatMap { Catalog.functionNames(in: $0) })
                 out[i].policyTexts += bodies.filter { mine.contains($0.0) }.map(\.1)
@@ -298,6 +290,14 @@ enum Catalog {
 }
 
 extension Catalog {
+    /// The bodies of the functions named in `$1` (any schema, not built in), in creation order:
+    /// what the helpers a policy calls read. Also `rlskit init`'s question.
+    static let functionBodiesSQL = """
+        select proname::text as name, prosrc from pg_proc
+         where proname = any($1) and prolang <> (select oid from pg_language where lanname = 'internal')
+         order by oid
+        """
+
     static let call = try! NSRegularExpression(pattern: #"([A-Za-z_][A-Za-z0-9_]*)\s*\("#)
 
     /// Names of functions called in an expression, e.g. "is_admin" in `private.is_admin()`.

@@ -118,7 +118,7 @@ enum FunctionProbe {
     static func candidates(_ conn: PostgresConnection, exposedSchemas: [String]) throws -> [Candidate] {
         // Bound as text[]: the one array quoter escapes `\`, `"`, `,` and braces in names.
         let schemas = exposedSchemas
-        let columns = try conn.query(columnsSQL, [schemas]).rows.map { r in
+        let columns = try conn.query(Catalog.schemaColumnsSQL, [schemas]).rows.map { r in
             Column(
                 schema: try r.decode("schema"), table: try r.decode("table_name"), column: try r.decode("column_name"),
                 type: try r.decode("type"))
@@ -377,14 +377,5 @@ enum FunctionProbe {
           and \(SQLParts.notExtensionMember("p", catalog: "pg_proc"))
           and (has_function_privilege('anon', p.oid, 'EXECUTE') or has_function_privilege('authenticated', p.oid, 'EXECUTE'))
         order by 1, 3
-        """
-
-    static let columnsSQL = """
-        select n.nspname as schema, c.relname as table_name, a.attname as column_name,
-               pg_catalog.format_type(a.atttypid, null) as type
-        from pg_catalog.pg_attribute a join pg_catalog.pg_class c on c.oid = a.attrelid
-        join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-        where n.nspname = any($1::text[]) and c.relkind in ('r', 'p') and a.attnum > 0 and not a.attisdropped
-        order by 1, 2, a.attnum
         """
 }
