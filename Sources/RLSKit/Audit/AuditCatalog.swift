@@ -87,22 +87,22 @@ enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
 
 /// One row of pg_policy, deparsed. A class: the lints pass tens of thousands around.
 final class PolicyRow: Sendable {
-    public let schema: String
-    public let table: String
-    public let name: String
+    let schema: String
+    let table: String
+    let name: String
     /// "SELECT", "INSERT", "UPDATE", "DELETE" or "ALL".
-    public let command: String
-    public let permissive: Bool
-    public let tableRLS: Bool
+    let command: String
+    let permissive: Bool
+    let tableRLS: Bool
     /// Role names; "public" for PUBLIC.
-    public let roles: [String]
-    public let using: String?
-    public let withCheck: String?
+    let roles: [String]
+    let using: String?
+    let withCheck: String?
     /// Parsed once when loaded; shared by all lints.
-    public let usingExpr: PolicyExpression?
-    public let checkExpr: PolicyExpression?
+    let usingExpr: PolicyExpression?
+    let checkExpr: PolicyExpression?
 
-    public convenience init(
+    convenience init(
         schema: String, table: String, name: String, command: String, permissive: Bool, tableRLS: Bool,
         roles: [String], using: String?, withCheck: String?
     ) {
@@ -136,16 +136,16 @@ final class PolicyRow: Sendable {
         checkExpr = withCheck.map(parsed)
     }
 
-    public var object: AuditObject { AuditObject(schema: schema, name: table, kind: "policy", member: name) }
-    public var isStorageObjects: Bool { schema == "storage" && table == "objects" }
+    var object: AuditObject { AuditObject(schema: schema, name: table, kind: "policy", member: name) }
+    var isStorageObjects: Bool { schema == "storage" && table == "objects" }
 
     /// True when the policy can apply to an API caller (anon or authenticated).
-    public var appliesToAPICallers: Bool { roles.contains { ["public", "anon", "authenticated"].contains($0) } }
-    public var appliesToAnon: Bool { roles.contains { $0 == "public" || $0 == "anon" } }
+    var appliesToAPICallers: Bool { roles.contains { ["public", "anon", "authenticated"].contains($0) } }
+    var appliesToAnon: Bool { roles.contains { $0 == "public" || $0 == "anon" } }
 
     /// The expression new rows are checked against: WITH CHECK, else USING (Postgres'
     /// rule for UPDATE and ALL).
-    public var effectiveCheck: PolicyExpression? { checkExpr ?? (command == "INSERT" ? nil : usingExpr) }
+    var effectiveCheck: PolicyExpression? { checkExpr ?? (command == "INSERT" ? nil : usingExpr) }
 
     static func command(_ code: String) -> String {
         switch code {
@@ -159,35 +159,35 @@ final class PolicyRow: Sendable {
 }
 
 struct BucketRow: Sendable {
-    public var id: String
-    public var name: String
-    public var isPublic: Bool
+    var id: String
+    var name: String
+    var isPublic: Bool
 }
 
 struct SecretCandidate: Sendable {
-    public var kind: String
-    public var schema: String
-    public var name: String
-    public var member: String?
-    public var place: String
-    public var text: String
+    var kind: String
+    var schema: String
+    var name: String
+    var member: String?
+    var place: String
+    var text: String
 }
 
 /// Everything the Swift lints read.
 struct AuditCatalog: Sendable {
-    public var exposedSchemas: [String]
-    public var policies: [PolicyRow] = []
-    public var buckets: [BucketRow] = []
+    var exposedSchemas: [String]
+    var policies: [PolicyRow] = []
+    var buckets: [BucketRow] = []
     /// Platform tables rlskit did not read, because reading them could run the project's code.
-    public var unread: [PlatformTable.Unread] = []
+    var unread: [PlatformTable.Unread] = []
     /// "schema.table" → columns that lead at least one index.
-    public var indexedLeadingColumns: [String: Set<String>] = [:]
-    public var secretCandidates: [SecretCandidate] = []
-    public var functions: [FunctionRow] = []
+    var indexedLeadingColumns: [String: Set<String>] = [:]
+    var secretCandidates: [SecretCandidate] = []
+    var functions: [FunctionRow] = []
     /// "schema.table" → its columns, each with the table its single-column foreign key references.
-    public var columns: [String: [(name: String, references: String?)]] = [:]
+    var columns: [String: [(name: String, references: String?)]] = [:]
 
-    public init(exposedSchemas: [String]) { self.exposedSchemas = exposedSchemas }
+    init(exposedSchemas: [String]) { self.exposedSchemas = exposedSchemas }
 
     static func policies(_ rows: [PostgresRow]) throws -> [PolicyRow] {
         var cache: [String: PolicyExpression] = [:]

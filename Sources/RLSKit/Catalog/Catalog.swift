@@ -3,64 +3,64 @@ import Postgres
 
 /// What the live catalog says about one table: enough to seed rows and judge policies.
 struct TableInfo: Sendable {
-    public struct ColumnInfo: Sendable {
-        public var name: String
+    struct ColumnInfo: Sendable {
+        var name: String
         /// format_type(), e.g. "character varying(255)".
-        public var type: String
+        var type: String
         /// pg_type.typcategory: S string, N numeric, B bool, D date/time, U user (uuid, json), E enum, A array…
-        public var category: String
-        public var typeName: String
+        var category: String
+        var typeName: String
         /// The type's name, or for a domain the name of the type it is based on.
-        public var baseTypeName: String = ""
-        public var notNull: Bool
-        public var hasDefault: Bool
+        var baseTypeName: String = ""
+        var notNull: Bool
+        var hasDefault: Bool
         /// Identity ('a'/'d') or generated ('s') columns are never written.
-        public var identity: String
-        public var generated: String
-        public var enumLabel: String?
+        var identity: String
+        var generated: String
+        var enumLabel: String?
         /// Every label of an enum type, in order (candidates for a check constraint).
-        public var enumLabels: [String] = []
+        var enumLabels: [String] = []
         /// "schema.table(column)" this column references, if a single-column foreign key.
-        public var references: String?
-        public var writable: Bool { identity != "a" && generated.isEmpty }
+        var references: String?
+        var writable: Bool { identity != "a" && generated.isEmpty }
     }
 
-    public var schema: String
-    public var name: String
-    public var exists: Bool
-    public var rlsEnabled: Bool
+    var schema: String
+    var name: String
+    var exists: Bool
+    var rlsEnabled: Bool
     /// service_role may insert and read back (the seed script looks up existing rows).
-    public var serviceRoleCanInsert: Bool
-    public var columns: [ColumnInfo]
+    var serviceRoleCanInsert: Bool
+    var columns: [ColumnInfo]
     /// Column lists of unique indexes (expressions left out).
-    public var uniqueKeys: [[String]]
+    var uniqueKeys: [[String]]
     /// Policy expressions (USING and WITH CHECK), for finding policies that read JWT claims.
-    public var policyTexts: [String]
-    public var foreignKeys: [ForeignKey] = []
+    var policyTexts: [String]
+    var foreignKeys: [ForeignKey] = []
     /// Check constraints on a single column: column → expressions (as pg_get_expr prints them).
-    public var checks: [String: [String]] = [:]
+    var checks: [String: [String]] = [:]
     /// Tables this one reaches through NOT NULL foreign keys, by `qualifiedName` (parents to seed).
-    public var parents: [String: TableInfo] = [:]
+    var parents: [String: TableInfo] = [:]
     /// Declared tables of the same access file, by `qualifiedName`: their owner and seed lines
     /// also hold when they are seeded as parents (set by the planner).
-    public var declared: [String: Declared] = [:]
+    var declared: [String: Declared] = [:]
     /// What an access file says about a table's rows; the catalog keeps it for the parent seeder.
-    public typealias Declared = (owner: String, seeds: [(column: String, expression: String)])
+    typealias Declared = (owner: String, seeds: [(column: String, expression: String)])
     /// `schema.name`, quoted where needed.
-    public var qualifiedName: String { SQL.qualified(schema, name) }
-    public var sqlName: String { SQL.qualified(schema, name) }
+    var qualifiedName: String { SQL.qualified(schema, name) }
+    var sqlName: String { SQL.qualified(schema, name) }
 
-    public func column(_ name: String) -> ColumnInfo? { columns.first { $0.name == name } }
+    func column(_ name: String) -> ColumnInfo? { columns.first { $0.name == name } }
 
     /// A foreign key, single- or multi-column: `columns[i]` references `refColumns[i]` of `refTable`.
-    public struct ForeignKey: Sendable {
-        public var name: String
-        public var columns: [String]
-        public var refSchema: String
-        public var refTable: String
-        public var refColumns: [String]
-        public var refName: String { SQL.qualified(refSchema, refTable) }
-        public var toAuthUsers: Bool { refSchema == "auth" && refTable == "users" }
+    struct ForeignKey: Sendable {
+        var name: String
+        var columns: [String]
+        var refSchema: String
+        var refTable: String
+        var refColumns: [String]
+        var refName: String { SQL.qualified(refSchema, refTable) }
+        var toAuthUsers: Bool { refSchema == "auth" && refTable == "users" }
     }
 }
 
@@ -144,12 +144,12 @@ enum Catalog {
              order by q.o, f.conname
             """
 
-    public static func table(_ conn: PostgresConnection, schema: String, name: String) throws -> TableInfo {
+    static func table(_ conn: PostgresConnection, schema: String, name: String) throws -> TableInfo {
         try tables(conn, [(schema, name)])[0]
     }
 
     /// Reads many tables in one pipelined round trip (plus one for helper function bodies).
-    public static func tables(_ conn: PostgresConnection, _ names: [(schema: String, name: String)]) throws
+    static func tables(_ conn: PostgresConnection, _ names: [(schema: String, name: String)]) throws
         -> [TableInfo]
     {
         let regs = names.map { SQL.qualified($0.schema, $0.name) }
@@ -228,7 +228,7 @@ enum Catalog {
     }
 
     /// RLS-enabled tables in these schemas, as `schema.name` quoted where needed (the form an access file takes).
-    public static func rlsTables(_ conn: PostgresConnection, schemas: [String]) throws -> [String] {
+    static func rlsTables(_ conn: PostgresConnection, schemas: [String]) throws -> [String] {
         try conn.query(
             """
             select n.nspname::text as schema, c.relname::text as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
@@ -238,14 +238,14 @@ enum Catalog {
     }
 
     /// Which of these schemas exist.
-    public static func existingSchemas(_ conn: PostgresConnection, _ names: [String]) throws -> Set<String> {
+    static func existingSchemas(_ conn: PostgresConnection, _ names: [String]) throws -> Set<String> {
         Set(
             try conn.query("select nspname::text as n from pg_namespace where nspname = any($1)", [names]).rows.map {
                 try $0.decode("n")
             })
     }
 
-    public static func authUserColumns(_ conn: PostgresConnection) throws -> Set<String> {
+    static func authUserColumns(_ conn: PostgresConnection) throws -> Set<String> {
         Set(
             try conn.query(
                 """
@@ -264,14 +264,14 @@ enum Catalog {
         ).rows.map { try $0.decode("prosrc") }
     }
 
-    public static func roleExists(_ conn: PostgresConnection, _ role: String) throws -> Bool {
+    static func roleExists(_ conn: PostgresConnection, _ role: String) throws -> Bool {
         try conn.query("select exists (select 1 from pg_roles where rolname = $1) as e", [role]).rows[0].decode("e")
     }
 
     /// Functions that would make a real network call from inside a check (pgsql-http is
     /// synchronous; pg_net sends after commit, but a harness should not rely on that).
     /// rlskit's recording stand-ins are not counted.
-    public static func networkFunctions(_ conn: PostgresConnection) throws -> [String] {
+    static func networkFunctions(_ conn: PostgresConnection) throws -> [String] {
         try conn.query(
             """
             select distinct n.nspname || '.' || p.proname as f from pg_proc p join pg_namespace n on n.oid = p.pronamespace

@@ -3,8 +3,8 @@ import Foundation
 /// Schemas that belong to the platform or to PostgreSQL itself: lints about the user's own
 /// objects skip them (storage policies are audited by dedicated lints).
 enum SchemaLists {
-    public static let system = ["pg_catalog", "information_schema", "pg_toast"]
-    public static let managed = [
+    static let system = ["pg_catalog", "information_schema", "pg_toast"]
+    static let managed = [
         "auth", "storage", "extensions", "graphql", "graphql_public", "realtime", "_realtime",
         "supabase_functions", "supabase_migrations", "vault", "pgsodium", "pgsodium_masks",
         "pgbouncer", "net", "cron", "pgtle", "_analytics", "pgmq", "topology", "tiger",

@@ -2,16 +2,16 @@ import Foundation
 
 /// One thing a pgTAP file asks for, in order: SQL to send, text to echo, or the end.
 struct PsqlStep: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
+    enum Kind: Sendable, Equatable {
         case sql(String)
         /// `\echo` / `\qecho`: psql prints it to the TAP stream.
         case echo(String)
         /// `\q`: the file ends here.
         case quit
     }
-    public var kind: Kind
+    var kind: Kind
     /// Where the statement or command starts (the included file for `\i`).
-    public var location: SourceLocation
+    var location: SourceLocation
 }
 
 /// A pgTAP file read the way psql reads it: statements split, `\set` variables substituted,

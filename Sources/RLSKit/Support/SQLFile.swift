@@ -38,12 +38,12 @@ public struct SQLFile: Sendable, Equatable {
 /// The SQL compiled into the binary by the EmbedSQL build plugin (Plugins/EmbedSQL).
 enum BuiltInSQL {
     /// Files under `sql/<folder>/`, in name order.
-    public static func files(in folder: String) -> [SQLFile] {
+    static func files(in folder: String) -> [SQLFile] {
         EmbeddedSQL.files
             .filter { $0.path.hasPrefix(folder + "/") && $0.path.hasSuffix(".sql") }
             .map { SQLFile(path: "sql/" + $0.path, contents: $0.contents) }
     }
 
     /// Every embedded file: path under `sql/` and contents.
-    public static var all: [(path: String, contents: String)] { EmbeddedSQL.files }
+    static var all: [(path: String, contents: String)] { EmbeddedSQL.files }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// user_metadata carries the values those policies compare against.
 enum ClaimAttack {
     /// True when an expression (or a function body it calls) reads the JWT claims.
-    public static func readsClaims(_ texts: [String]) -> Bool {
+    static func readsClaims(_ texts: [String]) -> Bool {
         texts.contains { t in
             let l = t.lowercased()
             return l.contains("jwt") || l.contains("user_metadata") || l.contains("raw_user_meta_data")
@@ -72,7 +72,7 @@ enum ClaimAttack {
 
     /// A user_metadata object with every key the expressions read set to the value they compare it with
     /// (`->> 'role') = 'admin'` gives {"role": "admin"}); keys read without a comparison get true.
-    public static func metadata(for texts: [String]) -> String {
+    static func metadata(for texts: [String]) -> String {
         var pairs: [String: Any] = [:]
         for t in texts {
             let ns = t as NSString

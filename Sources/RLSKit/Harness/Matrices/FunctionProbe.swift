@@ -6,33 +6,33 @@ import Postgres
 /// says what it did: rows it wrote (pg_stat_xact_user_tables) and rows it returned that name
 /// another user.
 enum FunctionProbe {
-    public struct Outcome: Sendable, Equatable {
+    struct Outcome: Sendable, Equatable {
         /// `schema.name(argument types)`.
-        public var function: String
+        var function: String
         /// "anon" or "a stranger".
-        public var caller: String
+        var caller: String
         /// "public.members: 1 updated", … (empty when it wrote nothing).
-        public var writes: [String]
+        var writes: [String]
         /// Rows returned that contain another user's id.
-        public var othersRows: Int
+        var othersRows: Int
         /// The error that refused the call, when it raised.
-        public var refused: String?
+        var refused: String?
         /// Requests the stand-ins recorded (`POST https://…`), never sent.
-        public var requests: [String] = []
+        var requests: [String] = []
         /// Why the call gave no verdict: an argument the probe chose was not a value the function
         /// takes, or it did not end in time (`cutOff`).
-        public var unfilled: String?
+        var unfilled: String?
         /// What the call changed in the catalog (row security, grants, policies, roles), as
         /// "row level security off on public.notes"; a rollback undoes it, a real call would not.
-        public var catalogChanges: [String] = []
+        var catalogChanges: [String] = []
         /// Effects no rollback undoes (a session advisory lock), found after the call.
-        public var lasting: [String] = []
+        var lasting: [String] = []
         /// A write or another user's rows, done by a caller that should get neither.
-        public var isFinding: Bool {
+        var isFinding: Bool {
             refused == nil && unfilled == nil && (!writes.isEmpty || othersRows > 0 || !catalogChanges.isEmpty)
         }
 
-        public var sentence: String {
+        var sentence: String {
             if let unfilled { return "\(function) as \(caller): not covered: \(unfilled)" }
             if let refused { return "\(function) as \(caller): refused (\(refused))" }
             var parts: [String] = []
@@ -81,7 +81,7 @@ enum FunctionProbe {
         var columns: [Column]
     }
 
-    public static func run(_ conn: PostgresConnection, exposedSchemas: [String]) throws -> [Outcome] {
+    static func run(_ conn: PostgresConnection, exposedSchemas: [String]) throws -> [Outcome] {
         // Every form a row may hold another user in: the id (any case, with or without hyphens),
         // the email, the phone.
         let others: [String] = try conn.query(
