@@ -4,9 +4,9 @@ import RLSKit  // not @testable: only what a library user can reach
 import TestSupport
 import XCTest
 
-/// The README's "rlskit as a Swift library" example, kept compiling and passing.
+/// docs/library.md's "rlskit as a Swift library" example, kept compiling and passing.
 final class LibraryUsageTests: XCTestCase {
-    /// The README's paths are relative to the project: run from the repository root.
+    /// The example's paths are relative to the project: run from the repository root.
     func inRepository<T>(_ body: () throws -> T) throws -> T {
         let old = FileManager.default.currentDirectoryPath
         FileManager.default.changeCurrentDirectoryPath(Provisioned.repositoryRoot)
@@ -43,29 +43,25 @@ final class LibraryUsageTests: XCTestCase {
         }
     }
 
-    /// The README shows the same code as this file.
+    /// docs/library.md shows the same code as this file.
     func testREADMEShowsThisCode() throws {
-        let readme = try String(contentsOfFile: Provisioned.repositoryRoot + "/README.md", encoding: .utf8)
+        let example = try DocPage.block(after: "# rlskit as a Swift library", in: "docs/library.md")
         for line in [
             "_ = try Migrator.run(.directory(\"sql/migrations\"), on: db)",
             "let audit = AuditReport(result: try Auditor.run(on: db))",
             "let check = try ProjectCheck.run(input, on: .init(connection: cluster.connectionString, isThrowaway: true))",
         ] {
-            XCTAssertTrue(readme.contains(line), line)
+            XCTAssertTrue(example.contains(line), line)
         }
     }
 }
 
-/// The README's list of RLSKit's public types is the code's list: nothing public that a
+/// docs/library.md's list of RLSKit's public types is the code's list: nothing public that a
 /// library user was not told about, nothing listed that is gone.
 final class PublicAPITests: XCTestCase {
     func testREADMEListsExactlyThePublicTypes() throws {
         let root = Provisioned.repositoryRoot
-        let readme = try String(contentsOfFile: root + "/README.md", encoding: .utf8)
-        let start = try XCTUnwrap(readme.range(of: "### The public API of `RLSKit`"))
-        let end = try XCTUnwrap(
-            readme.range(of: "## The `Postgres` library", range: start.upperBound..<readme.endIndex))
-        let section = String(readme[start.upperBound..<end.lowerBound])
+        let section = try DocPage.section("## The public API of `RLSKit`", in: "docs/library.md")
         let listed = Set(matches(#"`([A-Z][A-Za-z0-9]+)`"#, in: section))
         var declared = Set<String>()
         let dir = root + "/Sources/RLSKit"
@@ -75,8 +71,8 @@ final class PublicAPITests: XCTestCase {
             declared.formUnion(
                 matches(#"(?m)^public (?:final class|struct|enum|protocol|typealias|class) ([A-Za-z0-9]+)"#, in: text))
         }
-        XCTAssertEqual(declared.subtracting(listed).sorted(), [], "public but not in the README's list")
-        XCTAssertEqual(listed.subtracting(declared).sorted(), [], "in the README's list but not public")
+        XCTAssertEqual(declared.subtracting(listed).sorted(), [], "public but not in docs/library.md's list")
+        XCTAssertEqual(listed.subtracting(declared).sorted(), [], "in docs/library.md's list but not public")
     }
 
     func matches(_ pattern: String, in text: String) -> [String] {

@@ -1,4 +1,5 @@
 @testable import rlskit
+import TestSupport
 import XCTest
 
 final class ArgumentsTests: XCTestCase {
@@ -84,14 +85,20 @@ extension ArgumentsTests {
 }
 
 extension ArgumentsTests {
-    /// README's reference lists every command and every option.
+    /// docs/reference.md lists every command and every option: each command's section is its
+    /// `--help` (`scripts/docs-reference` rewrites them).
     func testREADMEDocumentsEveryOption() throws {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        let readme = try String(contentsOf: url.appendingPathComponent("README.md"), encoding: .utf8)
+        let page = "docs/reference.md"
+        let reference = try DocPage.section("## Every command's options", in: page)
         for c in Commands.all {
-            XCTAssertTrue(readme.contains("usage: rlskit \(c.spec.name)"), c.spec.name)
-            for o in c.spec.options { XCTAssertTrue(readme.contains("--\(o.name)"), "\(c.spec.name) --\(o.name)") }
+            XCTAssertTrue(reference.contains("usage: rlskit \(c.spec.name)"), c.spec.name)
+            for o in c.spec.options {
+                XCTAssertTrue(reference.contains("--\(o.name)"), "\(c.spec.name) --\(o.name)")
+            }
+            let help = try DocPage.block(after: "### `rlskit \(c.spec.name)`", in: page)
+            XCTAssertEqual(help + "\n", c.spec.help, "\(page): rlskit \(c.spec.name): run scripts/docs-reference")
         }
+        let headings = reference.split(separator: "\n").filter { $0.hasPrefix("### ") }
+        XCTAssertEqual(headings.map(String.init), Commands.all.map { "### `rlskit \($0.spec.name)`" })
     }
 }

@@ -334,7 +334,7 @@ final class BadInputTests: XCTestCase {
             first: "--jobs needs a number from 1 to 64, not '0'"),
         Case(
             name: "pgtap bad format", args: ["pgtap", "--database-url", "{db}", "--format", "xml", "{dir}"], code: 2,
-            first: "unknown format 'xml'"),
+            first: "--format must be text, tap, junit or json (got 'xml')"),
         Case(
             name: "pgtap NUL byte", args: ["pgtap", "--database-url", "{db}", "{dir}"],
             files: ["t.sql": text("select plan(1);\nselect 'a\u{0}';\n")], code: 2,

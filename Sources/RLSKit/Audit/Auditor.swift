@@ -16,14 +16,11 @@ public struct AuditResult: Sendable {
 
 /// What an audit looks at beyond the catalog itself.
 public struct AuditOptions: Sendable {
-    /// The schemas the Data API serves; nil reads PostgREST's `pgrst.db_schemas`, else `public`.
-    public var exposedSchemas: [String]?
-    /// Where `exposedSchemas` came from, for messages.
-    public var exposedSource = "--exposed-schemas"
-    public init(exposedSchemas: [String]? = nil, source: String = "--exposed-schemas") {
-        self.exposedSchemas = exposedSchemas
-        self.exposedSource = source
-    }
+    /// The schemas the Data API serves, with where that was said; nil reads PostgREST's
+    /// `pgrst.db_schemas`, else `public`.
+    public var exposed: ExposedSchemas?
+    public init(exposed: ExposedSchemas? = nil) { self.exposed = exposed }
+    public init(exposedSchemas: [String]) { exposed = ExposedSchemas(names: exposedSchemas, origin: .given("given")) }
 }
 
 public enum Auditor {
@@ -35,8 +32,14 @@ public enum Auditor {
         let conn = try PostgresConnection(target)
         defer { conn.close() }
         return try run(
-            conn, lints: lints, exposedSchemas: options.exposedSchemas, exposedSource: options.exposedSource,
-            helper: target)
+            conn, lints: lints, exposed: options.exposed, helper: target)
+    }
+
+    /// Runs `lints` with `exposedSchemas` as given (tests, benchmarks).
+    static func run(
+        _ conn: PostgresConnection, lints: [Lint] = LintRegistry.all, exposedSchemas: [String]
+    ) throws -> AuditResult {
+        try run(conn, lints: lints, exposed: ExposedSchemas(names: exposedSchemas, origin: .given("given")))
     }
 
     /// Runs `lints` on one connection: one read-only snapshot, every query in one pipeline.
@@ -49,8 +52,7 @@ public enum Auditor {
     /// connection is faster.
     static func run(
         _ conn: PostgresConnection, lints: [Lint] = LintRegistry.all,
-        exposedSchemas: [String]? = nil, exposedSource: String = "--exposed-schemas",
-        helper: ConnectionString? = nil, helperThreshold: Int = 1000
+        exposed given: ExposedSchemas? = nil, helper: ConnectionString? = nil, helperThreshold: Int = 1000
     ) throws -> AuditResult {
         let started = Date()
         let ownTransaction = !conn.inTransaction
@@ -58,9 +60,7 @@ public enum Auditor {
         defer { if ownTransaction { _ = try? conn.query("ROLLBACK") } }
 
         let first = try conn.query("select s.*, \(SidePolicies.countColumns) from (\(ExposedSchemas.query)) s").rows[0]
-        let exposed =
-            exposedSchemas.map { ExposedSchemas(names: $0, source: exposedSource) }
-            ?? ExposedSchemas.detect(from: first)
+        let exposed = given ?? ExposedSchemas.detect(from: first)
         var plan = QueryPlan(lints: lints)
         let param = postgresArray(exposed.names)
         var side: [SidePolicies] = []
@@ -87,11 +87,11 @@ public enum Auditor {
             let names = exposed.names.map { SQL.display($0) }.joined(separator: ", ")
             let plural = exposed.names.count == 1 ? "schema \(names) does" : "schemas \(names) do"
             let fix =
-                exposed.source == "--exposed-schemas"
-                ? "name existing schemas in --exposed-schemas"
-                : exposed.source.hasPrefix("default")
-                    ? "pass --exposed-schemas with the schemas the data API serves"
-                    : "fix \(exposed.source), or pass --exposed-schemas"
+                switch exposed.origin {
+                case .given(let label): "name existing schemas in \(label)"
+                case .platformDefault: "pass --exposed-schemas with the schemas the data API serves"
+                case .file, .database: "fix \(exposed.source), or pass --exposed-schemas"
+                }
             throw ConfigurationError(
                 "exposed \(plural) not exist in this database (from \(exposed.source)), so the audit would check nothing: \(fix)"
             )

@@ -5,12 +5,16 @@ import Postgres
 /// (set for role authenticator, for this database, or for the session), else `public`.
 public struct ExposedSchemas: Sendable, Equatable {
     public var names: [String]
-    /// Where they came from, for the report: "--exposed-schemas", "pgrst.db_schemas (…)", "default".
-    public var source: String
+    /// Where they came from.
+    public var origin: SettingSource
+    /// The same, for the report: "--exposed-schemas", "pgrst.db_schemas of role authenticator", "default: …".
+    public var source: String {
+        origin == .platformDefault ? "default: no pgrst.db_schemas setting" : origin.description
+    }
 
-    public init(names: [String], source: String) {
+    public init(names: [String], origin: SettingSource) {
         self.names = names
-        self.source = source
+        self.origin = origin
     }
 
     /// Parses a comma list (`public, "My Schema"`); empty entries are dropped.
@@ -54,9 +58,9 @@ public struct ExposedSchemas: Sendable, Equatable {
         for (column, label) in sources {
             if let value = row[column] {
                 let names = parseList(value)
-                if !names.isEmpty { return ExposedSchemas(names: names, source: label) }
+                if !names.isEmpty { return ExposedSchemas(names: names, origin: .database(label)) }
             }
         }
-        return ExposedSchemas(names: ["public"], source: "default: no pgrst.db_schemas setting")
+        return ExposedSchemas(names: ["public"], origin: .platformDefault)
     }
 }

@@ -4,25 +4,20 @@ import Postgres
 /// `rlskit check` as a library call: the database → the Supabase stand-in and the migrations →
 /// the policy tests → the audit, each a phase with its summary and time.
 public enum ProjectCheck {
+    /// What to check: the project as the caller gave it, resolved once by `run`.
     public struct Input: Sendable {
-        public var migrations: MigrationSource
-        public var tests: TestSuite
-        /// The Supabase project around the migrations: its `config.toml` and seed files.
-        public var project: SupabaseProject?
-        public init(migrations: MigrationSource, tests: TestSuite, project: SupabaseProject? = nil) {
-            self.migrations = migrations
-            self.tests = tests
-            self.project = project
+        public var given: Project.Given
+        public init(migrations: MigrationSource, tests: TestSuite) {
+            given = Project.Given(migrations: migrations)
+            given.tests = tests
         }
+        public init(_ given: Project.Given) { self.given = given }
     }
 
     public struct Options: Sendable {
         public var migrations = Migrator.Options()
         public var harness = HarnessOptions()
-        public var audit = AuditOptions()
         public var baseline = Baseline()
-        /// `--grants`: the regime to model on a throwaway database, else chosen from the project.
-        public var grants: GrantsRegime.Mode?
         /// Findings at or above this level fail the check.
         public var failOn: FindingLevel = .error
         /// A run that applied nothing or tested nothing passes only when this is set.
@@ -66,6 +61,8 @@ public enum ProjectCheck {
         public var untestedTables: [String] = []
         /// The grants regime modelled on a throwaway database; nil on a given one.
         public var grants: GrantsRegime? = nil
+        /// The project's settings with where each came from (`exposed schemas: public (default)`).
+        public var settings: [String] = []
         /// Nothing was applied (no migration files) or nothing was tested.
         public var checkedNothing: Bool { migrations.plan.isEmpty || tests.outcomes.isEmpty }
         public var passed: Bool { phases.allSatisfy(\.ok) && problems.isEmpty }
@@ -132,29 +129,28 @@ public enum ProjectCheck {
                     + (database.project == nil ? "" : "; postgres is not a superuser, as on hosted Supabase"),
                 milliseconds: database.startMilliseconds + lap()))
 
-        progress("applying \(input.migrations)")
-        var options = (input.project.map { options.adopting($0, throwaway: database.isThrowaway) } ?? options)
-            .exposing(input.tests.harness.access)
-        let regime =
-            database.isThrowaway
-            ? GrantsRegime.choose(
-                flag: options.grants, config: input.project?.config,
-                versions: try input.migrations.load().map(\.version)) : nil
-        options.migrations.grants = regime
-        options.migrations.projectConnection = database.project
+        let project = try Project.resolve(input.given)
+        progress("applying \(project.migrations)")
+        var options = options
+        options.migrations = try project.migrator(
+            options.migrations, throwaway: database.isThrowaway, projectConnection: database.project)
+        let regime = options.migrations.grants
+        let applied = try Migrator.run(project.migrations, options: options.migrations, on: target)
+        // After the migrations: they may set pgrst.db_schemas.
+        let exposure = try project.exposure(on: conn)
+        options.harness = project.harness(options.harness, exposure: exposure)
         options.harness.pgtapConnection = database.project
-        let applied = try Migrator.run(input.migrations, options: options.migrations, on: target)
-        var summary = applySummary(applied, input.migrations)
-        if database.isThrowaway, let warning = input.project?.seedWarning { summary += "; " + warning }
-        if let config = input.project?.config, !config.settingsUsed.isEmpty {
+        var summary = applySummary(applied, project.migrations)
+        let config = project.supabase?.config
+        if database.isThrowaway, let warning = project.supabase?.seedWarning { summary += "; " + warning }
+        if let config, !config.settingsUsed.isEmpty {
             summary += "; from \(config.path): " + config.settingsUsed.joined(separator: ", ")
         }
         if let regime { summary += "; \(regime)" }
-        if let hook = options.harness.accessTokenHook {
-            let named = hook.source == "--access-token-hook" ? "\(hook)" : input.project?.config?.customAccessTokenHook
-            summary +=
-                "; custom access token hook \(named ?? "\(hook)") runs for the test users of access files and scenarios"
-        } else if let hook = input.project?.config?.customAccessTokenHook {
+        if let hook = project.accessTokenHook {
+            let named = hook == config?.accessTokenHook ? config?.customAccessTokenHook ?? "\(hook)" : "\(hook)"
+            summary += "; custom access token hook \(named) runs for the test users of access files and scenarios"
+        } else if let hook = config?.customAccessTokenHook {
             summary += "; note: custom access token hook \(hook) is not run, so tests see only the claims they set"
         }
         if let standIns = PlatformExtensions.summary(try PlatformExtensions.standInsInstalled(conn)) {
@@ -167,9 +163,8 @@ public enum ProjectCheck {
         var tests = TestReport()
         var problems: [InputError] = []
         var untested: [String] = []
-        if input.tests.isEmpty {
-            let schemas = try options.audit.exposedSchemas ?? ExposedSchemas.detect(conn).names
-            untested = try Catalog.rlsTables(conn, schemas: schemas)
+        if project.tests.isEmpty {
+            untested = try Catalog.rlsTables(conn, schemas: exposure.names)
             let tables =
                 untested.isEmpty ? "" : "; \(untested.count) RLS table\(untested.count == 1 ? "" : "s") untested"
             phases.append(
@@ -180,7 +175,7 @@ public enum ProjectCheck {
         } else {
             progress("testing policies")
             let r = try PolicyTests.run(
-                input.tests, options: options.harness, on: target, ownsDatabase: database.isThrowaway)
+                project.tests, options: options.harness, on: target, ownsDatabase: database.isThrowaway)
             (tests, problems) = (regime.map { r.report.naming($0) } ?? r.report, r.problems)
             let summary =
                 "\(tests.count(.passed)) passed, \(tests.failed) failed"
@@ -190,7 +185,8 @@ public enum ProjectCheck {
         }
 
         progress("auditing")
-        let audit = AuditReport(result: try Auditor.run(options: options.audit, on: target), baseline: options.baseline)
+        let audit = AuditReport(
+            result: try Auditor.run(options: AuditOptions(exposed: exposure), on: target), baseline: options.baseline)
         let auditFailed = audit.fails(at: options.failOn) || !audit.result.failedLints.isEmpty
         func n(_ count: Int, _ word: String) -> String { "\(count) \(word)\(count == 1 || word == "info" ? "" : "s")" }
         let levels =
@@ -203,7 +199,7 @@ public enum ProjectCheck {
                 milliseconds: lap()))
         return Report(
             phases: phases, migrations: applied, tests: tests, problems: problems, audit: audit, failOn: options.failOn,
-            untestedTables: untested, grants: regime)
+            untestedTables: untested, grants: regime, settings: project.settingLines(exposure: exposure))
     }
 
     static func applySummary(_ applied: Migrator.Result, _ source: MigrationSource) -> String {
@@ -238,42 +234,5 @@ public enum ProjectCheck {
             }
         }
         return summary
-    }
-}
-
-extension ProjectCheck.Options {
-    /// What the project's files set and the command line did not: exposed schemas; on a
-    /// throwaway database also seeds and buckets (a given database was seeded by its owner,
-    /// `supabase db reset` for a local one: seeding it again would duplicate rows).
-    func adopting(_ project: SupabaseProject, throwaway: Bool = true) -> Self {
-        var o = self
-        if throwaway, o.migrations.seeds.isEmpty { o.migrations.seeds = project.seeds }
-        if throwaway, o.migrations.buckets.isEmpty { o.migrations.buckets = project.config?.buckets ?? [] }
-        if o.harness.exposedSchemas == nil { o.harness.exposedSchemas = project.config?.exposedSchemas }
-        if o.harness.accessTokenHook == nil { o.harness.accessTokenHook = project.config?.accessTokenHook }
-        if o.harness.extraSearchPath == nil { o.harness.extraSearchPath = project.config?.extraSearchPath }
-        if o.audit.exposedSchemas == nil, let schemas = project.config?.exposedSchemas {
-            o.audit.exposedSchemas = schemas
-            o.audit.exposedSource = project.config!.path
-        }
-        return o
-    }
-}
-
-extension ProjectCheck.Options {
-    /// The access files' `expose` lines feed the audit too, beside `config.toml`'s schemas
-    /// (a schema either names is served); only `--exposed-schemas` overrides them.
-    func exposing(_ access: [AccessFile]) -> Self {
-        let lines = access.flatMap { zip($0.exposedSchemas, $0.exposedLocations) }
-        let given = audit.exposedSchemas != nil && audit.exposedSource == "--exposed-schemas"
-        guard !lines.isEmpty, !given else { return self }
-        var o = self
-        var names = audit.exposedSchemas ?? []
-        for (name, _) in lines where !names.contains(name) { names.append(name) }
-        var sources = audit.exposedSchemas == nil ? [] : [audit.exposedSource]
-        for (_, at) in lines where !sources.contains(at.file) { sources.append(at.file) }
-        o.audit.exposedSchemas = names
-        o.audit.exposedSource = sources.joined(separator: " and ")
-        return o
     }
 }

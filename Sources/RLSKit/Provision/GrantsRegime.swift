@@ -19,11 +19,11 @@ public struct GrantsRegime: Sendable, Equatable, CustomStringConvertible {
     static let newProjectSwitch = "20260530000000"
     static let existingProjectSwitch = "20261030000000"
 
-    /// `--grants` first, then `config.toml`'s `[api] auto_expose_new_tables`, then the
+    /// The caller's choice first, then `config.toml`'s `[api] auto_expose_new_tables`, then the
     /// migrations' timestamps: a project whose first migration predates the new-project
     /// switch existed before it, so its files up to the existing-project switch ran automatic.
-    public static func choose(flag: Mode?, config: SupabaseConfig?, versions: [String]) -> GrantsRegime {
-        if let flag { return GrantsRegime(mode: flag, reason: "from --grants") }
+    public static func choose(given: Setting<Mode>?, config: SupabaseConfig?, versions: [String]) -> GrantsRegime {
+        if let given { return GrantsRegime(mode: given.value, reason: "from \(given.source)") }
         if let auto = config?.autoExposeNewTables, let config {
             return GrantsRegime(
                 mode: auto ? .automatic : .explicit,

@@ -3,17 +3,11 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// The README's examples of the access language run as written against the fixtures they describe.
+/// The access-file language page's examples run as written against the fixtures they describe.
 final class ReadmeLanguageTests: XCTestCase {
-    /// The README code block that starts with `first`.
+    /// The code block of docs/access-files.md that starts with `first`.
     func block(startingWith first: String) throws -> String {
-        let readme = try String(contentsOfFile: OurSchema.root + "/README.md", encoding: .utf8)
-        let parts = readme.components(separatedBy: "```\n")
-        guard let b = parts.first(where: { $0.hasPrefix(first) }) else {
-            XCTFail("README has no block starting with \(first)")
-            return ""
-        }
-        return b
+        try DocPage.block(startingWith: first, in: "docs/access-files.md") + "\n"
     }
 
     func testGroupExampleRunsOnTheTeamFixture() throws {

@@ -120,12 +120,10 @@ final class TeamBucketTests: XCTestCase {
         }
     }
 
-    /// The README's team folder example is this fixture's bucket block, and passes on it.
+    /// The access-file page's team folder example is this fixture's bucket block, and passes on it.
     func testReadmeExamplePassesOnTheFixture() throws {
-        let readme = try String(contentsOfFile: Provisioned.repositoryRoot + "/README.md", encoding: .utf8)
-        let after = try XCTUnwrap(readme.range(of: "**Team folders** (`ownership group`)")).upperBound
-        let block = readme[after...].components(separatedBy: "```")[1]
-        let report = try matrix(bucket: "\n" + String(block.drop { $0 == "\n" }))
+        let block = try DocPage.block(after: "## Team folders (`ownership group`)", in: "docs/access-files.md")
+        let report = try matrix(bucket: "\n" + block + "\n")
         XCTAssertTrue(report.passed, "\(report.outcomes.filter(\.isFailure).map { $0.message ?? $0.name })")
         XCTAssertGreaterThan(report.outcomes.filter { $0.suite == "bucket team-files" }.count, 25)
     }

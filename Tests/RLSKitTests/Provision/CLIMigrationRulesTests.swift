@@ -153,34 +153,3 @@ final class CLIMigrationRulesTests: ScratchTestCase {
         }
     }
 }
-
-extension CLIMigrationRulesTests {
-    func testConfigSchemasFeedTheAuditUnlessGivenOnTheCommandLine() throws {
-        var config = try SupabaseConfig.parse("[api]\nschemas = [\"api\"]\n", path: "supabase/config.toml")
-        config.seedPaths = []
-        let project = SupabaseProject(directory: "supabase", config: config, seeds: [])
-        let adopted = ProjectCheck.Options().adopting(project)
-        XCTAssertEqual(adopted.audit.exposedSchemas, ["api", "public", "graphql_public"])
-        XCTAssertEqual(adopted.audit.exposedSource, "supabase/config.toml")
-        XCTAssertEqual(adopted.harness.exposedSchemas, ["api", "public", "graphql_public"])
-        var given = ProjectCheck.Options()
-        given.audit.exposedSchemas = ["public"]
-        XCTAssertEqual(given.adopting(project).audit.exposedSchemas, ["public"])
-    }
-}
-
-extension CLIMigrationRulesTests {
-    /// A given database is never seeded by `check`: its owner did that.
-    func testSeedsAndBucketsOnlyOnAThrowawayDatabase() throws {
-        var config = try SupabaseConfig.parse("[storage.buckets.docs]\npublic = false\n", path: "supabase/config.toml")
-        config.seedPaths = []
-        let seed = SQLFile(path: "supabase/seed.sql", contents: "select 1;")
-        let project = SupabaseProject(directory: "supabase", config: config, seeds: [seed])
-        let throwaway = ProjectCheck.Options().adopting(project, throwaway: true)
-        XCTAssertEqual(throwaway.migrations.seeds, [seed])
-        XCTAssertEqual(throwaway.migrations.buckets.map(\.name), ["docs"])
-        let given = ProjectCheck.Options().adopting(project, throwaway: false)
-        XCTAssertEqual(given.migrations.seeds, [])
-        XCTAssertEqual(given.migrations.buckets, [])
-    }
-}

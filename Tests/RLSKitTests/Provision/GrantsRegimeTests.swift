@@ -17,27 +17,31 @@ final class GrantsRegimeTests: XCTestCase {
 
     func testChoiceFollowsFlagThenConfigThenDates() throws {
         let old = ["20240101000000", "20250101000000"]
-        XCTAssertEqual(GrantsRegime.choose(flag: .explicit, config: nil, versions: old).mode, .explicit)
+        XCTAssertEqual(
+            GrantsRegime.choose(given: Setting(.explicit, from: .given("--grants")), config: nil, versions: old).mode,
+            .explicit)
         var config = SupabaseConfig(path: "supabase/config.toml")
         config.autoExposeNewTables = false
-        let fromFile = GrantsRegime.choose(flag: nil, config: config, versions: old)
+        let fromFile = GrantsRegime.choose(given: nil, config: config, versions: old)
         XCTAssertEqual(fromFile.mode, .explicit)
         XCTAssertEqual(fromFile.reason, "from supabase/config.toml [api] auto_expose_new_tables = false")
-        XCTAssertEqual(GrantsRegime.choose(flag: .automatic, config: config, versions: []).mode, .automatic)
+        XCTAssertEqual(
+            GrantsRegime.choose(given: Setting(.automatic, from: .given("--grants")), config: config, versions: [])
+                .mode, .automatic)
 
-        let before = GrantsRegime.choose(flag: nil, config: nil, versions: old)
+        let before = GrantsRegime.choose(given: nil, config: nil, versions: old)
         XCTAssertEqual(before.mode, .automatic)
         XCTAssertNil(before.explicitFrom)
-        let spanning = GrantsRegime.choose(flag: nil, config: nil, versions: old + ["20261101000000"])
+        let spanning = GrantsRegime.choose(given: nil, config: nil, versions: old + ["20261101000000"])
         XCTAssertEqual(spanning.explicitFrom, "20261101000000")
         XCTAssertTrue(spanning.automatic(at: "20250101000000"))
         XCTAssertFalse(spanning.automatic(at: "20261101000000"))
-        XCTAssertEqual(GrantsRegime.choose(flag: nil, config: nil, versions: ["20260601000000"]).mode, .explicit)
+        XCTAssertEqual(GrantsRegime.choose(given: nil, config: nil, versions: ["20260601000000"]).mode, .explicit)
         // The switch day itself counts as after it; the summary says so and --grants overrides it.
         XCTAssertEqual(
-            GrantsRegime.choose(flag: nil, config: nil, versions: ["20260530175738"]).reason,
+            GrantsRegime.choose(given: nil, config: nil, versions: ["20260530175738"]).reason,
             "the first migration, 20260530175738, is from 2026-05-30 on, when new projects lost them")
-        XCTAssertEqual(GrantsRegime.choose(flag: nil, config: nil, versions: ["0001", "0002"]).mode, .explicit)
+        XCTAssertEqual(GrantsRegime.choose(given: nil, config: nil, versions: ["0001", "0002"]).mode, .explicit)
     }
 
     func testAutomaticGrantsTablesCreatedBeforeTheSwitchOnly() throws {
@@ -53,7 +57,7 @@ final class GrantsRegimeTests: XCTestCase {
             try sql.write(toFile: dir + "/" + name, atomically: true, encoding: .utf8)
         }
         var o = Migrator.Options()
-        o.grants = GrantsRegime.choose(flag: nil, config: nil, versions: ["20240101000000", "20261101000000"])
+        o.grants = GrantsRegime.choose(given: nil, config: nil, versions: ["20240101000000", "20261101000000"])
         _ = try Migrator(conn, source: .directory(dir), options: o).run()
         func can(_ role: String, _ object: String, _ privilege: String = "select") throws -> Bool {
             try conn.query("select has_table_privilege($1, $2, $3) as ok", [role, object, privilege]).rows[0].decode(

@@ -275,3 +275,21 @@ extension AccessFile {
         return String(String.UnicodeScalarView(s[..<cut])).trimmingCharacters(in: .whitespaces)
     }
 }
+
+extension AccessFile {
+    /// Only the file's `expose` lines, read by the parser's own rule: what the project says
+    /// the Data API serves, for commands that do not run the file (audit, snapshot, init).
+    /// Other lines are not checked here; they are when the file runs.
+    public static func exposure(_ text: String, path: String) throws(InputError) -> AccessFile {
+        var parser = Parser(file: AccessFile(path: path))
+        for (i, raw) in TextFile.lines(text).enumerated() {
+            let at = SourceLocation(file: path, line: i + 1)
+            guard raw.first != " ", raw.first != "\t", TextFile.nulProblem(raw) == nil else { continue }
+            let text = stripComment(String(raw))
+            let words = splitWords(text)
+            guard words.first == "expose" else { continue }
+            try parser.blockLine(Parser.Line(words: words, text: text, at: at))
+        }
+        return parser.file
+    }
+}

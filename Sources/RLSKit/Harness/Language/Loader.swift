@@ -97,3 +97,20 @@ public enum HarnessLoader {
         for b in a.buckets { declared["bucket " + b.id] = b.location }
     }
 }
+
+extension HarnessLoader {
+    static func isFolder(_ path: String) -> Bool {
+        var isDir: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
+    }
+
+    /// The `expose` lines of the access files under `paths` (see `AccessFile.exposure`).
+    public static func exposure(_ paths: [String]) throws -> HarnessInput {
+        var input = HarnessInput()
+        for f in try files(paths) where f.hasSuffix(".rls") && !isFolder(f) {
+            guard let text = TextFile.decode(try ProjectFiles.contents(f)) else { continue }
+            input.access.append(try AccessFile.exposure(text, path: f))
+        }
+        return input
+    }
+}

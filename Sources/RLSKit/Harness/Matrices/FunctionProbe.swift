@@ -373,6 +373,8 @@ enum FunctionProbe {
                  and has_schema_privilege('authenticated', n.oid, 'USAGE') as authenticated
         from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
         where p.prosecdef and p.prokind = 'f' and n.nspname = any($1::text[])
+          -- The platform's own functions (realtime.send) are its business, even in exposed schemas.
+          and \(SchemaLists.userSchema("n"))
           and p.prorettype not in ('trigger'::regtype, 'event_trigger'::regtype)
           and \(SQLParts.notExtensionMember("p", catalog: "pg_proc"))
           and (has_function_privilege('anon', p.oid, 'EXECUTE') or has_function_privilege('authenticated', p.oid, 'EXECUTE'))

@@ -55,7 +55,7 @@ enum Planner {
             let signUpTexts = worlds.isEmpty ? [] : try Catalog.signUpTriggerBodies(conn)
             let functions = try checkFunctions(file, conn: conn)
             var probes: [ProbeSite] = []
-            let exposed = file.exposedSchemas.isEmpty ? options.exposedSchemas ?? ["public"] : file.exposedSchemas
+            let exposed = options.exposedSchemas ?? (file.exposedSchemas.isEmpty ? ["public"] : file.exposedSchemas)
             let roles = MatrixActor.roleActors(file.roles)
             for (intent, info) in zip(file.tables, infos) {
                 guard info.exists else {
@@ -198,10 +198,10 @@ enum Planner {
             }
         }
 
-        let schemas = input.access.flatMap(\.exposedSchemas)
+        let files = input.access.flatMap(\.exposedSchemas)
+        let schemas = options.exposedSchemas ?? (files.isEmpty ? ["public"] : files)
         // PostgREST's default profile is the first exposed schema.
-        let path = options.requestSearchPath(
-            schema: (schemas.isEmpty ? options.exposedSchemas : schemas)?.first ?? "public")
+        let path = options.requestSearchPath(schema: schemas.first ?? "public")
         // Set at the end of the seeding script (seeds still resolve names as the connecting role):
         // no round trip of its own.
         for i in plan.units.indices where plan.units[i].notCovered == nil {
@@ -210,11 +210,7 @@ enum Planner {
         let declared = Set(
             input.access.flatMap(\.tables).map(\.qualifiedName)
                 + input.access.flatMap(\.memberships).map(\.qualifiedName))
-        plan.uncovered = try Catalog.rlsTables(
-            conn, schemas: schemas.isEmpty ? options.exposedSchemas ?? ["public"] : schemas
-        ).filter {
-            !declared.contains($0)
-        }
+        plan.uncovered = try Catalog.rlsTables(conn, schemas: schemas).filter { !declared.contains($0) }
         if options.strict && !input.access.isEmpty {
             for t in plan.uncovered {
                 plan.extra.append(

@@ -12,8 +12,9 @@ public struct HarnessOptions: Sendable {
     public var allowUntested = false
     /// Run even where a deletion backend could make real network calls.
     public var allowSideEffects = false
-    /// The schemas the Data API serves when no access file names them (`config.toml`'s
-    /// `[api] schemas`); nil means `public`.
+    /// The schemas the Data API serves, as `Project` resolved them (the caller's, config.toml's
+    /// and the access files' `expose` lines, else the database's); nil: each access file's
+    /// `expose` lines, else `public`.
     public var exposedSchemas: [String]?
     /// The project's custom access-token hook: every signed-in actor's claims go through it.
     public var accessTokenHook: AccessTokenHook?

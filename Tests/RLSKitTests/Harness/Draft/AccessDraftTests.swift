@@ -166,7 +166,7 @@ final class AccessDraftTests: XCTestCase {
         }
     }
 
-    /// The README's example is what init writes for such a table.
+    /// The access-file page's example is what init writes for such a table.
     func testREADMEExampleIsTheDraft() throws {
         let db = try StandIn.makeDatabase(prefix: "draft")
         defer { TestServer.drop(db.name) }
@@ -177,12 +177,8 @@ final class AccessDraftTests: XCTestCase {
             create policy "posts are public" on public.posts for select to anon, authenticated using (true);
             """)
         let d = try AccessDraft.run(on: db.connectionString)
-        let readme = try String(contentsOfFile: Provisioned.repositoryRoot + "/README.md", encoding: .utf8)
-        let section = try XCTUnwrap(readme.range(of: "**A first access file: `rlskit init`**"))
-        let start = try XCTUnwrap(readme.range(of: "```\n", range: section.upperBound..<readme.endIndex))
-        let end = try XCTUnwrap(readme.range(of: "\n```", range: start.upperBound..<readme.endIndex))
         XCTAssertEqual(
-            String(readme[start.upperBound..<end.lowerBound]),
+            try DocPage.block(after: "## A first access file: `rlskit init`", in: "docs/access-files.md"),
             block(d.text, "table public.posts").joined(separator: "\n"))
     }
 

@@ -159,12 +159,10 @@ final class BucketMatrixTests: XCTestCase {
             failed, ["A uploads into own folder", "A uploads into own folder, under a sub-folder named for B"])
     }
 
-    /// The README's bucket example is this fixture's access file, and passes on it.
+    /// The access-file page's bucket example is this fixture's access file, and passes on it.
     func testReadmeExamplePassesOnTheFixture() throws {
-        let readme = try String(contentsOfFile: Provisioned.repositoryRoot + "/README.md", encoding: .utf8)
-        let after = try XCTUnwrap(readme.range(of: "**Buckets** say who")).upperBound
-        let block = readme[after...].components(separatedBy: "```")[1]
-        let report = try matrix(access: String(block.drop { $0 == "\n" }))
+        let block = try DocPage.block(after: "## Buckets", in: "docs/access-files.md")
+        let report = try matrix(access: block + "\n")
         XCTAssertTrue(report.passed, "\(report.outcomes.filter(\.isFailure).map { $0.message ?? $0.name })")
         XCTAssertGreaterThan(report.outcomes.filter { $0.suite == "bucket files" }.count, 10)
     }

@@ -40,10 +40,13 @@ final class BlameTests: XCTestCase {
         let o = try failure("public.notes", "A reads B's row")
         let line = "allowed by policy \"notes for everyone\" (permissive, USING true)"
         XCTAssertEqual(o.policies, [line])
-        // As README "Testing policies" shows it.
-        XCTAssertEqual(
-            o.message,
-            "public.notes · select · as A: expected no row visible (0 rows, or denied), got 1 row (1) — " + line)
+        // As docs/testing.md shows it.
+        let message =
+            "public.notes · select · as A: expected no row visible (0 rows, or denied), got 1 row (1) — " + line
+        XCTAssertEqual(o.message, message)
+        XCTAssertTrue(
+            try DocPage.block(after: "## Which policies decided a failed check", in: "docs/testing.md").contains(
+                message))
     }
 
     func testMissingInsertPolicyIsSaid() throws {

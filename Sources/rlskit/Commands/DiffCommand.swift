@@ -17,7 +17,7 @@ enum DiffCommand {
         options: [
             DatabaseTarget.existingOption,
             .option("against", "URL", "Compare with this database instead of the lock file (it is the new side)."),
-            .option("exposed-schemas", "LIST", "Comma-separated schemas the API serves (overrides pgrst.db_schemas)."),
+            ProjectOptions.exposedSchemas,
             .flag("accept-widening", "Exit 0 even when access widens (after review)."),
         ])
 

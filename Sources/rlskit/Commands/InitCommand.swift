@@ -23,9 +23,7 @@ enum InitCommand {
             .option(
                 "output", "FILE", "Where to write the access file (default: \(defaultPath); - for standard output)."),
             .flag("force", "Replace the file if it exists."),
-            .option(
-                "exposed-schemas", "LIST",
-                "Comma-separated schemas to declare (default: pgrst.db_schemas, else public)."),
+            ProjectOptions.exposedSchemas,
         ])
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
@@ -39,11 +37,12 @@ enum InitCommand {
         }
         // Fail before the work; the default's folder is made when the draft is written.
         if !toStdout && (args.value("output") != nil || isDir.boolValue) { _ = try OutputTarget(path) }
-        let exposed = try SnapshotCommand.exposedSchemas(args)
+        let project = try ProjectOptions(args).resolve(migrations: .projectSource())
         let target = try DatabaseTarget.resolve(args) { printNote(term.dim($0)) }
         defer { target.stop() }
-        try target.provisionIfThrowaway { printNote(term.dim($0)) }
-        let draft = try AccessDraft.run(options: .init(exposedSchemas: exposed), on: target.connection)
+        try target.provisionIfThrowaway(project) { printNote(term.dim($0)) }
+        let exposure = try project.exposure(on: try target.connect())
+        let draft = try AccessDraft.run(options: .init(exposedSchemas: exposure.names), on: target.connection)
         for u in draft.unread { printNote("note: \(u) (the draft has no bucket blocks; write them by hand)") }
         guard draft.tables + draft.memberships + draft.buckets > 0 else {
             throw ConfigurationError(

@@ -23,7 +23,7 @@ enum CheckVerdict {
         let start =
             Commands.all.contains { $0.spec.name == "init" }
             ? "start with: rlskit init (writes an access file declaring who may do what)"
-            : "start with an access file in sql/tests declaring who may do what (README: Testing policies)"
+            : "start with an access file in sql/tests declaring who may do what (docs/testing.md)"
         let tables = report.untestedTables.map(TextEscape.line).joined(separator: ", ")
         return ["untested (row level security on, no tests): " + tables, start]
     }

@@ -9,8 +9,9 @@ enum AuditCommand {
         details: """
             Reads the catalog of the database in one read-only transaction and reports findings
             (ERROR, WARN, INFO). Exposed schemas: --exposed-schemas, else [api] schemas of the
-            project's supabase/config.toml (in this folder), else the data API's pgrst.db_schemas
-            setting, else public; storage policies are always audited.
+            project's supabase/config.toml (in this folder) with the access files' expose lines,
+            else the data API's pgrst.db_schemas setting, else public; storage policies are
+            always audited.
             Exit 1 when a finding is at or above --fail-on (default error).
             Baseline file: one '<fingerprint> # reason' per line.
             """,
@@ -40,30 +41,15 @@ enum AuditCommand {
             }
             return .success
         }
-        var exposed = try args.value("exposed-schemas").map { text -> [String] in
-            let names = ExposedSchemas.parseList(text)
-            if names.isEmpty {
-                throw ConfigurationError("--exposed-schemas is empty: give a comma-separated list such as public,api")
-            }
-            return names
-        }
         // Without the option, the project's config.toml says what the Data API serves.
-        var exposedSource = "--exposed-schemas"
-        if exposed == nil, let config = try SupabaseProject.locate(MigrationSource.projectSource())?.config,
-            let schemas = config.exposedSchemas
-        {
-            (exposed, exposedSource) = (schemas, config.path)
-        }
+        let audit = try ProjectOptions(args).resolve(migrations: .projectSource()).audit
         if args.flag("print-queries") {
-            writeOut(Auditor.script(exposedSchemas: exposed ?? ["public"]), as: .document)
+            writeOut(Auditor.script(exposedSchemas: audit.exposed?.names ?? ["public"]), as: .document)
             return .success
         }
-        let format = args.value("format") ?? "text"
-        guard ["text", "json", "sarif", "github"].contains(format) else {
-            throw ConfigurationError("unknown --format '\(format)': use text, json, sarif or github")
-        }
-        let failOn = try level(args.value("fail-on") ?? "error")
-        let baseline = try args.value("baseline").map(Baseline.load) ?? Baseline()
+        let format = try OutputFormat.parse(args, allowed: [.text, .json, .sarif, .github]).rawValue
+        let group = try AuditGroup(args)
+        let (failOn, baseline) = (group.failOn, group.baseline)
         let output = try OutputTarget(args.value("output"))
         let ci = try CIOutput(args)
         let html = try HTMLOutput(args)
@@ -74,7 +60,7 @@ enum AuditCommand {
             let files = try PerDatabaseOutput.Files(
                 many, html: html, ci: ci, inputs: args.all("baseline") + args.all("database-urls"))
             return try runMany(
-                many, exposed: exposed, source: exposedSource, baseline: baseline, failOn: failOn, format: format,
+                many, audit: audit, baseline: baseline, failOn: failOn, format: format,
                 output: output, term: term, ci: ci, files: files)
         }
         try DatabaseTarget.requireGiven(args, command: "audit")
@@ -82,8 +68,7 @@ enum AuditCommand {
         let target = try DatabaseTarget.resolve(args) { _ in }
         defer { target.stop() }
         let report = AuditReport(
-            result: try Auditor.run(
-                options: AuditOptions(exposedSchemas: exposed, source: exposedSource), on: target.connection),
+            result: try Auditor.run(options: audit, on: target.connection),
             baseline: baseline)
         switch format {
         case "json": try output.write(report.json())
@@ -118,13 +103,12 @@ enum AuditCommand {
 
     /// Several databases in parallel: a summary line each, the reports one after another.
     static func runMany(
-        _ targets: [DatabaseTarget], exposed: [String]?, source: String, baseline: Baseline, failOn: FindingLevel,
+        _ targets: [DatabaseTarget], audit: AuditOptions, baseline: Baseline, failOn: FindingLevel,
         format: String, output: OutputTarget, term: Terminal, ci: CIOutput, files: PerDatabaseOutput.Files
     ) throws -> ExitCode {
         let results = ManyDatabases.run(targets) { t in
             AuditReport(
-                result: try Auditor.run(
-                    options: AuditOptions(exposedSchemas: exposed, source: source), on: t.connection),
+                result: try Auditor.run(options: audit, on: t.connection),
                 baseline: baseline)
         }
         var codes: [ExitCode] = []
@@ -180,12 +164,4 @@ enum AuditCommand {
         return JSON.object(pairs).rendered() + "\n"
     }
 
-    static func level(_ text: String) throws -> FindingLevel {
-        switch text.lowercased() {
-        case "error": return .error
-        case "warn", "warning": return .warn
-        case "info": return .info
-        default: throw ConfigurationError("unknown --fail-on '\(text)': use error, warn or info")
-        }
-    }
 }

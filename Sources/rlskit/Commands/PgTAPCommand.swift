@@ -17,7 +17,7 @@ enum PgTAPRun {
             "tests.* helpers: basejump (default, as supabase-test-helpers 0.0.6) or api (as the data API impersonates)."
         ),
         .flag("print-helpers", "Print SQL that installs the tests.* helpers in use (e.g. for pg_prove) and exit."),
-        ApplyCommand.grantsOption,
+        ProjectOptions.grants,
     ]
 
     static let spec = CommandSpec(
@@ -50,9 +50,9 @@ enum PgTAPRun {
             writeOut(SupabaseTestHelpers.installSQL(helpers), as: .document)
             return .success
         }
-        let format = try reportFormat(args)
+        let format = try OutputFormat.parse(args, allowed: [.text, .tap, .junit, .json]).testReport
         let jobs = try jobCount(args)
-        let grants = try ApplyCommand.grants(args)
+        let projectOptions = try ProjectOptions(args)
         var paths = paths
         if paths.isEmpty {
             guard FileManager.default.fileExists(atPath: "supabase/tests") else {
@@ -68,7 +68,8 @@ enum PgTAPRun {
 
         let target = try DatabaseTarget.resolve(args) { printNote($0) }
         defer { target.stop() }
-        let regime = try target.provisionIfThrowaway(grants: grants) { printNote($0) }
+        let project = try projectOptions.resolve(migrations: .projectSource())
+        let regime = try target.provisionIfThrowaway(project) { printNote($0) }
         var options = HarnessOptions()
         options.jobs = jobs
         options.pgtapConnection = target.project
@@ -89,14 +90,6 @@ enum PgTAPRun {
         for p in result.problems { printError(p.description) }
         if !result.problems.isEmpty { return .usage }
         return report.passed ? .success : .checksFailed
-    }
-
-    static func reportFormat(_ args: ParsedArguments) throws -> TestReportFormat {
-        guard let v = args.value("format") else { return .text }
-        guard let f = TestReportFormat(rawValue: v) else {
-            throw UsageError(message: "unknown format '\(v)' (expected text, tap, junit or json)", usage: spec.usage)
-        }
-        return f
     }
 
     static func helperSet(_ args: ParsedArguments) throws -> PgTAPHelperSet {

@@ -26,7 +26,7 @@ enum ApplyCommand {
             .flag("dry-run", "Print the plan (applied, pending, changed) and change nothing."),
             .flag("allow-changed", "Go on when an applied file has changed (it is not re-applied)."),
             .flag("no-stand-in", "Never install the Supabase stand-in."),
-            grantsOption,
+            ProjectOptions.grants,
             .option("lock-timeout", "DURATION", "How long to wait for a concurrent apply (default 120s)."),
             .option("ddl-lock-timeout", "DURATION", "lock_timeout inside migrations (default 5s)."),
             .option("statement-timeout", "DURATION", "statement_timeout inside migrations (default 10m)."),
@@ -36,20 +36,6 @@ enum ApplyCommand {
                 "service-key-env", "NAME",
                 "Environment variable holding the service role key (never pass the key itself)."),
         ])
-
-    static let grantsOption = OptionSpec.option(
-        "grants", "REGIME",
-        "On a throwaway database: automatic (new public objects granted to the API roles, as before 2026) or explicit. Default: from config.toml, else the migrations' dates."
-    )
-
-    static func grants(_ args: ParsedArguments) throws -> GrantsRegime.Mode? {
-        try args.value("grants").map { v in
-            guard let mode = GrantsRegime.Mode(rawValue: v) else {
-                throw ConfigurationError("--grants must be automatic or explicit (got '\(v)')")
-            }
-            return mode
-        }
-    }
 
     static func options(_ args: ParsedArguments) throws -> Migrator.Options {
         var o = Migrator.Options()
@@ -78,11 +64,7 @@ enum ApplyCommand {
     }
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
-        if args.flag("builtin"), args.value("dir") != nil {
-            throw ConfigurationError("--builtin and --dir both name the migrations: give one")
-        }
-        let source: MigrationSource =
-            args.value("dir").map { .directory($0) } ?? (args.flag("builtin") ? .builtIn : .projectSource())
+        let source = try MigrationsOption.source(args)
         // Never rlskit's example schema into someone's database by accident.
         if source == .none {
             throw ConfigurationError(
@@ -91,18 +73,14 @@ enum ApplyCommand {
         }
         var opts = try options(args)
         let storage = try storageSettings(args)
-        let project = try SupabaseProject.locate(source)
+        let project = try ProjectOptions(args).resolve(migrations: source)
         let target = try DatabaseTarget.resolve(args) { say(term.dim($0)) }
         defer { target.stop() }
         // As `supabase db reset` on a fresh database; a real one is seeded as `db push` does: not.
         if target.isThrowaway {
-            opts.seeds = project?.seeds ?? []
-            opts.buckets = project?.config?.buckets ?? []
-            opts.projectConnection = target.project
-            opts.grants = GrantsRegime.choose(
-                flag: try grants(args), config: project?.config, versions: try source.load().map(\.version))
+            opts = try project.migrator(opts, throwaway: true, projectConnection: target.project)
             say(term.dim(opts.grants!.description))
-            if let warning = project?.seedWarning { say(warning) }
+            if let warning = project.supabase?.seedWarning { say(warning) }
         }
         say("applying \(source) to \((target.project ?? target.connection).description)")
         _ = try Migrator.run(source, options: opts, on: target.connection) { say($0) }

@@ -21,24 +21,16 @@ enum TestCommand {
             DatabaseTarget.manyOption,
             .option("format", "FORMAT", "Output: text (default), tap, junit or json."),
             OptionSpec.output,
-            ApplyCommand.grantsOption,
+            ProjectOptions.grants,
+            ProjectOptions.exposedSchemas,
             CIOutput.option,
             HTMLOutput.option,
         ] + OptionSpec.harness)
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
-        let format =
-            try args.value("format").map { f -> TestReportFormat in
-                guard let v = TestReportFormat(rawValue: f) else {
-                    throw ConfigurationError("--format must be text, tap, junit or json (got '\(f)')")
-                }
-                return v
-            } ?? .text
-        var options = try harnessOptions(args)
-        let config = try SupabaseProject.locate(MigrationSource.projectSource())?.config
-        if options.accessTokenHook == nil { options.accessTokenHook = config?.accessTokenHook }
-        if options.extraSearchPath == nil { options.extraSearchPath = config?.extraSearchPath }
-        let grants = try ApplyCommand.grants(args)
+        let format = try OutputFormat.parse(args, allowed: [.text, .tap, .junit, .json]).testReport
+        let base = try harnessOptions(args)
+        let projectOptions = try ProjectOptions(args)
         var paths = args.positionals
         if paths.isEmpty {
             paths = ["sql/tests", "supabase/tests"].filter { FileManager.default.fileExists(atPath: $0) }
@@ -53,6 +45,7 @@ enum TestCommand {
             throw ConfigurationError(
                 "no access files (*.rls), scenarios (*.scenario) or pgTAP files under \(paths.joined(separator: ", "))")
         }
+        let project = try projectOptions.resolve(migrations: .projectSource(), tests: suite)
         let output = try OutputTarget(args.value("output"))  // fail before the run, not after it
         let ci = try CIOutput(args)
         let html = try HTMLOutput(args)
@@ -66,15 +59,20 @@ enum TestCommand {
             let files = try PerDatabaseOutput.Files(
                 many, html: html, ci: ci, inputs: paths + args.all("database-urls") + included.sorted())
             return try runMany(
-                many, suite: suite, options: options, format: format, output: output, term: term, ci: ci, files: files)
+                many, project: project, base: base, format: format, output: output, term: term, ci: ci, files: files)
         }
         let target = try DatabaseTarget.resolve(args) { printNote(term.dim($0)) }
         defer { target.stop() }
-        let regime = try target.provisionIfThrowaway(grants: grants) { printNote(term.dim($0)) }
-        var onTarget = options
+        let regime = try target.provisionIfThrowaway(project) { printNote(term.dim($0)) }
+        let exposure = try project.exposure(on: try target.connect())
+        var onTarget = project.harness(base, exposure: exposure)
         onTarget.pgtapConnection = target.project
         let r = try PolicyTests.run(suite, options: onTarget, on: target.connection, ownsDatabase: target.isThrowaway)
         let report = regime.map { r.report.naming($0) } ?? r.report
+        // The settings a run used, above its report (a file that stopped the run prints none).
+        if format == .text {
+            for s in project.settingLines(exposure: exposure) { writeOut(term.dim(s) + "\n") }
+        }
         try write(report, format: format, output: output, term: term)
         var facts = [("database", target.isThrowaway ? "throwaway PostgreSQL" : target.connection.description)]
         if let regime { facts.append(("grants", "\(regime)")) }
@@ -92,7 +90,8 @@ enum TestCommand {
         return r.report.passed ? .success : .checksFailed
     }
 
-    /// --jobs, --strict, --allow-untested and --allow-side-effects (shared with check).
+    /// --jobs, --strict, --allow-untested and --allow-side-effects (shared with check); the
+    /// project's settings come from `ProjectOptions`.
     static func harnessOptions(_ args: ParsedArguments) throws -> HarnessOptions {
         var options = HarnessOptions()
         if let j = args.value("jobs") {
@@ -104,12 +103,6 @@ enum TestCommand {
         options.strict = args.flag("strict")
         options.allowUntested = args.flag("allow-untested")
         options.allowSideEffects = args.flag("allow-side-effects")
-        if let h = args.value("access-token-hook") {
-            guard let hook = AccessTokenHook(name: h, source: "--access-token-hook") else {
-                throw ConfigurationError("--access-token-hook must be SCHEMA.FUNCTION (got '\(h)')")
-            }
-            options.accessTokenHook = hook
-        }
         return options
     }
 
@@ -127,11 +120,15 @@ enum TestCommand {
     /// Several databases at once, one worker each: a summary line per database, one combined
     /// report (suites prefixed with the database), the worst exit code.
     static func runMany(
-        _ targets: [DatabaseTarget], suite: TestSuite, options: HarnessOptions, format: TestReportFormat,
+        _ targets: [DatabaseTarget], project: Project, base: HarnessOptions, format: TestReportFormat,
         output: OutputTarget, term: Terminal, ci: CIOutput, files: PerDatabaseOutput.Files
     ) throws -> ExitCode {
         let results = ManyDatabases.run(targets) { t in
-            try PolicyTests.run(suite, options: options, on: t.connection, ownsDatabase: t.isThrowaway)
+            // Each database answers pgrst.db_schemas for itself.
+            let conn = try t.connect()
+            defer { conn.close() }
+            let options = project.harness(base, exposure: try project.exposure(on: conn))
+            return try PolicyTests.run(project.tests, options: options, on: t.connection, ownsDatabase: t.isThrowaway)
         }
         var combined = TestReport()
         var codes: [ExitCode] = []

@@ -13,7 +13,7 @@ enum SnapshotCommand {
             """,
         options: [
             DatabaseTarget.existingOption,
-            .option("exposed-schemas", "LIST", "Comma-separated schemas the API serves (overrides pgrst.db_schemas)."),
+            ProjectOptions.exposedSchemas,
             .option("output", "FILE", "Write the lock file to FILE instead of standard output."),
         ])
 
@@ -34,13 +34,8 @@ enum SnapshotCommand {
         return .success
     }
 
+    /// The project's exposed schemas (the option, else config.toml's); nil leaves them to the database.
     static func exposedSchemas(_ args: ParsedArguments) throws -> [String]? {
-        try args.value("exposed-schemas").map { text in
-            let names = ExposedSchemas.parseList(text)
-            if names.isEmpty {
-                throw ConfigurationError("--exposed-schemas is empty: give a comma-separated list such as public,api")
-            }
-            return names
-        }
+        try ProjectOptions(args).resolve(migrations: .projectSource()).exposedSchemas?.value
     }
 }

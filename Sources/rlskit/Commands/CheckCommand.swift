@@ -34,17 +34,11 @@ enum CheckCommand {
             CIOutput.option,
             HTMLOutput.option,
             .flag("keep", "Leave the throwaway database running afterwards and print how to connect."),
-            ApplyCommand.grantsOption,
+            ProjectOptions.grants,
         ] + OptionSpec.harness + OptionSpec.audit)
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
-        let format =
-            try args.value("format").map { f -> String in
-                guard ["text", "junit", "json", "sarif"].contains(f) else {
-                    throw ConfigurationError("--format must be text, junit, json or sarif (got '\(f)')")
-                }
-                return f
-            } ?? "text"
+        let format = try OutputFormat.parse(args, allowed: [.text, .junit, .json, .sarif]).rawValue
         var options = ProjectCheck.Options()
         options.harness = try TestCommand.harnessOptions(args)
         let output = try OutputTarget(args.value("output"))
@@ -59,25 +53,13 @@ enum CheckCommand {
         if args.flag("keep"), args.value("database-url") != nil || ConnectionString.environmentNamesDatabase() {
             printNote("note: --keep only applies to the throwaway database; the given database is left as it is anyway")
         }
-        options.grants = try ApplyCommand.grants(args)
-        options.failOn = try AuditCommand.level(args.value("fail-on") ?? "error")
-        options.baseline = try args.value("baseline").map(Baseline.load) ?? Baseline()
-        options.audit.exposedSchemas = try args.value("exposed-schemas").map { text -> [String] in
-            let names = ExposedSchemas.parseList(text)
-            if names.isEmpty {
-                throw ConfigurationError("--exposed-schemas is empty: give a comma-separated list such as public,api")
-            }
-            return names
-        }
+        let projectOptions = try ProjectOptions(args)
+        let auditGroup = try AuditGroup(args)
+        (options.failOn, options.baseline) = (auditGroup.failOn, auditGroup.baseline)
         options.allowEmpty = args.flag("allow-empty")
-        if args.flag("builtin"), args.value("dir") != nil {
-            throw ConfigurationError("--builtin and --dir both name the migrations: give one")
-        }
-        let source: MigrationSource =
-            args.value("dir").map { .directory($0) } ?? (args.flag("builtin") ? .builtIn : .projectSource())
+        let source = try MigrationsOption.source(args)
         let input = ProjectCheck.Input(
-            migrations: source, tests: try tests(args.all("tests"), migrations: source),
-            project: try SupabaseProject.locate(source))
+            try projectOptions.given(migrations: source, tests: try tests(args.all("tests"), migrations: source)))
         var inputs = args.all("tests").isEmpty ? ["sql/tests", "supabase/tests"] : args.all("tests")
         if case .directory(let dir) = source { inputs.append(dir) }
         try OutputTarget.refuseOverlap(
@@ -107,6 +89,7 @@ enum CheckCommand {
         if !audit.findings.isEmpty { tell(String(audit.text(color: term.color && !machineOnStdout).dropLast())) }
         for line in CheckVerdict.untested(report) { tell(line) }
         for w in report.migrations.warnings { tell(w) }
+        for s in report.settings { tell("  " + term.dim(s)) }
         for p in report.phases {
             let mark = p.ok ? term.green("✓") : term.red("✗")
             tell(

@@ -114,18 +114,12 @@ struct DatabaseTarget: Sendable {
     /// seed files so tests have something to run against; never rlskit's example schema by
     /// accident. Returns the grants regime modelled there (nil for a given database).
     @discardableResult
-    func provisionIfThrowaway(grants flag: GrantsRegime.Mode? = nil, log: (String) -> Void) throws -> GrantsRegime? {
+    func provisionIfThrowaway(_ project: Project, log: (String) -> Void) throws -> GrantsRegime? {
         guard isThrowaway else { return nil }
-        let source = MigrationSource.projectSource()
-        var options = Migrator.Options()
-        let project = try SupabaseProject.locate(source)
-        options.seeds = project?.seeds ?? []
-        options.buckets = project?.config?.buckets ?? []
-        let regime = GrantsRegime.choose(
-            flag: flag, config: project?.config, versions: try source.load().map(\.version))
-        options.grants = regime
-        options.projectConnection = self.project
-        if let warning = project?.seedWarning { log(warning) }
+        let source = project.migrations
+        let options = try project.migrator(throwaway: true, projectConnection: self.project)
+        let regime = options.grants!
+        if let warning = project.supabase?.seedWarning { log(warning) }
         let r = try Migrator.run(source, options: options, on: connection)
         if source == .none {
             log("no sql/migrations or supabase/migrations here: the throwaway database has the Supabase stand-in only")
