@@ -280,7 +280,7 @@ extension AccessFile {
     /// Only the file's `expose` lines, read by the parser's own rule: what the project says
     /// the Data API serves, for commands that do not run the file (audit, snapshot, init).
     /// Other lines are not checked here; they are when the file runs.
-    public static func exposure(_ text: String, path: String) throws(InputError) -> AccessFile {
+    static func exposure(_ text: String, path: String) throws(InputError) -> AccessFile {
         var parser = Parser(file: AccessFile(path: path))
         for (i, raw) in TextFile.lines(text).enumerated() {
             let at = SourceLocation(file: path, line: i + 1)
