@@ -4,7 +4,7 @@ import Synchronization
 
 /// A throwaway PostgreSQL server: a fresh cluster in a new temporary directory, reachable only
 /// through a Unix socket inside that directory (trust authentication, or with
-/// `Options.platformRoles` rlskit's logins only: peer from root, else passwords made for this
+/// `Options.bootstrap` rlskit's logins only: peer from root, else passwords made for this
 /// run). `stop()` (or `withLocalCluster`)
 /// ends the server and deletes the directory.
 ///
@@ -12,11 +12,11 @@ import Synchronization
 /// user (`postgres` unless `RLSKIT_SERVER_USER` names another) who is given the directory.
 public final class LocalCluster: Sendable {
     public let directory: String
-    /// A keyword connection string for `postgres`: the superuser, unless `Options.platformRoles`
-    /// made it the platform's non-superuser role.
+    /// A keyword connection string for `postgres`: the superuser, unless `Options.bootstrap`
+    /// made it another role.
     public let connectionString: ConnectionString
-    /// A connection string for the bootstrap superuser (`supabase_admin` with
-    /// `Options.platformRoles`, else `postgres`, the same as `connectionString`).
+    /// A connection string for the bootstrap superuser (`Options.bootstrap`'s superuser, else
+    /// `postgres`, the same as `connectionString`).
     public let adminConnectionString: ConnectionString
     public let binDirectory: String
     let serverPID: Int32
@@ -41,11 +41,10 @@ public final class LocalCluster: Sendable {
         /// Extensions of the server's own that a non-superuser may create (`trusted = true`
         /// added to their control files in the overlay).
         public var trustedExtensions: [String] = []
-        /// Bootstrap the cluster with `supabase_admin` as its superuser and create `postgres` as
-        /// hosted Supabase has it: not a superuser (see `PlatformRole`).
+        /// Bootstrap the cluster with another superuser, which creates `postgres` as it chooses.
         /// Also: only rlskit logs in (peer from root only, else per-run scram-sha-256 passwords).
-        public var platformRoles = false
-        /// With `platformRoles`: a private folder where initdb's output is kept for the next run
+        public var bootstrap: Bootstrap? = nil
+        /// With `bootstrap`: a private folder where initdb's output is kept for the next run
         /// (one template per server build), so a run copies it instead of running initdb.
         public var clusterCache: String? = nil
         /// Server modules to preload (file name → the shared library's bytes), written into the
@@ -103,12 +102,12 @@ public final class LocalCluster: Sendable {
         // can log in as rlskit's roles, and no password exists to steal. Not as root, the
         // server runs as this user: after the first login (peer) every login needs a password
         // of this run's (scram-sha-256, two secrets: postgres's never gives the admin's).
-        let passwords = options.platformRoles && runAs == nil
+        let passwords = options.bootstrap != nil && runAs == nil
         let secret = passwords ? try Self.randomSecret() : nil
         let projectSecret = passwords ? try Self.randomSecret() : nil
         var fromTemplate = false
         var templateFolder: String?
-        let files = ServerFiles(folder: made, platform: options.platformRoles, passwords: passwords)
+        let files = ServerFiles(folder: made, admin: options.bootstrap?.superuser, passwords: passwords)
         do {
             if let runAs {
                 // The server runs as that user: every folder above the cluster must let it through.
@@ -135,11 +134,11 @@ public final class LocalCluster: Sendable {
             // 1 MB WAL segments: the first segment is most of what a cached template copies.
             // The data folder's own pg_hba.conf is never read (hba_file points at ours).
             let initdb = [
-                "-D", data, "-U", options.platformRoles ? PlatformRole.admin : "postgres", "-E", "UTF8", "--locale=C",
+                "-D", data, "-U", options.bootstrap?.superuser ?? "postgres", "-E", "UTF8", "--locale=C",
                 "-N", "--no-instructions", "--wal-segsize=1", "-A", "reject",
             ]
             let cached =
-                options.platformRoles
+                options.bootstrap != nil
                 ? options.clusterCache.map { ClusterTemplate(root: $0, bin: bin, initdb: initdb) } : nil
             templateFolder = cached?.folder
             trace("overlay and modules")
@@ -204,20 +203,21 @@ public final class LocalCluster: Sendable {
         // (`alter database postgres set search_path = public, pg_catalog`, which postgres may do)
         // cannot put the project's views or operators in front of them.
         adminConnectionString =
-            options.platformRoles
-            ? ConnectionString(
-                host + " user=" + PlatformRole.admin + " options=" + ConnectionString.quoted(Self.adminOptions)
-                    + password(secret)) : connectionString
+            options.bootstrap.map {
+                ConnectionString(
+                    host + " user=" + $0.superuser + " options=" + ConnectionString.quoted(Self.adminOptions)
+                        + password(secret))
+            } ?? connectionString
         do {
             try waitUntilReady(timeout: options.startTimeout)
             trace("server started")
-            if options.platformRoles {
+            if let bootstrap = options.bootstrap {
                 // The first login is the kernel-checked one; then, without root, passwords only.
-                let boot = ConnectionString(host + " user=" + PlatformRole.admin)
-                try PlatformRole.create(on: boot, adminPassword: secret, password: projectSecret)
+                let boot = ConnectionString(host + " user=" + bootstrap.superuser)
+                try Self.createRoles(bootstrap, on: boot, adminPassword: secret, password: projectSecret)
                 if passwords {
                     try files.install(initdbConf: nil, extra: nil, boot: false)
-                    try PlatformRole.reloadConfiguration(on: adminConnectionString)
+                    try Self.reloadConfiguration(on: adminConnectionString)
                 }
             }
         } catch {

@@ -5,8 +5,9 @@ import Foundation
 /// link to one of root's). The server reads them through `config_file`, `hba_file`, `ident_file`.
 struct ServerFiles {
     let folder: String
-    /// With the platform's roles: who may log in is rlskit alone.
-    let platform: Bool
+    /// The bootstrap superuser of `LocalCluster.Options.bootstrap`: who may log in is rlskit alone.
+    /// Nil: trust.
+    let admin: String?
     /// Not root: after the first login, passwords (scram-sha-256); as root, the kernel's word.
     let passwords: Bool
     var conf: String { folder + "/postgresql.conf" }
@@ -17,19 +18,19 @@ struct ServerFiles {
     /// `extra`. Always the login rules, for the first login (`boot`) or every later one.
     func install(initdbConf data: String?, extra: String?, boot: Bool) throws {
         if let data, let extra { try Self.replace(conf, try Self.readPlain(data, "postgresql.conf") + extra) }
-        let admin = "supabase_admin"
         let me = getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "root"
+        let superuser = admin ?? "postgres"
         var rules = "# rlskit: who may log in to this throwaway server\n"
-        if !platform {
+        if admin == nil {
             rules += "local all all trust\n"
         } else if !passwords {
-            rules += "local all \(admin),postgres peer map=rlskit\nlocal all all reject\n"
+            rules += "local all \(superuser),postgres peer map=rlskit\nlocal all all reject\n"
         } else {
-            if boot { rules += "local all \(admin) peer map=rlskit\n" }
+            if boot { rules += "local all \(superuser) peer map=rlskit\n" }
             rules += "local all all scram-sha-256\n"
         }
         try Self.replace(hba, rules)
-        try Self.replace(ident, "rlskit \(me) \(admin)\nrlskit \(me) postgres\n")
+        try Self.replace(ident, "rlskit \(me) \(superuser)\nrlskit \(me) postgres\n")
     }
 
     /// A regular file of the folder `dir`, opened without following a link.

@@ -15,9 +15,13 @@ final class ClusterTemplateTests: XCTestCase {
 
     override func tearDown() { TreeRemoval.remove(cache) }
 
+    /// A superuser other than postgres, as a caller of `Options.bootstrap` chooses it.
+    static let bootstrap = LocalCluster.Bootstrap(
+        superuser: "cluster_admin", setup: "create role postgres login nosuperuser;")
+
     var options: LocalCluster.Options {
         var o = LocalCluster.Options()
-        o.platformRoles = true
+        o.bootstrap = Self.bootstrap
         o.clusterCache = cache
         return o
     }
@@ -31,7 +35,7 @@ final class ClusterTemplateTests: XCTestCase {
     func assertWorks(_ c: LocalCluster, file: StaticString = #filePath, line: UInt = #line) throws {
         let admin = try PostgresConnection(c.adminConnectionString)
         XCTAssertEqual(
-            try admin.query("select current_user::text as u").rows[0].decode("u") as String, "supabase_admin")
+            try admin.query("select current_user::text as u").rows[0].decode("u") as String, Self.bootstrap.superuser)
         let pg = try PostgresConnection(c.connectionString)
         XCTAssertEqual(
             try pg.query("select rolsuper from pg_roles where rolname = current_user").rows[0].decode(0) as Bool, false)

@@ -12,26 +12,11 @@ enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
     var sql: String {
         switch self {
         case .policies:
-            // Storage and Realtime Authorization policies are audited too, although the data API
-            // exposes neither schema.
-            return """
-                select n.nspname as schema, c.relname as table_name, p.polname as name, p.polcmd::text as cmd,
-                       p.polpermissive as permissive, c.relrowsecurity as rls,
-                       array(select case when r = 0 then 'public' else pg_catalog.pg_get_userbyid(r)::text end
-                             from unnest(p.polroles) r) as roles,
-                       pg_catalog.pg_get_expr(p.polqual, p.polrelid) as qual,
-                       pg_catalog.pg_get_expr(p.polwithcheck, p.polrelid) as with_check
-                from pg_catalog.pg_policy p
-                join pg_catalog.pg_class c on c.oid = p.polrelid
-                join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-                where (n.nspname = any($1::text[]) or n.nspname = 'storage' or n.nspname = any(\(Self.reachedSchemas))
-                       or (n.nspname = 'realtime' and c.relname = 'messages'))
-                  and \(SQLParts.notExtensionMember("c"))
-                """
+            return Catalog.auditPoliciesSQL
         case .functions:
             return Self.functionsSQL
         case .selfComparedColumns:
-            return AuditCatalog.selfComparedColumnsSQL
+            return Catalog.namedTableColumnsSQL
         case .buckets:
             // The select list only: `AuditCatalog.loadBuckets` reads it through `PlatformTable`.
             return "id, name, coalesce(public, false) as public"
@@ -42,7 +27,7 @@ enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
                 join pg_catalog.pg_class c on c.oid = i.indrelid
                 join pg_catalog.pg_namespace n on n.oid = c.relnamespace
                 join pg_catalog.pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]
-                where n.nspname = any($1::text[]) or n.nspname = any(\(Self.reachedSchemas))
+                where n.nspname = any($1::text[]) or n.nspname = any(\(Catalog.reachedSchemasSQL))
                 """
         case .secretCandidates:
             // A cheap regex pre-filter on the server; Swift decides what is a secret.
@@ -96,38 +81,28 @@ enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// SQL: user schemas the API does not expose whose tables SECURITY INVOKER functions in the
-    /// exposed schemas name (`basejump.accounts`): queried through them under RLS.
-    static let reachedSchemas = """
-        array(select s.nspname from pg_catalog.pg_namespace s
-              where \(SchemaLists.userSchema("s")) and s.nspname <> all($1::text[])
-                and exists (select 1 from pg_catalog.pg_proc f join pg_catalog.pg_namespace fn on fn.oid = f.pronamespace
-                            where fn.nspname = any($1::text[]) and not f.prosecdef and f.prokind = 'f'
-                              and position(s.nspname || '.' in f.prosrc) > 0))
-        """
-
     /// Read after the pipeline, on its own (see `PlatformTable`): storage.buckets is the project's to replace.
     var readsPlatformTable: Bool { self == .buckets }
 }
 
 /// One row of pg_policy, deparsed. A class: the lints pass tens of thousands around.
 final class PolicyRow: Sendable {
-    public let schema: String
-    public let table: String
-    public let name: String
+    let schema: String
+    let table: String
+    let name: String
     /// "SELECT", "INSERT", "UPDATE", "DELETE" or "ALL".
-    public let command: String
-    public let permissive: Bool
-    public let tableRLS: Bool
+    let command: String
+    let permissive: Bool
+    let tableRLS: Bool
     /// Role names; "public" for PUBLIC.
-    public let roles: [String]
-    public let using: String?
-    public let withCheck: String?
+    let roles: [String]
+    let using: String?
+    let withCheck: String?
     /// Parsed once when loaded; shared by all lints.
-    public let usingExpr: PolicyExpression?
-    public let checkExpr: PolicyExpression?
+    let usingExpr: PolicyExpression?
+    let checkExpr: PolicyExpression?
 
-    public convenience init(
+    convenience init(
         schema: String, table: String, name: String, command: String, permissive: Bool, tableRLS: Bool,
         roles: [String], using: String?, withCheck: String?
     ) {
@@ -161,16 +136,16 @@ final class PolicyRow: Sendable {
         checkExpr = withCheck.map(parsed)
     }
 
-    public var object: AuditObject { AuditObject(schema: schema, name: table, kind: "policy", member: name) }
-    public var isStorageObjects: Bool { schema == "storage" && table == "objects" }
+    var object: AuditObject { AuditObject(schema: schema, name: table, kind: "policy", member: name) }
+    var isStorageObjects: Bool { schema == "storage" && table == "objects" }
 
     /// True when the policy can apply to an API caller (anon or authenticated).
-    public var appliesToAPICallers: Bool { roles.contains { ["public", "anon", "authenticated"].contains($0) } }
-    public var appliesToAnon: Bool { roles.contains { $0 == "public" || $0 == "anon" } }
+    var appliesToAPICallers: Bool { roles.contains { ["public", "anon", "authenticated"].contains($0) } }
+    var appliesToAnon: Bool { roles.contains { $0 == "public" || $0 == "anon" } }
 
     /// The expression new rows are checked against: WITH CHECK, else USING (Postgres'
     /// rule for UPDATE and ALL).
-    public var effectiveCheck: PolicyExpression? { checkExpr ?? (command == "INSERT" ? nil : usingExpr) }
+    var effectiveCheck: PolicyExpression? { checkExpr ?? (command == "INSERT" ? nil : usingExpr) }
 
     static func command(_ code: String) -> String {
         switch code {
@@ -184,35 +159,35 @@ final class PolicyRow: Sendable {
 }
 
 struct BucketRow: Sendable {
-    public var id: String
-    public var name: String
-    public var isPublic: Bool
+    var id: String
+    var name: String
+    var isPublic: Bool
 }
 
 struct SecretCandidate: Sendable {
-    public var kind: String
-    public var schema: String
-    public var name: String
-    public var member: String?
-    public var place: String
-    public var text: String
+    var kind: String
+    var schema: String
+    var name: String
+    var member: String?
+    var place: String
+    var text: String
 }
 
 /// Everything the Swift lints read.
 struct AuditCatalog: Sendable {
-    public var exposedSchemas: [String]
-    public var policies: [PolicyRow] = []
-    public var buckets: [BucketRow] = []
+    var exposedSchemas: [String]
+    var policies: [PolicyRow] = []
+    var buckets: [BucketRow] = []
     /// Platform tables rlskit did not read, because reading them could run the project's code.
-    public var unread: [PlatformTable.Unread] = []
+    var unread: [PlatformTable.Unread] = []
     /// "schema.table" → columns that lead at least one index.
-    public var indexedLeadingColumns: [String: Set<String>] = [:]
-    public var secretCandidates: [SecretCandidate] = []
-    public var functions: [FunctionRow] = []
+    var indexedLeadingColumns: [String: Set<String>] = [:]
+    var secretCandidates: [SecretCandidate] = []
+    var functions: [FunctionRow] = []
     /// "schema.table" → its columns, each with the table its single-column foreign key references.
-    public var columns: [String: [(name: String, references: String?)]] = [:]
+    var columns: [String: [(name: String, references: String?)]] = [:]
 
-    public init(exposedSchemas: [String]) { self.exposedSchemas = exposedSchemas }
+    init(exposedSchemas: [String]) { self.exposedSchemas = exposedSchemas }
 
     static func policies(_ rows: [PostgresRow]) throws -> [PolicyRow] {
         var cache: [String: PolicyExpression] = [:]

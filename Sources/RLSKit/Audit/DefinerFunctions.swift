@@ -2,18 +2,18 @@
 /// (`isHelper`) any user function whose body asks who the caller is: callers of such a helper
 /// check the caller too.
 struct FunctionRow: Sendable {
-    public var schema: String
+    var schema: String
     /// `name(argument types)`.
-    public var name: String
-    public var owner: String
-    public var language: String
-    public var body: String
+    var name: String
+    var owner: String
+    var language: String
+    var body: String
     /// How each API role may execute it ("granted to PUBLIC", …); absent when it may not.
-    public var executableBy: [String: String]
-    public var isHelper: Bool
+    var executableBy: [String: String]
+    var isHelper: Bool
     /// Parameter names, lower-cased ("" for unnamed ones).
-    public var argumentNames: [String] = []
-    public var returnsBoolean = false
+    var argumentNames: [String] = []
+    var returnsBoolean = false
 
     var object: AuditObject { AuditObject(schema: schema, name: name, kind: "function") }
     var baseName: String { String(name.prefix { $0 != "(" }) }

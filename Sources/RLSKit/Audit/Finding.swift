@@ -66,18 +66,18 @@ enum AuditNames {
 
 /// What a lint reports before the runner adds the lint's own fields.
 struct FindingDraft: Sendable {
-    public var object: AuditObject
+    var object: AuditObject
     /// One sentence that names the object.
-    public var detail: String
-    public var metadata: [String: String]
+    var detail: String
+    var metadata: [String: String]
     /// Extra identity for the fingerprint when one object can have several findings of one lint.
-    public var key: String?
+    var key: String?
     /// This finding's own fix, when the lint's remediation cannot say it well enough.
-    public var fix: String?
+    var fix: String?
     /// Lower than the lint's level when this case is less serious (the detail says why).
-    public var level: FindingLevel?
+    var level: FindingLevel?
 
-    public init(
+    init(
         object: AuditObject, detail: String, metadata: [String: String] = [:], key: String? = nil, fix: String? = nil,
         level: FindingLevel? = nil
     ) {

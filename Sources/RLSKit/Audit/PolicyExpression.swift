@@ -6,42 +6,42 @@
 /// read as `auth.uid()`, single spaces. So `((select auth.uid())::text = owner_id)` and
 /// `(owner_id = auth.uid()::text)` both compare `owner_id` with the caller.
 struct PolicyExpression: Sendable, Equatable {
-    public let text: String
+    let text: String
     /// The normal form of the whole expression.
-    public let canonical: String
+    let canonical: String
     /// Calls of auth.uid/jwt/role/email and current_setting; `wrapped` when inside a SELECT.
-    public let authCalls: [AuthCall]
+    let authCalls: [AuthCall]
     /// Things compared with the caller's identity (`owner`, `storage.foldername(name)[1]`).
-    public let bindings: Set<String>
+    let bindings: Set<String>
     /// Those outside subqueries: the policy's own row compared with the caller.
-    public let rowBindings: Set<String>
+    let rowBindings: Set<String>
     /// Calls a helper function whose body the expression does not show.
-    public let callsHelper: Bool
+    let callsHelper: Bool
     /// Top-level AND parts, in normal form.
-    public let conjuncts: [String]
+    let conjuncts: [String]
     /// Has an `auth.uid() IS NULL OR …` disjunct: true for every row when there is no session.
-    public let hasIdentityIsNullDisjunct: Bool
-    public let referencesUserMetadata: Bool
+    let hasIdentityIsNullDisjunct: Bool
+    let referencesUserMetadata: Bool
     /// Mentions who the caller is (uid, email, or any JWT claim), not just their role.
-    public let hasIdentity: Bool
+    let hasIdentity: Bool
     /// Every string constant.
-    public let stringLiterals: Set<String>
+    let stringLiterals: Set<String>
     /// String constants compared with `bucket_id`.
-    public let bucketIds: Set<String>
+    let bucketIds: Set<String>
     /// Compares a part of the object name with a set a function returns (a membership check:
     /// `(storage.foldername(name))[1] in (select my_team_ids())`).
-    public let hasNameMembershipCheck: Bool
+    let hasNameMembershipCheck: Bool
     /// Comparisons whose two sides are the same column (`m.org_id = m.org_id`).
-    public let selfComparisons: [String]
+    let selfComparisons: [String]
     let nodes: [Node]
 
-    public struct AuthCall: Sendable, Equatable {
-        public var function: String
-        public var wrapped: Bool
-        public init(function: String, wrapped: Bool) { self.function = function; self.wrapped = wrapped }
+    struct AuthCall: Sendable, Equatable {
+        var function: String
+        var wrapped: Bool
+        init(function: String, wrapped: Bool) { self.function = function; self.wrapped = wrapped }
     }
 
-    public init(_ text: String) {
+    init(_ text: String) {
         self.text = text
         let nodes = Parser.parse(text)
         self.nodes = nodes
@@ -83,11 +83,11 @@ struct PolicyExpression: Sendable, Equatable {
 
     /// Ties the object to the caller: an identity test naming its name or owner, a membership
     /// set over the name, or a helper called with the name.
-    public var hasOwnerCheck: Bool {
+    var hasOwnerCheck: Bool {
         hasNameMembershipCheck || Scan.tiesObjectToCaller(nodes) || Scan.hasObjectHelperCall(nodes)
     }
 
-    public var isTrue: Bool { canonical == "true" || canonical == "TRUE" }
+    var isTrue: Bool { canonical == "true" || canonical == "TRUE" }
 
-    public static func == (a: PolicyExpression, b: PolicyExpression) -> Bool { a.text == b.text }
+    static func == (a: PolicyExpression, b: PolicyExpression) -> Bool { a.text == b.text }
 }

@@ -3,11 +3,11 @@ import Foundation
 /// Finds credentials written into catalog text. Never returns the secret itself: only a
 /// redacted prefix that identifies the kind.
 enum SecretScanner {
-    public struct Match: Sendable, Equatable {
+    struct Match: Sendable, Equatable {
         /// "service_role JWT", "JWT", "secret API key", "password in a connection URL".
-        public var kind: String
+        var kind: String
         /// Safe to print: a short prefix and an ellipsis, or the URL with its password masked.
-        public var redacted: String
+        var redacted: String
     }
 
     static let jwt = try! NSRegularExpression(
@@ -17,7 +17,7 @@ enum SecretScanner {
         pattern: "([A-Za-z][A-Za-z0-9+.-]*)://([^/:@\\s'\"]+):([^/@\\s'\"]+)@([^/:\\s'\"]*)")
     static let lock = NSLock()
 
-    public static func scan(_ text: String) -> [Match] {
+    static func scan(_ text: String) -> [Match] {
         lock.lock()
         defer { lock.unlock() }
         let ns = text as NSString

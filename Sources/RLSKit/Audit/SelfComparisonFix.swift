@@ -1,21 +1,6 @@
 import Postgres
 
 extension AuditCatalog {
-    /// SQL: the columns (and single-column foreign key targets) of tables named `schema.table`
-    /// in `$1` or by bare name in `$2`.
-    static let selfComparedColumnsSQL = """
-        select n.nspname as schema, c.relname as table_name, a.attname as column_name,
-               (select fn.nspname || '.' || fc.relname
-                from pg_catalog.pg_constraint k
-                join pg_catalog.pg_class fc on fc.oid = k.confrelid
-                join pg_catalog.pg_namespace fn on fn.oid = fc.relnamespace
-                where k.conrelid = c.oid and k.contype = 'f' and k.conkey = array[a.attnum] limit 1) as refs
-        from pg_catalog.pg_class c
-        join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-        join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
-        where c.relkind in ('r', 'p') and (n.nspname || '.' || c.relname = any($1::text[]) or c.relname = any($2::text[]))
-        """
-
     /// Reads, in the audit's snapshot, the columns of the tables of policies that compare a
     /// column with itself and of the tables they read: only after the policies are known, so a
     /// catalog without such a policy costs nothing.
@@ -29,7 +14,7 @@ extension AuditCatalog {
             }
         }
         let rows = try conn.query(
-            Self.selfComparedColumnsSQL,
+            Catalog.namedTableColumnsSQL,
             [Auditor.postgresArray(qualified.sorted()), Auditor.postgresArray(bare.sorted())]
         ).rows
         try load(.selfComparedColumns, rows)

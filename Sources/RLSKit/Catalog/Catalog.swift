@@ -3,62 +3,64 @@ import Postgres
 
 /// What the live catalog says about one table: enough to seed rows and judge policies.
 struct TableInfo: Sendable {
-    public struct ColumnInfo: Sendable {
-        public var name: String
+    struct ColumnInfo: Sendable {
+        var name: String
         /// format_type(), e.g. "character varying(255)".
-        public var type: String
+        var type: String
         /// pg_type.typcategory: S string, N numeric, B bool, D date/time, U user (uuid, json), E enum, A array…
-        public var category: String
-        public var typeName: String
+        var category: String
+        var typeName: String
         /// The type's name, or for a domain the name of the type it is based on.
-        public var baseTypeName: String = ""
-        public var notNull: Bool
-        public var hasDefault: Bool
+        var baseTypeName: String = ""
+        var notNull: Bool
+        var hasDefault: Bool
         /// Identity ('a'/'d') or generated ('s') columns are never written.
-        public var identity: String
-        public var generated: String
-        public var enumLabel: String?
+        var identity: String
+        var generated: String
+        var enumLabel: String?
         /// Every label of an enum type, in order (candidates for a check constraint).
-        public var enumLabels: [String] = []
+        var enumLabels: [String] = []
         /// "schema.table(column)" this column references, if a single-column foreign key.
-        public var references: String?
-        public var writable: Bool { identity != "a" && generated.isEmpty }
+        var references: String?
+        var writable: Bool { identity != "a" && generated.isEmpty }
     }
 
-    public var schema: String
-    public var name: String
-    public var exists: Bool
-    public var rlsEnabled: Bool
+    var schema: String
+    var name: String
+    var exists: Bool
+    var rlsEnabled: Bool
     /// service_role may insert and read back (the seed script looks up existing rows).
-    public var serviceRoleCanInsert: Bool
-    public var columns: [ColumnInfo]
+    var serviceRoleCanInsert: Bool
+    var columns: [ColumnInfo]
     /// Column lists of unique indexes (expressions left out).
-    public var uniqueKeys: [[String]]
+    var uniqueKeys: [[String]]
     /// Policy expressions (USING and WITH CHECK), for finding policies that read JWT claims.
-    public var policyTexts: [String]
-    public var foreignKeys: [ForeignKey] = []
+    var policyTexts: [String]
+    var foreignKeys: [ForeignKey] = []
     /// Check constraints on a single column: column → expressions (as pg_get_expr prints them).
-    public var checks: [String: [String]] = [:]
+    var checks: [String: [String]] = [:]
     /// Tables this one reaches through NOT NULL foreign keys, by `qualifiedName` (parents to seed).
-    public var parents: [String: TableInfo] = [:]
+    var parents: [String: TableInfo] = [:]
     /// Declared tables of the same access file, by `qualifiedName`: their owner and seed lines
     /// also hold when they are seeded as parents (set by the planner).
-    public var declared: [String: TableIntent] = [:]
+    var declared: [String: Declared] = [:]
+    /// What an access file says about a table's rows; the catalog keeps it for the parent seeder.
+    typealias Declared = (owner: String, seeds: [(column: String, expression: String)])
     /// `schema.name`, quoted where needed.
-    public var qualifiedName: String { SQL.qualified(schema, name) }
-    public var sqlName: String { SQL.qualified(schema, name) }
+    var qualifiedName: String { SQL.qualified(schema, name) }
+    var sqlName: String { SQL.qualified(schema, name) }
 
-    public func column(_ name: String) -> ColumnInfo? { columns.first { $0.name == name } }
+    func column(_ name: String) -> ColumnInfo? { columns.first { $0.name == name } }
 
     /// A foreign key, single- or multi-column: `columns[i]` references `refColumns[i]` of `refTable`.
-    public struct ForeignKey: Sendable {
-        public var name: String
-        public var columns: [String]
-        public var refSchema: String
-        public var refTable: String
-        public var refColumns: [String]
-        public var refName: String { SQL.qualified(refSchema, refTable) }
-        public var toAuthUsers: Bool { refSchema == "auth" && refTable == "users" }
+    struct ForeignKey: Sendable {
+        var name: String
+        var columns: [String]
+        var refSchema: String
+        var refTable: String
+        var refColumns: [String]
+        var refName: String { SQL.qualified(refSchema, refTable) }
+        var toAuthUsers: Bool { refSchema == "auth" && refTable == "users" }
     }
 }
 
@@ -100,18 +102,13 @@ enum Catalog {
         tablesCTE + """
             select q.o::int as o, a.attname as name, format_type(a.atttypid, a.atttypmod) as type, t.typcategory::text as category,
                    t.typname::text as type_name,
-                   coalesce((select b.typname::text from pg_type b where b.oid = t.typbasetype and t.typtype = 'd'), t.typname::text) as base_type,
+                   \(SQLParts.baseTypeName("t")) as base_type,
                    a.attnotnull as not_null, a.atthasdef as has_default,
                    a.attidentity::text as identity, a.attgenerated::text as generated,
                    (select e.enumlabel::text from pg_enum e where e.enumtypid = t.oid order by e.enumsortorder limit 1) as enum_label,
-                   array(select e.enumlabel::text from pg_enum e where e.enumtypid = t.oid order by e.enumsortorder) as enum_labels,
+                   \(SQLParts.enumLabels("t")) as enum_labels,
                    (select fn.nspname || '.' || fc.relname || '(' || fa.attname || ')'
-                      from pg_constraint f
-                      join pg_class fc on fc.oid = f.confrelid
-                      join pg_namespace fn on fn.oid = fc.relnamespace
-                      join pg_attribute fa on fa.attrelid = f.confrelid and fa.attnum = f.confkey[1]
-                     where f.conrelid = a.attrelid and f.contype = 'f' and f.conkey = array[a.attnum]
-                     limit 1) as refs
+                      \(SQLParts.singleColumnReference("a.attrelid", "a.attnum"))) as refs
               from q join pg_attribute a on a.attrelid = q.oid join pg_type t on t.oid = a.atttypid
              where a.attnum > 0 and not a.attisdropped
              order by q.o, a.attnum
@@ -147,12 +144,12 @@ enum Catalog {
              order by q.o, f.conname
             """
 
-    public static func table(_ conn: PostgresConnection, schema: String, name: String) throws -> TableInfo {
+    static func table(_ conn: PostgresConnection, schema: String, name: String) throws -> TableInfo {
         try tables(conn, [(schema, name)])[0]
     }
 
     /// Reads many tables in one pipelined round trip (plus one for helper function bodies).
-    public static func tables(_ conn: PostgresConnection, _ names: [(schema: String, name: String)]) throws
+    static func tables(_ conn: PostgresConnection, _ names: [(schema: String, name: String)]) throws
         -> [TableInfo]
     {
         let regs = names.map { SQL.qualified($0.schema, $0.name) }
@@ -217,16 +214,13 @@ enum Catalog {
         }
         for i in out.indices where out[i].exists { out[i].parents = parents }
         // A helper such as is_admin() that reads the JWT counts as reading claims: add the bodies.
-        let called = Set(out.flatMap { $0.policyTexts.flatMap { ClaimAttack.functionNames(in: $0) } })
+        let called = Set(out.flatMap { $0.policyTexts.flatMap { Catalog.functionNames(in: $0) } })
         if !called.isEmpty {
-            let bodies = try conn.query(
-                """
-                select proname::text as name, prosrc from pg_proc
-                 where proname = any($1) and prolang <> (select oid from pg_language where lanname = 'internal')
-                """, [Array(called)]
-            ).rows.map { (try $0.decode("name", as: String.self), try $0.decode("prosrc", as: String.self)) }
+            let bodies = try conn.query(functionBodiesSQL, [Array(called)]).rows.map {
+                (try $0.decode("name", as: String.self), try $0.decode("prosrc", as: String.self))
+            }
             for i in out.indices {
-                let mine = Set(out[i].policyTexts.flatMap { ClaimAttack.functionNames(in: $0) })
+                let mine = Set(out[i].policyTexts.flatMap { Catalog.functionNames(in: $0) })
                 out[i].policyTexts += bodies.filter { mine.contains($0.0) }.map(\.1)
             }
         }
@@ -234,7 +228,7 @@ enum Catalog {
     }
 
     /// RLS-enabled tables in these schemas, as `schema.name` quoted where needed (the form an access file takes).
-    public static func rlsTables(_ conn: PostgresConnection, schemas: [String]) throws -> [String] {
+    static func rlsTables(_ conn: PostgresConnection, schemas: [String]) throws -> [String] {
         try conn.query(
             """
             select n.nspname::text as schema, c.relname::text as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
@@ -244,14 +238,14 @@ enum Catalog {
     }
 
     /// Which of these schemas exist.
-    public static func existingSchemas(_ conn: PostgresConnection, _ names: [String]) throws -> Set<String> {
+    static func existingSchemas(_ conn: PostgresConnection, _ names: [String]) throws -> Set<String> {
         Set(
             try conn.query("select nspname::text as n from pg_namespace where nspname = any($1)", [names]).rows.map {
                 try $0.decode("n")
             })
     }
 
-    public static func authUserColumns(_ conn: PostgresConnection) throws -> Set<String> {
+    static func authUserColumns(_ conn: PostgresConnection) throws -> Set<String> {
         Set(
             try conn.query(
                 """
@@ -270,14 +264,14 @@ enum Catalog {
         ).rows.map { try $0.decode("prosrc") }
     }
 
-    public static func roleExists(_ conn: PostgresConnection, _ role: String) throws -> Bool {
+    static func roleExists(_ conn: PostgresConnection, _ role: String) throws -> Bool {
         try conn.query("select exists (select 1 from pg_roles where rolname = $1) as e", [role]).rows[0].decode("e")
     }
 
     /// Functions that would make a real network call from inside a check (pgsql-http is
     /// synchronous; pg_net sends after commit, but a harness should not rely on that).
     /// rlskit's recording stand-ins are not counted.
-    public static func networkFunctions(_ conn: PostgresConnection) throws -> [String] {
+    static func networkFunctions(_ conn: PostgresConnection) throws -> [String] {
         try conn.query(
             """
             select distinct n.nspname || '.' || p.proname as f from pg_proc p join pg_namespace n on n.oid = p.pronamespace
@@ -292,5 +286,30 @@ enum Catalog {
              order by 1
             """
         ).rows.map { try $0.decode("f") }
+    }
+}
+
+extension Catalog {
+    /// The bodies of the functions named in `$1` (any schema, not built in), in creation order:
+    /// what the helpers a policy calls read. Also `rlskit init`'s question.
+    static let functionBodiesSQL = """
+        select proname::text as name, prosrc from pg_proc
+         where proname = any($1) and prolang <> (select oid from pg_language where lanname = 'internal')
+         order by oid
+        """
+
+    static let call = try! NSRegularExpression(pattern: #"([A-Za-z_][A-Za-z0-9_]*)\s*\("#)
+
+    /// Names of functions called in an expression, e.g. "is_admin" in `private.is_admin()`.
+    static func functionNames(in text: String) -> [String] {
+        let ns = text as NSString
+        let builtins: Set<String> = [
+            "select", "uid", "jwt", "role", "email", "current_setting", "coalesce", "nullif", "foldername",
+            "filename", "extension", "any", "array", "exists", "lower", "upper", "in", "and", "or", "not",
+        ]
+        return call.matches(in: text, range: NSRange(location: 0, length: ns.length)).map {
+            ns.substring(with: $0.range(at: 1))
+        }
+        .filter { !builtins.contains($0.lowercased()) }
     }
 }

@@ -3,12 +3,12 @@ import Postgres
 
 /// An SQL error that stopped a file, placed at file:line:column.
 struct PgTAPSQLError: Sendable, Equatable {
-    public var message: String
-    public var location: SourceLocation
-    public var sql: String?
+    var message: String
+    var location: SourceLocation
+    var sql: String?
     var sqlState: String?
 
-    public init(message: String, location: SourceLocation, sql: String?) {
+    init(message: String, location: SourceLocation, sql: String?) {
         self.message = message
         self.location = location
         self.sql = sql

@@ -4,14 +4,14 @@ import Postgres
 /// What the server has, found once per run.
 struct PgTAPServerInfo: Sendable, Equatable {
     /// pgTAP is installed in this database (else the run creates it in its transaction).
-    public var pgtapInstalled: Bool
+    var pgtapInstalled: Bool
     /// The server could install it (`pg_available_extensions`).
-    public var pgtapAvailable: Bool
+    var pgtapAvailable: Bool
     /// A copy of supabase-test-helpers is installed already: then it is used as is.
-    public var helpersInstalled: Bool
-    public var majorVersion: Int
+    var helpersInstalled: Bool
+    var majorVersion: Int
 
-    public static func probe(_ conn: PostgresConnection) throws -> PgTAPServerInfo {
+    static func probe(_ conn: PostgresConnection) throws -> PgTAPServerInfo {
         let row = try conn.query(
             """
             select exists (select 1 from pg_extension where extname = 'pgtap') as installed,
@@ -26,7 +26,7 @@ struct PgTAPServerInfo: Sendable, Equatable {
     }
 
     /// Where pgTAP cannot be created at all: one line naming the package.
-    public var missingPackage: String? {
+    var missingPackage: String? {
         pgtapInstalled || pgtapAvailable ? nil : "postgresql-\(majorVersion)-pgtap"
     }
 }

@@ -2,27 +2,27 @@ import Foundation
 
 /// One thing a pgTAP file asks for, in order: SQL to send, text to echo, or the end.
 struct PsqlStep: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
+    enum Kind: Sendable, Equatable {
         case sql(String)
         /// `\echo` / `\qecho`: psql prints it to the TAP stream.
         case echo(String)
         /// `\q`: the file ends here.
         case quit
     }
-    public var kind: Kind
+    var kind: Kind
     /// Where the statement or command starts (the included file for `\i`).
-    public var location: SourceLocation
+    var location: SourceLocation
 }
 
 /// A pgTAP file read the way psql reads it: statements split, `\set` variables substituted,
 /// `\i` files included, and unsupported meta-commands collected as problems.
 @_spi(CLI) public struct PsqlScript: Sendable {
-    public var file: String
+    var file: String
     var steps: [PsqlStep] = []
     /// Why the file cannot run. Non-empty means nothing runs.
     var problems: [ScriptProblem] = []
     /// True when the file mentions `tests.`: only then are the helpers installed.
-    public var usesHelpers = false
+    var usesHelpers = false
     /// The file installs basejump's helpers through dbdev: that preamble is skipped.
     var dbdev = false
     /// Functions the file defines to run that preamble: their calls are skipped with it.
@@ -36,7 +36,7 @@ struct PsqlStep: Sendable, Equatable {
     static let maxIncludeDepth = 16
 
     /// Every file the script reads: itself and what it includes (`\i`, `\ir`).
-    @_spi(CLI) public var files: [String] { Array(Set(steps.map(\.location.file))).sorted() }
+    @_spi(CLI) var files: [String] { Array(Set(steps.map(\.location.file))).sorted() }
 
     /// The files `load` would read, without splitting a file that includes nothing.
     @_spi(CLI) public static func inputs(path: String, display: String) -> [String] {
@@ -45,7 +45,7 @@ struct PsqlStep: Sendable, Equatable {
     }
 
     /// Reads `path`; `display` is how the file is named in messages.
-    public static func load(path: String, display: String? = nil) -> PsqlScript {
+    static func load(path: String, display: String? = nil) -> PsqlScript {
         var script = PsqlScript(file: display ?? path)
         var vars: [String: String] = [:]
         script.read(path: path, display: display ?? path, vars: &vars, depth: 0, from: nil)

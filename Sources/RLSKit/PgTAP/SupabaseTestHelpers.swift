@@ -14,7 +14,7 @@ public enum PgTAPHelperSet: String, Sendable, CaseIterable {
 /// form, for other tools (pg_prove) or a database that keeps them.
 @_spi(CLI) public enum SupabaseTestHelpers {
     /// An installed copy is used as it is; this function marks one.
-    public static let marker = "tests.authenticate_as(text)"
+    static let marker = "tests.authenticate_as(text)"
 
     /// One helper's definition, under the name a project might define itself.
     struct Definition {

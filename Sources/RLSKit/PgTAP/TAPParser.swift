@@ -2,45 +2,45 @@ import Foundation
 
 /// One `ok` / `not ok` line and the diagnostics after it.
 struct TAPTest: Sendable, Equatable {
-    public enum Directive: Sendable, Equatable { case none, skip, todo }
-    public var number: Int
-    public var ok: Bool
-    public var description: String
-    public var directive: Directive = .none
-    public var reason: String = ""
-    public var diagnostics: [String] = []
+    enum Directive: Sendable, Equatable { case none, skip, todo }
+    var number: Int
+    var ok: Bool
+    var description: String
+    var directive: Directive = .none
+    var reason: String = ""
+    var diagnostics: [String] = []
     /// Where the statement that printed it starts.
-    public var location: SourceLocation?
-    public var duration: Double = 0
+    var location: SourceLocation?
+    var duration: Double = 0
     /// Numbered past the plan.
-    public var unplanned = false
+    var unplanned = false
 
     /// Passing as TAP::Parser judges it: TODO reverses the sense, unplanned always fails.
-    public var isOK: Bool { !unplanned && (directive == .todo || ok) }
+    var isOK: Bool { !unplanned && (directive == .todo || ok) }
 }
 
 /// What a TAP stream says, judged the way `prove`/`pg_prove` (TAP::Parser) judge it.
 struct TAPSummary: Sendable, Equatable {
-    public var tests: [TAPTest] = []
-    public var planned: Int?
+    var tests: [TAPTest] = []
+    var planned: Int?
     /// `1..0 # SKIP reason`: the whole file was skipped.
-    public var skipAll: String?
+    var skipAll: String?
     /// Parse errors: bad plan, missing plan, tests out of sequence…
-    public var problems: [String] = []
-    public var bailOut: String?
+    var problems: [String] = []
+    var bailOut: String?
     /// Comments before the first test.
-    public var diagnostics: [String] = []
+    var diagnostics: [String] = []
 
-    public var failedCount: Int { tests.count { !$0.isOK } }
-    public var passed: Bool { failedCount == 0 && problems.isEmpty && bailOut == nil }
+    var failedCount: Int { tests.count { !$0.isOK } }
+    var passed: Bool { failedCount == 0 && problems.isEmpty && bailOut == nil }
 }
 
 /// A line of output with where it came from.
 struct TAPLine: Sendable, Equatable {
-    public var text: String
-    public var location: SourceLocation?
-    public var duration: Double
-    public init(_ text: String, location: SourceLocation? = nil, duration: Double = 0) {
+    var text: String
+    var location: SourceLocation?
+    var duration: Double
+    init(_ text: String, location: SourceLocation? = nil, duration: Double = 0) {
         self.text = text
         self.location = location
         self.duration = duration
@@ -51,7 +51,7 @@ enum TAPParser {
     /// Parses a whole stream. `complete` is false when the file stopped early (an SQL
     /// error); then a missing plan is not reported, the error already says why. A short plan
     /// still is, as pg_prove says it.
-    public static func parse(_ lines: [TAPLine], complete: Bool = true) -> TAPSummary {
+    static func parse(_ lines: [TAPLine], complete: Bool = true) -> TAPSummary {
         var s = TAPSummary()
         var planAt: Int?  // tests seen when the plan line came
         var testsAfterPlan = false

@@ -28,7 +28,7 @@ import Postgres
     /// initdb's output is kept in the private cache folder for the next run.
     public static func options(_ options: LocalCluster.Options, cache: Bool = true) throws -> LocalCluster.Options {
         var o = options
-        o.platformRoles = true
+        o.bootstrap = PlatformRole.bootstrap
         if cache, ProcessInfo.processInfo.environment["RLSKIT_NO_CACHE"].map({ $0.isEmpty }) ?? true,
             let folder = try? privateCacheFolder()
         {

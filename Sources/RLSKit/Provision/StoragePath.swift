@@ -9,7 +9,7 @@ import Foundation
 /// combining mark is one Character but still a slash on the wire.
 enum StoragePath {
     /// Why `bucket`/`name` must not be sent, or nil when it may.
-    public static func problem(bucket: String, name: String) -> String? {
+    static func problem(bucket: String, name: String) -> String? {
         for (label, part) in [("bucket id", bucket), ("object name", name)] {
             if part.isEmpty { return label + " is empty" }
             var forms = [part]
@@ -36,7 +36,7 @@ enum StoragePath {
 
     /// `<base>/storage/v1/object/<bucket>/<name>` with every segment percent-encoded, and checked
     /// to have exactly that path; throws for what `problem` refuses or a base with a query or fragment.
-    public static func url(base: String, bucket: String, name: String) throws -> URL {
+    static func url(base: String, bucket: String, name: String) throws -> URL {
         if let p = problem(bucket: bucket, name: name) {
             throw ConfigurationError("refusing storage object \(shown(bucket))/\(shown(name)): \(p)")
         }
@@ -72,7 +72,7 @@ enum StoragePath {
 
     /// A name for output: control and format characters (which could move the cursor or reorder
     /// a terminal line) written as \u{…}.
-    public static func shown(_ s: String) -> String {
+    static func shown(_ s: String) -> String {
         var out = ""
         for u in s.unicodeScalars.prefix(300) {
             if isControl(u) || u.properties.generalCategory == .format {

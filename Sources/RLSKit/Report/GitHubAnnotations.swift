@@ -1,7 +1,7 @@
 /// GitHub Actions workflow commands (`::error title=…::message`), one line each.
 enum GitHubAnnotations {
     /// "error", "warning" or "notice".
-    public static func line(level: String, title: String, message: String, at location: SourceLocation? = nil)
+    static func line(level: String, title: String, message: String, at location: SourceLocation? = nil)
         -> String
     {
         let place = location.map { "file=\(escapeProperty($0.file)),line=\($0.line)," } ?? ""

@@ -14,14 +14,14 @@ import Foundation
     public static func == (a: JSON, b: JSON) -> Bool { a.rendered() == b.rendered() }
 
     /// `{"a": …}` from a dictionary, keys sorted.
-    public static func sorted(_ dict: [String: String]) -> JSON {
+    static func sorted(_ dict: [String: String]) -> JSON {
         .object(dict.keys.sorted().map { ($0, .string(dict[$0]!)) })
     }
 
-    public static func optional(_ s: String?) -> JSON { s.map(JSON.string) ?? .null }
+    static func optional(_ s: String?) -> JSON { s.map(JSON.string) ?? .null }
 
     /// An object whose keys are written in sorted order, whatever order they were given in.
-    public static func sortedObject(_ pairs: [(String, JSON)]) -> JSON {
+    static func sortedObject(_ pairs: [(String, JSON)]) -> JSON {
         .object(pairs.sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) })
     }
 
@@ -53,7 +53,7 @@ import Foundation
     }
 
     /// Top-level keys of `other` replace this object's, the rest kept; keys sorted.
-    public func merging(_ other: JSON) -> JSON {
+    func merging(_ other: JSON) -> JSON {
         guard case .object(let mine) = self, case .object(let theirs) = other else { return self }
         let replaced = Set(theirs.map(\.0))
         return Self.sortedObject(mine.filter { !replaced.contains($0.0) } + theirs)

@@ -1,18 +1,18 @@
 /// SARIF 2.1.0 for code scanning, independent of what produced the results (audit now, the
 /// test harness later).
 @_spi(CLI) public enum SARIF {
-    public struct Rule: Sendable {
-        public var id: String
-        public var name: String
-        public var shortDescription: String
-        public var fullDescription: String
-        public var help: String
+    struct Rule: Sendable {
+        var id: String
+        var name: String
+        var shortDescription: String
+        var fullDescription: String
+        var help: String
         /// "error", "warning" or "note".
-        public var level: String
-        public var tags: [String]
+        var level: String
+        var tags: [String]
         /// The rule's documentation page, when it has one.
-        public var helpUri: String?
-        public init(
+        var helpUri: String?
+        init(
             id: String, name: String, shortDescription: String, fullDescription: String, help: String, level: String,
             tags: [String],
             helpUri: String? = nil
@@ -23,17 +23,17 @@
         }
     }
 
-    public struct Result: Sendable {
-        public var ruleId: String
-        public var level: String
-        public var message: String
+    struct Result: Sendable {
+        var ruleId: String
+        var level: String
+        var message: String
         /// Logical location: fully qualified name (`schema.name`), short name, kind.
-        public var fullyQualifiedName: String
-        public var name: String
-        public var kind: String
-        public var fingerprint: String
-        public var properties: [String: String]
-        public init(
+        var fullyQualifiedName: String
+        var name: String
+        var kind: String
+        var fingerprint: String
+        var properties: [String: String]
+        init(
             ruleId: String, level: String, message: String, fullyQualifiedName: String, name: String, kind: String,
             fingerprint: String, properties: [String: String]
         ) {
@@ -43,9 +43,9 @@
         }
     }
 
-    public static let schema = "https://json.schemastore.org/sarif-2.1.0.json"
+    static let schema = "https://json.schemastore.org/sarif-2.1.0.json"
 
-    public static func log(toolVersion: String, rules: [Rule], results: [Result]) -> JSON {
+    static func log(toolVersion: String, rules: [Rule], results: [Result]) -> JSON {
         let index = Dictionary(rules.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
         let ruleJSON: [JSON] = rules.map { r in
             var pairs: [(String, JSON)] = [

@@ -120,10 +120,7 @@ public enum SurfaceReader {
         let exposed = exposedSchemas ?? ExposedSchemas.detect(from: first).names
         let param = Auditor.postgresArray(exposed)
         // As in the audit: a surface of schemas that do not exist would compare as "nothing".
-        let present: Int = try conn.query(
-            "select count(*)::int from pg_namespace where nspname = any($1::text[])", [param]
-        ).rows[0].decode(0)
-        if present == 0 {
+        if try Catalog.existingSchemas(conn, exposed).isEmpty {
             let names = exposed.map { SQL.display($0) }.joined(separator: ", ")
             throw ConfigurationError(
                 "exposed schema\(exposed.count == 1 ? " \(names) does" : "s \(names) do") not exist in this database: name existing schemas in --exposed-schemas"

@@ -66,7 +66,7 @@ import Synchronization
     }
 
     /// The file's bytes, or an error naming the file when it is outside or unreadable.
-    public static func contents(_ path: String) throws -> Data {
+    static func contents(_ path: String) throws -> Data {
         if let why = refusal(path) { throw ConfigurationError("\(path): \(why)") }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigurationError("\(path): cannot read the file")

@@ -11,14 +11,14 @@ enum SHA256 {
         0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
     ]
 
-    public static func hex<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
+    static func hex<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
         digest(Array(bytes)).map { b in
             let s = String(b, radix: 16)
             return b < 16 ? "0" + s : s
         }.joined()
     }
 
-    public static func digest(_ message: [UInt8]) -> [UInt8] {
+    static func digest(_ message: [UInt8]) -> [UInt8] {
         var h: [UInt32] = [
             0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
         ]

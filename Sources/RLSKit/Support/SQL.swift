@@ -1,7 +1,7 @@
 /// Quoting for SQL text that is shown to people and run as is. `ident` is the one way to
 /// put a name into SQL that runs; `display` the one way to name it in reports and lock files.
 @_spi(CLI) public enum SQL {
-    public static func literal(_ s: String) -> String {
+    static func literal(_ s: String) -> String {
         if !s.utf8.contains(where: { $0 == 39 || $0 == 92 }) { return "'" + s + "'" }  // fast path: no ' or \
         let body = s.replacingOccurrences(of: "'", with: "''")
         return s.contains("\\") ? "E'" + body.replacingOccurrences(of: "\\", with: "\\\\") + "'" : "'" + body + "'"
@@ -10,12 +10,12 @@
     /// An identifier for SQL that runs, quoted exactly where the server's `quote_ident` quotes
     /// (anything but lower-case letters, digits and `_`, a leading digit, a keyword that is
     /// not unreserved), and always with `always` (as psql's `:"name"` does).
-    public static func ident(_ s: String, always: Bool = false) -> String {
+    static func ident(_ s: String, always: Bool = false) -> String {
         always || needsQuotes(s) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
     }
 
     /// `schema.name`, quoting only where needed.
-    public static func qualified(_ schema: String, _ name: String) -> String { ident(schema) + "." + ident(name) }
+    static func qualified(_ schema: String, _ name: String) -> String { ident(schema) + "." + ident(name) }
 
     /// A name in a report or lock file: quoted as `ident` quotes it, with `\` and line breaks
     /// escaped inside the quotes so that it stays on one line.

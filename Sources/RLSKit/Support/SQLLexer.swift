@@ -1,6 +1,6 @@
 /// One token of SQL text, as PostgreSQL's lexer (scan.l) draws its boundaries.
 struct SQLToken: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
+    enum Kind: Sendable, Equatable {
         /// An unquoted identifier or keyword.
         case word
         /// `"…"` or `U&"…"`.
@@ -21,12 +21,12 @@ struct SQLToken: Sendable, Equatable {
         /// Any other single character (`\`, `{`, a lone `$`, control characters).
         case other
     }
-    public var kind: Kind
+    var kind: Kind
     /// Scalar offsets: `start..<end`.
-    public var start: Int
-    public var end: Int
+    var start: Int
+    var end: Int
     /// False for a quote or comment that runs to the end of the text.
-    public var closed = true
+    var closed = true
 
     var isTrivia: Bool { kind == .space || kind == .lineComment || kind == .blockComment }
 }
@@ -34,11 +34,11 @@ struct SQLToken: Sendable, Equatable {
 /// The one SQL lexer every splitter and classifier uses. It follows scan.l: identifiers take
 /// bytes ≥ 0x80 and `$` after the first character, so `€$a$` is a name, not a dollar quote.
 enum SQLLexer {
-    public static func tokens(_ text: String, standardConformingStrings: Bool = true) -> [SQLToken] {
+    static func tokens(_ text: String, standardConformingStrings: Bool = true) -> [SQLToken] {
         tokens(Array(text.unicodeScalars), standardConformingStrings: standardConformingStrings)
     }
 
-    public static func tokens(_ s: [Unicode.Scalar], standardConformingStrings: Bool = true) -> [SQLToken] {
+    static func tokens(_ s: [Unicode.Scalar], standardConformingStrings: Bool = true) -> [SQLToken] {
         var out: [SQLToken] = []
         scan(s, standardConformingStrings: standardConformingStrings) {
             out.append($0); return true
@@ -47,7 +47,7 @@ enum SQLLexer {
     }
 
     /// Hands each token to `body` in order until it returns false.
-    public static func scan(_ s: [Unicode.Scalar], standardConformingStrings: Bool = true, _ body: (SQLToken) -> Bool) {
+    static func scan(_ s: [Unicode.Scalar], standardConformingStrings: Bool = true, _ body: (SQLToken) -> Bool) {
         var i = 0
         func at(_ k: Int) -> Unicode.Scalar? { k < s.count ? s[k] : nil }
         while i < s.count {
@@ -119,13 +119,13 @@ enum SQLLexer {
     }
 
     /// scan.l's `space`; non-ASCII spaces are identifier characters to PostgreSQL.
-    public static func isSpace(_ c: Unicode.Scalar) -> Bool {
+    static func isSpace(_ c: Unicode.Scalar) -> Bool {
         c == " " || c == "\t" || c == "\n" || c == "\r" || c == "\u{0C}" || c == "\u{0B}"
     }
-    public static func isIdentStart(_ c: Unicode.Scalar) -> Bool {
+    static func isIdentStart(_ c: Unicode.Scalar) -> Bool {
         c == "_" || ("a"..."z").contains(c) || ("A"..."Z").contains(c) || c.value >= 0x80
     }
-    public static func isIdentContinue(_ c: Unicode.Scalar) -> Bool {
+    static func isIdentContinue(_ c: Unicode.Scalar) -> Bool {
         isIdentStart(c) || isDigit(c) || c == "$"
     }
     static func isDigit(_ c: Unicode.Scalar) -> Bool { ("0"..."9").contains(c) }

@@ -1,18 +1,18 @@
 /// One top-level statement of a SQL file, or one psql meta-command line.
 struct SQLStatement: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
+    enum Kind: Sendable, Equatable {
         case sql
         /// A psql backslash command (`\set x 1`), which is not SQL.
         case meta
     }
-    public var kind: Kind
+    var kind: Kind
     /// The statement without its terminating semicolon, comments and spacing around it kept
     /// inside, leading whitespace and comments dropped.
-    public var text: String
+    var text: String
     /// Offset of the first character, counted in Unicode scalars as the server counts positions.
-    public var offset: Int
-    public var line: Int
-    public var column: Int
+    var offset: Int
+    var line: Int
+    var column: Int
 }
 
 /// Splits SQL text into statements where PostgreSQL's grammar ends them, on the tokens of
@@ -22,7 +22,7 @@ struct SQLStatement: Sendable, Equatable {
 enum SQLScanner {
     /// `standardConformingStrings` as the server that receives the text has it: when off,
     /// a backslash escapes a quote in '…' too.
-    public static func statements(in text: String, standardConformingStrings: Bool = true) -> [SQLStatement] {
+    static func statements(in text: String, standardConformingStrings: Bool = true) -> [SQLStatement] {
         let s = Array(text.unicodeScalars)
         // After a meta-command the text is lexed afresh from the next line, as psql does.
         func lex(from base: Int) -> [SQLToken] {
@@ -133,7 +133,7 @@ enum SQLScanner {
     /// The first `count` unquoted words of a statement, lowercased; comments, quotes and
     /// punctuation skipped (`commit--x` is `commit`; `'commit'` is no word). With `names`,
     /// quoted names count too, as written (`"pgtap"`).
-    public static func keywords(_ text: String, count: Int, names: Bool = false) -> [String] {
+    static func keywords(_ text: String, count: Int, names: Bool = false) -> [String] {
         let s = Array(text.unicodeScalars)
         var out: [String] = []
         SQLLexer.scan(s) { tok in
@@ -146,7 +146,7 @@ enum SQLScanner {
     }
 
     /// The 1-based line and column of a 1-based scalar position (as in `PostgresError.position`).
-    public static func lineAndColumn(ofPosition position: Int, in text: String) -> (line: Int, column: Int) {
+    static func lineAndColumn(ofPosition position: Int, in text: String) -> (line: Int, column: Int) {
         var line = 1, col = 1, k = 1
         for c in text.unicodeScalars {
             if k >= position { break }

@@ -32,7 +32,7 @@ public struct SequenceAdvance: Sendable, Equatable {
     let before: [String: State]
 
     /// Reads the state of every sequence the connecting role can see.
-    public static func capture(_ conn: PostgresConnection) throws -> SequenceGuard {
+    static func capture(_ conn: PostgresConnection) throws -> SequenceGuard {
         SequenceGuard(before: try states(conn))
     }
 
@@ -74,7 +74,7 @@ public struct SequenceAdvance: Sendable, Equatable {
 
     /// Every sequence the run moved. With `owned` (a database only rlskit can reach) each is
     /// put back, never below the largest value in the column it feeds; otherwise none is touched.
-    public func finish(_ conn: PostgresConnection, owned: Bool) throws -> [SequenceAdvance] {
+    func finish(_ conn: PostgresConnection, owned: Bool) throws -> [SequenceAdvance] {
         let after = try Self.states(conn)
         var out: [SequenceAdvance] = []
         for (name, state) in before.sorted(by: { $0.value.display < $1.value.display }) {

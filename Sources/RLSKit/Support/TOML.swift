@@ -10,25 +10,25 @@ enum TOMLValue: Sendable, Equatable {
     case array([TOMLValue])
     case table(TOMLTable)
 
-    public var string: String? { if case .string(let s) = self { s } else { nil } }
-    public var bool: Bool? { if case .bool(let b) = self { b } else { nil } }
-    public var integer: Int64? { if case .integer(let i) = self { i } else { nil } }
-    public var array: [TOMLValue]? { if case .array(let a) = self { a } else { nil } }
-    public var table: TOMLTable? { if case .table(let t) = self { t } else { nil } }
+    var string: String? { if case .string(let s) = self { s } else { nil } }
+    var bool: Bool? { if case .bool(let b) = self { b } else { nil } }
+    var integer: Int64? { if case .integer(let i) = self { i } else { nil } }
+    var array: [TOMLValue]? { if case .array(let a) = self { a } else { nil } }
+    var table: TOMLTable? { if case .table(let t) = self { t } else { nil } }
 }
 
 /// A table keeps its keys in the order the file gave them, and the line each was set on.
 struct TOMLTable: Sendable, Equatable {
-    public private(set) var keys: [String] = []
+    private(set) var keys: [String] = []
     private var values: [String: TOMLValue] = [:]
     private var lines: [String: Int] = [:]
 
-    public init() {}
+    init() {}
 
-    public subscript(_ key: String) -> TOMLValue? { values[key] }
+    subscript(_ key: String) -> TOMLValue? { values[key] }
 
     /// The value at a dotted path of plain keys (`api.schemas`).
-    public func value(at path: String) -> TOMLValue? {
+    func value(at path: String) -> TOMLValue? {
         var table = self
         let parts = path.split(separator: ".").map(String.init)
         for part in parts.dropLast() {
@@ -39,7 +39,7 @@ struct TOMLTable: Sendable, Equatable {
     }
 
     /// The line a key of this table was set on.
-    public func line(of key: String) -> Int? { lines[key] }
+    func line(of key: String) -> Int? { lines[key] }
 
     mutating func set(_ key: String, _ value: TOMLValue, line: Int) {
         if values[key] == nil { keys.append(key) }
@@ -57,7 +57,7 @@ struct TOMLReader {
     var i = 0
     var line = 1
 
-    public static func parse(_ text: String, file: String) throws(InputError) -> TOMLTable {
+    static func parse(_ text: String, file: String) throws(InputError) -> TOMLTable {
         var r = TOMLReader(s: Array(text.unicodeScalars), file: file)
         return try r.document()
     }

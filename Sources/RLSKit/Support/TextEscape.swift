@@ -17,7 +17,7 @@
     /// What must never be written raw: C0 and C1 controls and DEL (terminal escapes, BEL, line
     /// breaks), the line and paragraph separators, and the bidi controls that reorder what a
     /// line shows (U+202A–U+202E, U+2066–U+2069, and the marks U+061C, U+200E, U+200F).
-    public static func isUnsafe(_ u: Unicode.Scalar) -> Bool {
+    static func isUnsafe(_ u: Unicode.Scalar) -> Bool {
         switch u.value {
         case 0..<0x20, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x2028...0x202E, 0x2066...0x2069: return true
         default: return false
@@ -25,7 +25,7 @@
     }
 
     /// `\u{1b}`: visible, and the same notation the storage drain uses for names.
-    public static func visible(_ u: Unicode.Scalar) -> String { "\\u{\(String(u.value, radix: 16))}" }
+    static func visible(_ u: Unicode.Scalar) -> String { "\\u{\(String(u.value, radix: 16))}" }
 
     /// One value (a name) inside a line: every unsafe character, line breaks and tabs too, as
     /// `\u{…}`, and the runner's old command form `##[` (matched anywhere in a line) as `#\u{23}[`.
@@ -45,7 +45,7 @@
 
     /// True for the second `#` of `##[`: the one each format writes escaped, so no line of its
     /// output holds the GitHub Actions runner's old command form.
-    public static func oldCommand(_ s: [Unicode.Scalar], at i: Int) -> Bool {
+    static func oldCommand(_ s: [Unicode.Scalar], at i: Int) -> Bool {
         s[i] == "#" && i > 0 && s[i - 1] == "#" && i + 1 < s.count && s[i + 1] == "["
     }
 

@@ -9,13 +9,13 @@ import Foundation
         String(validating: data, as: UTF8.self).map(withoutBOM)
     }
 
-    public static func withoutBOM(_ text: String) -> String {
+    static func withoutBOM(_ text: String) -> String {
         text.unicodeScalars.first == "\u{FEFF}" ? String(text.unicodeScalars.dropFirst()) : text
     }
 
     /// Why a line cannot be used: a NUL byte, which libpq would cut the text at and PostgreSQL
     /// refuses. Checked where a file is read, so the error names its line.
-    public static func nulProblem(_ line: Substring) -> String? {
+    static func nulProblem(_ line: Substring) -> String? {
         guard let i = line.utf8.firstIndex(of: 0) else { return nil }
         let column = line.unicodeScalars[..<i].count + 1
         return "contains a NUL byte (column \(column)), which PostgreSQL cannot accept: remove it"

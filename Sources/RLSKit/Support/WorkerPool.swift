@@ -7,7 +7,7 @@ import Synchronization
 /// (a bail-out). Results come back in item order; items never started are nil.
 @_spi(CLI) public enum WorkerPool {
     /// Work running in the background; `wait()` returns its results or rethrows its first error.
-    public final class Pending<R: Sendable>: Sendable {
+    final class Pending<R: Sendable>: Sendable {
         fileprivate let group = DispatchGroup()
         fileprivate let results: Mutex<[R?]>
         fileprivate let next = Mutex(0)
@@ -16,7 +16,7 @@ import Synchronization
 
         fileprivate init(count: Int) { results = Mutex(Array(repeating: nil, count: count)) }
 
-        public func wait() throws -> [R?] {
+        func wait() throws -> [R?] {
             group.wait()
             if let error = failure.withLock({ $0 }) { throw error }
             return results.withLock { $0 }
@@ -38,7 +38,7 @@ import Synchronization
     }
 
     /// Starts `workers` threads over `count` items and returns at once.
-    public static func start<State, R: Sendable>(
+    static func start<State, R: Sendable>(
         _ count: Int, workers: Int, open: @escaping @Sendable () throws -> State,
         _ body: @escaping @Sendable (State, Int) throws -> (result: R, stop: Bool)
     ) -> Pending<R> {
@@ -48,7 +48,7 @@ import Synchronization
     }
 
     /// `run`, where a worker whose `open` gives nil takes no items (they stay nil).
-    public static func run<State, R: Sendable>(
+    static func run<State, R: Sendable>(
         _ count: Int, workers: Int, openOrSitOut open: @escaping @Sendable () throws -> State?,
         _ body: @escaping @Sendable (State, Int) throws -> (result: R, stop: Bool)
     ) throws -> [R?] {
@@ -88,7 +88,7 @@ import Synchronization
     }
 
     /// The same contract on the calling thread, with state the caller already holds.
-    public static func serial<State, R>(
+    static func serial<State, R>(
         _ count: Int, on state: State, _ body: (State, Int) throws -> (result: R, stop: Bool)
     ) throws -> [R?] {
         var out = [R?](repeating: nil, count: count)

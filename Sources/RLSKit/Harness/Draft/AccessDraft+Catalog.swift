@@ -53,42 +53,6 @@ extension AccessDraft {
         var isPublic: Bool
     }
 
-    static let columnsSQL = """
-        select n.nspname::text as schema, c.relname::text as name, a.attname::text as col,
-               format_type(a.atttypid, a.atttypmod) as type,
-               coalesce((select b.typname::text from pg_type b where b.oid = t.typbasetype and t.typtype = 'd'), t.typname::text) as base,
-               array(select e.enumlabel::text from pg_enum e where e.enumtypid = t.oid order by e.enumsortorder) as labels,
-               fk.s as ref_schema, fk.t as ref_table, fk.c as ref_column,
-               (a.attgenerated = '' and a.attidentity = '') as writable
-          from pg_class c join pg_namespace n on n.oid = c.relnamespace
-          join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
-          join pg_type t on t.oid = a.atttypid
-          left join lateral (
-            select fn.nspname::text as s, fc.relname::text as t, fa.attname::text as c
-              from pg_constraint f join pg_class fc on fc.oid = f.confrelid
-              join pg_namespace fn on fn.oid = fc.relnamespace
-              join pg_attribute fa on fa.attrelid = f.confrelid and fa.attnum = f.confkey[1]
-             where f.conrelid = c.oid and f.contype = 'f' and f.conkey = array[a.attnum] limit 1) fk on true
-         where c.relkind in ('r', 'p') and c.relrowsecurity and n.nspname = any($1)
-         order by 1, 2, a.attnum
-        """
-
-    static let uniqueSQL = """
-        select n.nspname::text as schema, c.relname::text as name,
-               array(select a.attname::text from unnest(i.indkey) k(n) join pg_attribute a on a.attrelid = c.oid and a.attnum = k.n) as cols
-          from pg_index i join pg_class c on c.oid = i.indrelid join pg_namespace n on n.oid = c.relnamespace
-         where i.indisunique and i.indpred is null and c.relrowsecurity and n.nspname = any($1)
-        """
-
-    static let policySQL = """
-        select n.nspname::text as schema, c.relname::text as name, p.polname::text as policy, p.polcmd::text as cmd,
-               p.polpermissive as permissive,
-               array(select case when r = 0 then 'public' else pg_get_userbyid(r)::text end from unnest(p.polroles) r) as roles,
-               pg_get_expr(p.polqual, p.polrelid) as using_expr, pg_get_expr(p.polwithcheck, p.polrelid) as check_expr
-          from pg_policy p join pg_class c on c.oid = p.polrelid join pg_namespace n on n.oid = c.relnamespace
-         where n.nspname = any($1) order by 1, 2, 3
-        """
-
     /// Read through `PlatformTable`: storage.buckets is the project's to replace.
     static let bucketSelect = "id::text as id, public as public"
 
@@ -98,7 +62,7 @@ extension AccessDraft {
     ) {
         var tables: [String: Table] = [:]
         var order: [String] = []
-        for r in try conn.query(columnsSQL, [schemas]).rows {
+        for r in try conn.query(Catalog.rlsColumnsSQL, [schemas]).rows {
             let schema: String = try r.decode("schema"), name: String = try r.decode("name")
             let key = SQL.qualified(schema, name)
             if tables[key] == nil {
@@ -113,13 +77,13 @@ extension AccessDraft {
                     references: try refTable.map { (try r.decode("ref_schema"), $0, try r.decode("ref_column")) },
                     writable: try r.decode("writable")))
         }
-        for r in try conn.query(uniqueSQL, [schemas]).rows {
+        for r in try conn.query(Catalog.rlsUniqueKeysSQL, [schemas]).rows {
             let key = SQL.qualified(try r.decode("schema"), try r.decode("name"))
             tables[key]?.uniqueKeys.append(Set(try r.decode("cols", as: [String].self)))
         }
         var storage: [Policy] = []
         let withStorage = schemas.contains("storage") ? schemas : schemas + ["storage"]
-        for r in try conn.query(policySQL, [withStorage]).rows {
+        for r in try conn.query(Catalog.schemaPoliciesSQL, [withStorage]).rows {
             let schema: String = try r.decode("schema"), name: String = try r.decode("name")
             let p = Policy(
                 name: try r.decode("policy"), command: try r.decode("cmd"), roles: try r.decode("roles"),
@@ -145,16 +109,10 @@ extension AccessDraft {
         -> [String: String]
     {
         let exprs = (tables.flatMap(\.policies) + storagePolicies).flatMap { [$0.using, $0.check].compactMap { $0 } }
-        let called = Set(exprs.flatMap { ClaimAttack.functionNames(in: $0) })
+        let called = Set(exprs.flatMap { Catalog.functionNames(in: $0) })
         guard !called.isEmpty else { return [:] }
         var out: [String: String] = [:]
-        for r in try conn.query(
-            """
-            select proname::text as name, prosrc from pg_proc
-             where proname = any($1) and prolang <> (select oid from pg_language where lanname = 'internal')
-             order by oid
-            """, [Array(called)]
-        ).rows {
+        for r in try conn.query(Catalog.functionBodiesSQL, [Array(called)]).rows {
             out[try r.decode("name"), default: ""] += try r.decode("prosrc", as: String.self) + "\n"
         }
         return out

@@ -75,7 +75,7 @@ extension AccessDraft {
                 if places[r] == nil { order.append(r) }
                 if !(places[r] ?? []).contains(place) { places[r, default: []].append(place) }
             }
-            for f in ClaimAttack.functionNames(in: sql) {
+            for f in Catalog.functionNames(in: sql) {
                 guard let body = helpers[f] else { continue }
                 for r in claimReads(body) {
                     if places[r] == nil { order.append(r) }

@@ -7,7 +7,7 @@ import Postgres
 @_spi(CLI) public enum AccessDraft {
     public struct Options: Sendable {
         /// The schemas to declare; nil reads the data API's setting (see `ExposedSchemas`).
-        public var exposedSchemas: [String]?
+        var exposedSchemas: [String]?
         public init(exposedSchemas: [String]? = nil) { self.exposedSchemas = exposedSchemas }
     }
 

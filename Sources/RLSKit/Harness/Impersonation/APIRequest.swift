@@ -3,9 +3,9 @@ import Foundation
 /// A header every signed-in user (or, without `{uid}`, every caller) sends with each Data API
 /// request: `header x-tenant-id = {uid}` at the margin of an access file.
 struct APIHeader: Sendable, Equatable {
-    public var name: String
-    public var value: String
-    public var location: SourceLocation
+    var name: String
+    var value: String
+    var location: SourceLocation
 
     /// The value this actor sends, or nil when it does not send the header (anon and `{uid}`;
     /// a caller in no group and `{group}`).

@@ -3,7 +3,7 @@ import Foundation
 /// Who a check runs as. Users are real rows in auth.users, created inside the test
 /// transaction the way GoTrue signs them up, so sign-up triggers fire.
 struct HarnessActor: Sendable, Hashable {
-    public enum Kind: Sendable, Hashable {
+    enum Kind: Sendable, Hashable {
         case anon
         case user
         case serviceRole
@@ -13,28 +13,28 @@ struct HarnessActor: Sendable, Hashable {
         case authAdmin
     }
 
-    public var kind: Kind
+    var kind: Kind
     /// The label used in reports and scenario files: "A", "alice", "anon", "service_role".
-    public var name: String
-    public var id: UUID
-    public var email: String
+    var name: String
+    var id: UUID
+    var email: String
     /// What the user typed at sign-up (raw_user_meta_data); users can edit it through the Auth API.
-    public var userMetadata: String
+    var userMetadata: String
     /// Extra claims merged into the JWT, as a JSON object text.
-    public var extraClaims: String
+    var extraClaims: String
     /// Keys the service set in raw_app_meta_data (users cannot write them), as a JSON object text.
-    public var appMetadata: String = "{}"
+    var appMetadata: String = "{}"
     /// A user who wrote a role's claim into their own user_metadata.
-    public var forged = false
+    var forged = false
     /// When the token expires; fixed per actor so its claims text is the same in every check.
-    public var expires = Int(Date().timeIntervalSince1970) + 3600
+    var expires = Int(Date().timeIntervalSince1970) + 3600
 
-    public static let anon = HarnessActor(kind: .anon, name: "anon")
-    public static let serviceRole = HarnessActor(kind: .serviceRole, name: "service_role")
-    public static let admin = HarnessActor(kind: .admin, name: "admin")
-    public static let authAdmin = HarnessActor(kind: .authAdmin, name: "auth_admin")
+    static let anon = HarnessActor(kind: .anon, name: "anon")
+    static let serviceRole = HarnessActor(kind: .serviceRole, name: "service_role")
+    static let admin = HarnessActor(kind: .admin, name: "admin")
+    static let authAdmin = HarnessActor(kind: .authAdmin, name: "auth_admin")
 
-    public init(
+    init(
         kind: Kind, name: String, id: UUID = UUID(), email: String? = nil,
         userMetadata: String = "{}", extraClaims: String = "{}"
     ) {
@@ -46,15 +46,15 @@ struct HarnessActor: Sendable, Hashable {
         self.extraClaims = extraClaims
     }
 
-    public static func user(_ name: String, metadata: String = "{}", claims: String = "{}") -> HarnessActor {
+    static func user(_ name: String, metadata: String = "{}", claims: String = "{}") -> HarnessActor {
         HarnessActor(kind: .user, name: name, userMetadata: metadata, extraClaims: claims)
     }
 
     /// Lower-case uuid text, as auth.uid()::text prints it.
-    public var uid: String { id.uuidString.lowercased() }
+    var uid: String { id.uuidString.lowercased() }
 
     /// The database role the API servers switch to.
-    public var role: String {
+    var role: String {
         switch kind {
         case .anon: "anon"
         case .user: "authenticated"
@@ -65,7 +65,7 @@ struct HarnessActor: Sendable, Hashable {
     }
 
     /// The JWT claims PostgREST puts in request.jwt.claims; always with `role`.
-    public var claims: String {
+    var claims: String {
         extraClaims == "{}" || kind != .user ? hookInput : HarnessActor.merge(hookInput, extraClaims)
     }
 
@@ -89,7 +89,7 @@ struct HarnessActor: Sendable, Hashable {
     /// One statement that makes the transaction act as this caller, exactly as the data API
     /// does (SET LOCAL role and claims; legacy per-claim settings cleared). With `storage`, also
     /// what the Storage API sets for that operation.
-    public func impersonation(storage operation: String? = nil) -> String {
+    func impersonation(storage operation: String? = nil) -> String {
         var sets: [(String, String)] = [("role", role), ("request.jwt.claims", claims)]
         let legacySub = operation != nil && kind != .admin ? (kind == .user ? uid : "") : ""
         let legacyRole = operation != nil && kind != .admin && kind != .authAdmin ? role : ""
@@ -104,7 +104,7 @@ struct HarnessActor: Sendable, Hashable {
     }
 
     /// Shown in reports.
-    public var label: String {
+    var label: String {
         switch kind {
         case .user where userMetadata != "{}" && (name.hasPrefix("M") || forged):
             "\(name) (user_metadata \(userMetadata))"
@@ -135,7 +135,7 @@ struct HarnessActor: Sendable, Hashable {
 enum SignUp {
     /// Statements for one script: switch to GoTrue's role (when it exists), insert, switch back.
     /// `columns` is the set of auth.users columns present, so a real Supabase schema works too.
-    public static func script(_ users: [HarnessActor], columns: Set<String>, authAdminExists: Bool) -> String {
+    static func script(_ users: [HarnessActor], columns: Set<String>, authAdminExists: Bool) -> String {
         guard !users.isEmpty else { return "" }
         let wanted: [(String, (HarnessActor) -> String)] = [
             ("instance_id", { _ in "'00000000-0000-0000-0000-000000000000'" }),

@@ -24,25 +24,25 @@ struct BucketIntent: Sendable, Equatable {
         var at: SourceLocation
     }
 
-    public var id: String
-    public var ownership: BucketOwnership?
+    var id: String
+    var ownership: BucketOwnership?
     /// With `ownership group schema.table`: the members block the folders follow.
-    public var groupMembers: String?
+    var groupMembers: String?
     /// Who downloads (and, unless `list` says otherwise, lists); `public` also means a public bucket.
-    public var read: BucketRead?
+    var read: BucketRead?
     /// Who lists objects (SELECT on storage.objects); defaults to the owner (or the members) in a public bucket, else `read`.
-    public var list: Who?
-    public var upload: Who?
-    public var overwrite: Who?
-    public var move: Who?
-    public var delete: Who?
+    var list: Who?
+    var upload: Who?
+    var overwrite: Who?
+    var move: Who?
+    var delete: Who?
     /// Types an upload may have (`mime`); others must be refused.
-    public var mimeTypes: [String] = []
+    var mimeTypes: [String] = []
     /// Largest upload in bytes (`size`); larger ones must be refused.
-    public var maxSize: Int?
-    public var location: SourceLocation
+    var maxSize: Int?
+    var location: SourceLocation
     /// Where each setting was written, by its canonical name.
-    public var settings: [String: SourceLocation] = [:]
+    var settings: [String: SourceLocation] = [:]
     var written: [Written] = []
 
     var model: BucketOwnership { ownership ?? .folder }

@@ -1,15 +1,15 @@
 /// `function public.get_team(uuid) callable-by members`: who may call a SECURITY DEFINER
 /// function and have it return or change the rows it was given (see FunctionProbe).
 struct FunctionIntent: Sendable, Equatable {
-    public var schema: String
-    public var name: String
+    var schema: String
+    var name: String
     /// Argument types as the catalog prints them (`uuid`, `integer`); nil: every overload.
-    public var argTypes: [String]?
-    public var callableBy: Who
-    public var location: SourceLocation
+    var argTypes: [String]?
+    var callableBy: Who
+    var location: SourceLocation
 
     /// `schema.name(types)` as the probe names functions.
-    public var display: String {
+    var display: String {
         AuditNames.function(schema, name + (argTypes.map { "(" + $0.joined(separator: ", ") + ")" } ?? ""))
     }
 

@@ -21,47 +21,47 @@ import Foundation
 ///       read public                 # public, or a who
 ///       write own-folder            # own-folder, or a who; 'ownership group' for team folders
 struct AccessFile: Sendable, Equatable {
-    public var exposedSchemas: [String] = []
+    var exposedSchemas: [String] = []
     /// Where each of `exposedSchemas` was named (same order).
-    public var exposedLocations: [SourceLocation] = []
-    public var tables: [TableIntent] = []
-    public var memberships: [MembersIntent] = []
-    public var roles: [RoleIntent] = []
-    public var buckets: [BucketIntent] = []
+    var exposedLocations: [SourceLocation] = []
+    var tables: [TableIntent] = []
+    var memberships: [MembersIntent] = []
+    var roles: [RoleIntent] = []
+    var buckets: [BucketIntent] = []
     /// Headers the callers send with every Data API request (`header name = value`).
-    public var headers: [APIHeader] = []
+    var headers: [APIHeader] = []
     /// Who may call each SECURITY DEFINER function the probe calls (`function … callable-by …`).
-    public var functions: [FunctionIntent] = []
-    public var path: String = ""
+    var functions: [FunctionIntent] = []
+    var path: String = ""
 }
 
 struct TableIntent: Sendable, Equatable {
-    public var schema: String
-    public var name: String
+    var schema: String
+    var name: String
     /// The column holding the owner's user id; empty for tables without one (catalogs, service tables).
-    public var owner: String = ""
+    var owner: String = ""
     /// The column holding the row's group (through a `members` block); empty when rows have none.
-    public var group: String = ""
+    var group: String = ""
     /// `group project_id through public.projects`: the row's group is that of the row it points at.
-    public var through: String = ""
-    public var read: Who?
-    public var insert: Who?
-    public var update: Who?
-    public var delete: Who?
+    var through: String = ""
+    var read: Who?
+    var insert: Who?
+    var update: Who?
+    var delete: Who?
     /// Who may move a row into another group (default: who may update it and insert there).
-    public var move: Who?
+    var move: Who?
     /// Columns no API caller may set on a row it writes (is_admin, plan, balance…).
-    public var protected: [String] = []
+    var protected: [String] = []
     /// Column → SQL expression; `{owner}` is the owner's uid, `{n}` a number unique in the run.
-    public var seeds: [(column: String, expression: String)] = []
-    public var location: SourceLocation
+    var seeds: [(column: String, expression: String)] = []
+    var location: SourceLocation
     /// Where each setting was written: "owner", "read", "write", "insert", "update", "delete", "seed <column>".
-    public var settings: [String: SourceLocation] = [:]
+    var settings: [String: SourceLocation] = [:]
 
     /// `schema.name`, quoted where needed, in a form an access file accepts back.
-    public var qualifiedName: String { SQL.qualified(schema, name) }
+    var qualifiedName: String { SQL.qualified(schema, name) }
 
-    public static func == (a: TableIntent, b: TableIntent) -> Bool {
+    static func == (a: TableIntent, b: TableIntent) -> Bool {
         a.schema == b.schema && a.name == b.name && a.owner == b.owner && a.group == b.group && a.read == b.read
             && a.insert == b.insert
             && a.update == b.update && a.delete == b.delete && a.location == b.location
@@ -71,33 +71,33 @@ struct TableIntent: Sendable, Equatable {
 
 /// A membership table: a user belongs to a group, optionally with a role.
 struct MembersIntent: Sendable, Equatable {
-    public var schema: String
-    public var name: String
-    public var groupColumn = ""
-    public var userColumn = ""
-    public var roleColumn = ""
+    var schema: String
+    var name: String
+    var groupColumn = ""
+    var userColumn = ""
+    var roleColumn = ""
     /// Role values, the group owner's first and the plain member's last.
-    public var roles: [String] = []
-    public var read: Who?
+    var roles: [String] = []
+    var read: Who?
     /// Who adds others to a group, removes others, changes others' roles; whether a member may leave.
-    public var add: Who?
-    public var remove: Who?
-    public var leave: Who?
-    public var changeRole: Who?
-    public var location: SourceLocation
-    public var settings: [String: SourceLocation] = [:]
+    var add: Who?
+    var remove: Who?
+    var leave: Who?
+    var changeRole: Who?
+    var location: SourceLocation
+    var settings: [String: SourceLocation] = [:]
 
     /// Membership given by a claim the service sets (app_metadata.org_id) instead of a table;
     /// `roleClaimPath` holds the member's role the same way.
-    public var claimPath: [String] = []
-    public var roleClaimPath: [String] = []
-    public var byClaim: Bool { !claimPath.isEmpty }
+    var claimPath: [String] = []
+    var roleClaimPath: [String] = []
+    var byClaim: Bool { !claimPath.isEmpty }
 
-    public var qualifiedName: String {
+    var qualifiedName: String {
         byClaim ? "claim " + claimPath.joined(separator: ".") : SQL.qualified(schema, name)
     }
 
-    public static func == (a: MembersIntent, b: MembersIntent) -> Bool {
+    static func == (a: MembersIntent, b: MembersIntent) -> Bool {
         a.qualifiedName == b.qualifiedName && a.groupColumn == b.groupColumn && a.userColumn == b.userColumn
             && a.roleColumn == b.roleColumn && a.roles == b.roles && a.read == b.read && a.add == b.add
             && a.remove == b.remove && a.leave == b.leave && a.changeRole == b.changeRole && a.location == b.location
@@ -108,32 +108,32 @@ struct MembersIntent: Sendable, Equatable {
 /// A role the platform gives through a JWT claim the user cannot write: `app_metadata.<key>`
 /// (set by the service) or a top-level claim (added by the custom access-token hook).
 struct RoleIntent: Sendable, Equatable {
-    public static func == (a: RoleIntent, b: RoleIntent) -> Bool {
+    static func == (a: RoleIntent, b: RoleIntent) -> Bool {
         a.name == b.name && a.claimPath == b.claimPath && a.value == b.value && a.rowTable == b.rowTable
             && a.rowUserColumn == b.rowUserColumn && a.rowValues.map(\.column) == b.rowValues.map(\.column)
             && a.rowValues.map(\.expression) == b.rowValues.map(\.expression) && a.location == b.location
     }
 
-    public var name: String
+    var name: String
     /// The claim's path in the JWT, e.g. ["app_metadata", "role"] or ["user_role"].
-    public var claimPath: [String] = []
+    var claimPath: [String] = []
     /// The claim's value as JSON text: "\"admin\"", "true", "3".
-    public var value: String = ""
+    var value: String = ""
     /// Or a row in a role table: `row public.user_roles user_id, role = 'admin'` (table, the
     /// user's column, then `column = SQL value` pairs).
-    public var rowSchema: String = ""
-    public var rowName: String = ""
-    public var rowTable: String { rowName.isEmpty ? "" : SQL.qualified(rowSchema, rowName) }
-    public var rowUserColumn: String = ""
-    public var rowValues: [(column: String, expression: String)] = []
-    public var byRow: Bool { !rowTable.isEmpty }
-    public var location: SourceLocation
-    public var settings: [String: SourceLocation] = [:]
+    var rowSchema: String = ""
+    var rowName: String = ""
+    var rowTable: String { rowName.isEmpty ? "" : SQL.qualified(rowSchema, rowName) }
+    var rowUserColumn: String = ""
+    var rowValues: [(column: String, expression: String)] = []
+    var byRow: Bool { !rowTable.isEmpty }
+    var location: SourceLocation
+    var settings: [String: SourceLocation] = [:]
 }
 
 extension AccessFile {
     /// Parses the whole file or throws its first mistake; nothing is run from a malformed file.
-    public static func parse(_ text: String, path: String) throws(InputError) -> AccessFile {
+    static func parse(_ text: String, path: String) throws(InputError) -> AccessFile {
         var parser = Parser(file: AccessFile(path: path))
         for (i, raw) in TextFile.lines(text).enumerated() {
             let at = SourceLocation(file: path, line: i + 1)
@@ -280,7 +280,7 @@ extension AccessFile {
     /// Only the file's `expose` lines, read by the parser's own rule: what the project says
     /// the Data API serves, for commands that do not run the file (audit, snapshot, init).
     /// Other lines are not checked here; they are when the file runs.
-    public static func exposure(_ text: String, path: String) throws(InputError) -> AccessFile {
+    static func exposure(_ text: String, path: String) throws(InputError) -> AccessFile {
         var parser = Parser(file: AccessFile(path: path))
         for (i, raw) in TextFile.lines(text).enumerated() {
             let at = SourceLocation(file: path, line: i + 1)

@@ -15,26 +15,26 @@ import Foundation
 /// Actors: declared users, anon, service_role, admin (the connecting role, not impersonated)
 /// and auth_admin (supabase_auth_admin, as GoTrue). `{name}` is a user's id, `{name.email}` their email.
 struct Scenario: Sendable {
-    public struct Step: Sendable {
-        public var actor: String
+    struct Step: Sendable {
+        var actor: String
         /// SQL, or a Storage API call: "upload BUCKET NAME" / "remove BUCKET NAME".
-        public var text: String
-        public var expectations: [Expectation]
-        public var location: SourceLocation
+        var text: String
+        var expectations: [Expectation]
+        var location: SourceLocation
         /// The file line of each line of `text` (comment lines between them are skipped).
         var lines: [Int] = []
     }
-    public var title: String
-    public var users: [HarnessActor]
-    public var steps: [Step]
-    public var location: SourceLocation
+    var title: String
+    var users: [HarnessActor]
+    var steps: [Step]
+    var location: SourceLocation
 }
 
 enum ScenarioFile {
     static let builtInActors = ["anon", "service_role", "admin", "auth_admin"]
 
     /// Parses a whole file or throws its first mistake; nothing runs from a malformed file.
-    public static func parse(_ text: String, path: String) throws(InputError) -> [Scenario] {
+    static func parse(_ text: String, path: String) throws(InputError) -> [Scenario] {
         var scenarios: [Scenario] = []
         var stepOpen = false  // an `as` line seen, its SQL may continue until the first `expect`
         var titles: [String: SourceLocation] = [:]

@@ -5,7 +5,7 @@ import Foundation
 /// user_metadata carries the values those policies compare against.
 enum ClaimAttack {
     /// True when an expression (or a function body it calls) reads the JWT claims.
-    public static func readsClaims(_ texts: [String]) -> Bool {
+    static func readsClaims(_ texts: [String]) -> Bool {
         texts.contains { t in
             let l = t.lowercased()
             return l.contains("jwt") || l.contains("user_metadata") || l.contains("raw_user_meta_data")
@@ -72,7 +72,7 @@ enum ClaimAttack {
 
     /// A user_metadata object with every key the expressions read set to the value they compare it with
     /// (`->> 'role') = 'admin'` gives {"role": "admin"}); keys read without a comparison get true.
-    public static func metadata(for texts: [String]) -> String {
+    static func metadata(for texts: [String]) -> String {
         var pairs: [String: Any] = [:]
         for t in texts {
             let ns = t as NSString
@@ -100,23 +100,9 @@ enum ClaimAttack {
     static let readOnly = try! NSRegularExpression(pattern: #"->>?\s*'([^']+)'"#)
     static let casted = try! NSRegularExpression(
         pattern: #"->>\s*'([^']+)'(?:::text)?\)*\s*::\s*bool"#, options: [.caseInsensitive])
-    static let call = try! NSRegularExpression(pattern: #"([A-Za-z_][A-Za-z0-9_]*)\s*\("#)
 
     /// Path keys, not values an attacker would set.
     static let ignoredKeys: Set<String> = [
         "user_metadata", "app_metadata", "sub", "request.jwt.claims", "request.jwt.claim",
     ]
-
-    /// Names of functions called in an expression, e.g. "is_admin" in `private.is_admin()`.
-    static func functionNames(in text: String) -> [String] {
-        let ns = text as NSString
-        let builtins: Set<String> = [
-            "select", "uid", "jwt", "role", "email", "current_setting", "coalesce", "nullif", "foldername",
-            "filename", "extension", "any", "array", "exists", "lower", "upper", "in", "and", "or", "not",
-        ]
-        return call.matches(in: text, range: NSRange(location: 0, length: ns.length)).map {
-            ns.substring(with: $0.range(at: 1))
-        }
-        .filter { !builtins.contains($0.lowercased()) }
-    }
 }

@@ -21,7 +21,7 @@ final class MatrixChecks {
         checks = [
             PolicyCheck(
                 suite: suite, actor: "admin", operation: "rls", name: "row level security is enabled",
-                statements: ["select relrowsecurity from pg_class where oid = \(SQL.literal(table))::regclass"],
+                statements: [Catalog.rowSecuritySQL(SQL.literal(table))],
                 expectations: [.isTrue], location: location)
         ]
     }

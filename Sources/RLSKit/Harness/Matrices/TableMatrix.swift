@@ -96,7 +96,7 @@ struct TableMatrix {
         checks.append(
             PolicyCheck(
                 suite: suite, actor: "admin", operation: "rls", name: "row level security is enabled",
-                statements: ["select relrowsecurity from pg_class where oid = \(SQL.literal(t))::regclass"],
+                statements: [Catalog.rowSecuritySQL(SQL.literal(t))],
                 expectations: [.isTrue], location: intent.location))
         let select = "select count(*) from \(t) where "
         func touch(_ u: HarnessActor) -> String {

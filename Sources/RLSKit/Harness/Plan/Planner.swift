@@ -46,7 +46,9 @@ enum Planner {
             let position = Dictionary(file.tables.enumerated().map { ($0.element.qualifiedName, $0.offset) }) { a, _ in
                 a
             }
-            let declared = Dictionary(file.tables.map { ($0.qualifiedName, $0) }) { a, _ in a }
+            let declared = Dictionary(file.tables.map { ($0.qualifiedName, (owner: $0.owner, seeds: $0.seeds)) }) {
+                a, _ in a
+            }
             for i in infos.indices { infos[i].declared = declared }
             try checkRoleRows(file, conn: conn)
             let worlds = try groupWorlds(file, conn: conn)

@@ -70,18 +70,9 @@ struct Blame {
     }
 
     func evaluate(_ check: PolicyCheck, _ row: CheckRow, leak: Bool) throws -> [String] {
-        let on = try conn.query(
-            "select relrowsecurity from pg_class where oid = $1::regclass", [row.table]
-        ).rows.first?.values[0]
+        let on = try conn.query(Catalog.rowSecuritySQL("$1"), [row.table]).rows.first?.values[0]
         if on == "f" { return ["row level security is off on \(row.table): no policy applies"] }
-        let policies = try conn.query(
-            """
-            select polname, polpermissive, polcmd::text, pg_get_expr(polqual, polrelid), pg_get_expr(polwithcheck, polrelid)
-            from pg_policy where polrelid = $1::regclass
-              and (0 = any(polroles) or exists (select 1 from unnest(polroles) r where r <> 0 and pg_has_role($2, r, 'member')))
-            order by polname
-            """, [row.table, row.role]
-        ).rows.map { r in
+        let policies = try conn.query(Catalog.rolePoliciesSQL, [row.table, row.role]).rows.map { r in
             Policy(
                 name: r.values[0] ?? "", permissive: r.values[1] == "t", command: r.values[2] ?? "*",
                 using: r.values[3], check: r.values[4])

@@ -13,7 +13,7 @@ enum Observed: Sendable, Equatable, CustomStringConvertible {
     case error(sqlState: String, message: String)
     case notRun
 
-    public init(_ outcome: StatementOutcome) {
+    init(_ outcome: StatementOutcome) {
         switch outcome {
         case .skipped: self = .notRun
         case .failure(let e):
@@ -39,7 +39,7 @@ enum Observed: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var isDenied: Bool {
+    var isDenied: Bool {
         switch self {
         case .deniedByRLS, .deniedByPrivilege, .refused: true;
         default: false
@@ -47,7 +47,7 @@ enum Observed: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Rows returned or affected; nil after an error.
-    public var count: Int? {
+    var count: Int? {
         switch self {
         case .rows(let r): r.count
         case .affected(let n): n
@@ -56,7 +56,7 @@ enum Observed: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    var description: String {
         switch self {
         case .rows(let r) where r.count == 1 && r[0].count == 1: "1 row (\(r[0][0] ?? "NULL"))"
         case .rows(let r): r.count == 1 ? "1 row" : "\(r.count) rows"
@@ -97,7 +97,7 @@ enum Expectation: Sendable, Equatable, CustomStringConvertible {
     /// refused (denied, or raised by a trigger or a check constraint).
     case notStored
 
-    public var description: String {
+    var description: String {
         switch self {
         case .visible: "the row is visible"
         case .hidden: "no row visible (0 rows, or denied)"
@@ -126,7 +126,7 @@ enum Expectation: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public func accepts(_ o: Observed) -> Bool {
+    func accepts(_ o: Observed) -> Bool {
         switch self {
         case .visible:
             if case .rows(let r) = o, let v = r.first?.first ?? nil, let n = Int(v) { return n > 0 }
@@ -187,19 +187,19 @@ enum Expectation: Sendable, Equatable, CustomStringConvertible {
 
 /// One check: statements run in order in one rolled-back group; the last one is judged.
 struct PolicyCheck: Sendable {
-    public var suite: String
-    public var actor: String
+    var suite: String
+    var actor: String
     /// "select" | "insert" | "update" | "delete": for the coverage summary.
-    public var operation: String
-    public var name: String
+    var operation: String
+    var name: String
     /// Setup statements (as the connecting role), then the impersonation, then the statement judged.
-    public var statements: [String]
-    public var expectations: [Expectation]
-    public var location: SourceLocation?
+    var statements: [String]
+    var expectations: [Expectation]
+    var location: SourceLocation?
     /// Matrix checks: the row in question, so that a failure names the policies that decided it.
     var row: CheckRow? = nil
     /// The plain write this `… returning *` check repeats: judged only when that one passes.
-    public var readBackOf: String?
+    var readBackOf: String?
 
-    public var judgedSQL: String { statements.last ?? "" }
+    var judgedSQL: String { statements.last ?? "" }
 }

@@ -34,7 +34,7 @@ struct ParentPlan: Sendable {
     var problem: String?
     /// The root table's reachable parents and declared tables (parents' own maps are empty).
     private let catalog: [String: TableInfo]
-    private let declared: [String: TableIntent]
+    private let declared: [String: TableInfo.Declared]
 
     init(table: TableInfo, intent: TableIntent, fixed: [String: String] = [:]) {
         catalog = table.parents

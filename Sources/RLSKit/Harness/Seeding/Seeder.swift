@@ -4,12 +4,12 @@ import Foundation
 /// and a type-appropriate value for every NOT NULL column without a default. Identity and
 /// generated columns are left out; other nullable or defaulted columns take their default.
 struct Seeder: Sendable {
-    public let table: TableInfo
-    public let intent: TableIntent
+    let table: TableInfo
+    let intent: TableIntent
     /// Column → SQL value the matrix decides (a row's group, a member's user and role).
-    public var fixed: [String: String]
+    var fixed: [String: String]
     /// Parent rows the table's foreign keys need.
-    public let parents: ParentPlan
+    let parents: ParentPlan
 
     init(table: TableInfo, intent: TableIntent, fixed: [String: String] = [:]) {
         self.table = table
@@ -19,7 +19,7 @@ struct Seeder: Sendable {
     }
 
     /// Why rows cannot be made without help, or nil.
-    public var problem: String? {
+    var problem: String? {
         if intent.owner.isEmpty { return otherColumnsProblem }
         guard let owner = table.column(intent.owner) else {
             return
@@ -54,7 +54,7 @@ struct Seeder: Sendable {
     func needsValue(_ c: TableInfo.ColumnInfo) -> Bool { c.writable && c.notNull && !c.hasDefault }
 
     /// Column list and value expressions of one row owned by `owner`.
-    public func row(owner: String, n: Int) -> (columns: [String], values: [String]) {
+    func row(owner: String, n: Int) -> (columns: [String], values: [String]) {
         var cols: [String] = [], vals: [String] = []
         for c in table.columns where c.writable || fixed[c.name] != nil {
             let value: String?
@@ -79,7 +79,7 @@ struct Seeder: Sendable {
         return (cols, vals)
     }
 
-    public func insert(owner: String, n: Int, returning: Bool = false) -> String {
+    func insert(owner: String, n: Int, returning: Bool = false) -> String {
         let r = row(owner: owner, n: n)
         return
             "insert into \(table.sqlName)" + InsertSQL.values(r.columns, r.values, overriding: overriding)

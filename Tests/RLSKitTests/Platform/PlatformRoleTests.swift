@@ -2,12 +2,14 @@ import Foundation
 import Postgres
 import XCTest
 
-/// `Options.platformRoles`: the cluster's superuser is supabase_admin, and postgres has the
+@testable import RLSKit
+
+/// `PlatformRole.bootstrap`: the cluster's superuser is supabase_admin, and postgres has the
 /// platform's attributes; trusted extensions are creatable by postgres, others are not.
 final class PlatformRoleTests: XCTestCase {
     func testPostgresIsNotASuperuserTheAdminIs() throws {
         var options = LocalCluster.Options()
-        options.platformRoles = true
+        options.bootstrap = PlatformRole.bootstrap
         options.extensionFiles = [
             "probe_untrusted.control": "default_version = '1.0'\nrelocatable = true\n",
             "probe_untrusted--1.0.sql": "create function probe_answer() returns int language sql as 'select 42';\n",

@@ -6,33 +6,33 @@ import Postgres
 /// says what it did: rows it wrote (pg_stat_xact_user_tables) and rows it returned that name
 /// another user.
 enum FunctionProbe {
-    public struct Outcome: Sendable, Equatable {
+    struct Outcome: Sendable, Equatable {
         /// `schema.name(argument types)`.
-        public var function: String
+        var function: String
         /// "anon" or "a stranger".
-        public var caller: String
+        var caller: String
         /// "public.members: 1 updated", … (empty when it wrote nothing).
-        public var writes: [String]
+        var writes: [String]
         /// Rows returned that contain another user's id.
-        public var othersRows: Int
+        var othersRows: Int
         /// The error that refused the call, when it raised.
-        public var refused: String?
+        var refused: String?
         /// Requests the stand-ins recorded (`POST https://…`), never sent.
-        public var requests: [String] = []
+        var requests: [String] = []
         /// Why the call gave no verdict: an argument the probe chose was not a value the function
         /// takes, or it did not end in time (`cutOff`).
-        public var unfilled: String?
+        var unfilled: String?
         /// What the call changed in the catalog (row security, grants, policies, roles), as
         /// "row level security off on public.notes"; a rollback undoes it, a real call would not.
-        public var catalogChanges: [String] = []
+        var catalogChanges: [String] = []
         /// Effects no rollback undoes (a session advisory lock), found after the call.
-        public var lasting: [String] = []
+        var lasting: [String] = []
         /// A write or another user's rows, done by a caller that should get neither.
-        public var isFinding: Bool {
+        var isFinding: Bool {
             refused == nil && unfilled == nil && (!writes.isEmpty || othersRows > 0 || !catalogChanges.isEmpty)
         }
 
-        public var sentence: String {
+        var sentence: String {
             if let unfilled { return "\(function) as \(caller): not covered: \(unfilled)" }
             if let refused { return "\(function) as \(caller): refused (\(refused))" }
             var parts: [String] = []
@@ -81,7 +81,7 @@ enum FunctionProbe {
         var columns: [Column]
     }
 
-    public static func run(_ conn: PostgresConnection, exposedSchemas: [String]) throws -> [Outcome] {
+    static func run(_ conn: PostgresConnection, exposedSchemas: [String]) throws -> [Outcome] {
         // Every form a row may hold another user in: the id (any case, with or without hyphens),
         // the email, the phone.
         let others: [String] = try conn.query(
@@ -118,7 +118,7 @@ enum FunctionProbe {
     static func candidates(_ conn: PostgresConnection, exposedSchemas: [String]) throws -> [Candidate] {
         // Bound as text[]: the one array quoter escapes `\`, `"`, `,` and braces in names.
         let schemas = exposedSchemas
-        let columns = try conn.query(columnsSQL, [schemas]).rows.map { r in
+        let columns = try conn.query(Catalog.schemaColumnsSQL, [schemas]).rows.map { r in
             Column(
                 schema: try r.decode("schema"), table: try r.decode("table_name"), column: try r.decode("column_name"),
                 type: try r.decode("type"))
@@ -379,14 +379,5 @@ enum FunctionProbe {
           and \(SQLParts.notExtensionMember("p", catalog: "pg_proc"))
           and (has_function_privilege('anon', p.oid, 'EXECUTE') or has_function_privilege('authenticated', p.oid, 'EXECUTE'))
         order by 1, 3
-        """
-
-    static let columnsSQL = """
-        select n.nspname as schema, c.relname as table_name, a.attname as column_name,
-               pg_catalog.format_type(a.atttypid, null) as type
-        from pg_catalog.pg_attribute a join pg_catalog.pg_class c on c.oid = a.attrelid
-        join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-        where n.nspname = any($1::text[]) and c.relkind in ('r', 'p') and a.attnum > 0 and not a.attisdropped
-        order by 1, 2, a.attnum
         """
 }
