@@ -11,7 +11,9 @@ final class TreeRemovalTests: XCTestCase {
     override func setUpWithError() throws {
         outside = NSTemporaryDirectory() + "rlskit-outside-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
-        for i in 0..<200 { _ = FileManager.default.createFile(atPath: outside + "/keep-\(i)", contents: Data("x".utf8)) }
+        for i in 0..<200 {
+            _ = FileManager.default.createFile(atPath: outside + "/keep-\(i)", contents: Data("x".utf8))
+        }
     }
 
     override func tearDown() { try? FileManager.default.removeItem(atPath: outside) }
