@@ -34,10 +34,19 @@ enum CheckCommand {
             CIOutput.option,
             HTMLOutput.option,
             .flag("keep", "Leave the throwaway database running afterwards and print how to connect."),
+            .flag(
+                "watch",
+                "Check again whenever a migration, seed, test, access file or config.toml changes (Ctrl-C stops)."),
             ProjectOptions.grants,
         ] + OptionSpec.harness + OptionSpec.audit)
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
+        if args.flag("watch") { return try CheckWatch.run(args, term) }
+        return try once(args, term).code
+    }
+
+    /// One check: its exit code and, when it got that far, its report.
+    static func once(_ args: ParsedArguments, _ term: Terminal) throws -> (code: ExitCode, report: ProjectCheck.Report) {
         let format = try OutputFormat.parse(args, allowed: [.text, .junit, .json, .sarif]).rawValue
         var options = ProjectCheck.Options()
         options.harness = try HarnessGroup.options(args)
@@ -130,8 +139,8 @@ enum CheckCommand {
         if let hold = ProcessInfo.processInfo.environment["RLSKIT_TEST_HOLD_SECONDS"].flatMap(Double.init) {
             Thread.sleep(forTimeInterval: hold)
         }
-        if !report.problems.isEmpty { return .usage }
-        return report.passed ? .success : .checksFailed
+        if !report.problems.isEmpty { return (.usage, report) }
+        return (report.passed ? .success : .checksFailed, report)
     }
 
     /// What to test: --tests, else sql/tests, else supabase/tests, else the built-in tests
