@@ -18,6 +18,29 @@ public enum StorageDrain {
         public var refused: [(object: String, reason: String)] = []
     }
 
+    public struct Options: Sendable {
+        public var url: String
+        public var key: String
+        /// At most this many deletions per run.
+        public var limit = 1000
+        /// Seconds per request.
+        public var timeout: Double = 10
+        public init(url: String, key: String) {
+            self.url = url
+            self.key = key
+        }
+    }
+
+    /// The engine's shape: drains the queue of the database at `target`.
+    public static func run(
+        options: Options, on target: ConnectionString, log: (String) -> Void = { _ in }
+    ) throws -> Result {
+        let conn = try PostgresConnection(target)
+        defer { conn.close() }
+        return try run(
+            conn, url: options.url, key: options.key, limit: options.limit, timeout: options.timeout, log: log)
+    }
+
     /// The API URL and key stored by `rlskit apply --storage-url … --service-key-env …`.
     public static func storedSettings(_ conn: PostgresConnection) throws -> (url: String, key: String)? {
         guard

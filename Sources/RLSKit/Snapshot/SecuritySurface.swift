@@ -108,6 +108,20 @@ public enum SurfaceReader {
         "id, name, coalesce(public, false) as public, file_size_limit::text as file_size_limit, allowed_mime_types"
     static let bucketColumns = ["id", "name", "public", "file_size_limit", "allowed_mime_types"]
 
+    public struct Options: Sendable {
+        /// The schemas the Data API serves; nil reads `pgrst.db_schemas`, else `public`.
+        public var exposedSchemas: [String]?
+        public init(exposedSchemas: [String]? = nil) { self.exposedSchemas = exposedSchemas }
+    }
+
+    /// The engine's shape: the security surface of the database at `target`, read in one
+    /// snapshot (a second connection helps with a large catalog's policies).
+    public static func run(options: Options = Options(), on target: ConnectionString) throws -> SecuritySurface {
+        let conn = try PostgresConnection(target)
+        defer { conn.close() }
+        return try read(conn, exposedSchemas: options.exposedSchemas, helper: target)
+    }
+
     /// With `helper`, a large catalog's policies are read the way the audit reads them.
     public static func read(
         _ conn: PostgresConnection, exposedSchemas: [String]? = nil,

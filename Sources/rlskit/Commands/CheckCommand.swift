@@ -46,7 +46,8 @@ enum CheckCommand {
     }
 
     /// One check: its exit code and, when it got that far, its report.
-    static func once(_ args: ParsedArguments, _ term: Terminal) throws -> (code: ExitCode, report: ProjectCheck.Report) {
+    static func once(_ args: ParsedArguments, _ term: Terminal) throws -> (code: ExitCode, report: ProjectCheck.Report)
+    {
         let format = try OutputFormat.parse(args, allowed: [.text, .junit, .json, .sarif]).rawValue
         var options = ProjectCheck.Options()
         options.harness = try HarnessGroup.options(args)

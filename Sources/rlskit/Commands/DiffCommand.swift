@@ -47,13 +47,13 @@ enum DiffCommand {
             if old == nil {
                 try DatabaseTarget.requireGiven(args, command: "diff --against")
                 let target = try DatabaseTarget.resolve(args) { _ in }
-                old = try SurfaceReader.read(try target.connect(), exposedSchemas: exposed, helper: target.connection)
+                old = try SurfaceReader.run(options: .init(exposedSchemas: exposed), on: target.connection)
             }
-            new = try SurfaceReader.read(try PostgresConnection(c), exposedSchemas: exposed, helper: c)
+            new = try SurfaceReader.run(options: .init(exposedSchemas: exposed), on: c)
         } else {
             try DatabaseTarget.requireGiven(args, command: "diff")
             let target = try DatabaseTarget.resolve(args) { _ in }
-            new = try SurfaceReader.read(try target.connect(), exposedSchemas: exposed, helper: target.connection)
+            new = try SurfaceReader.run(options: .init(exposedSchemas: exposed), on: target.connection)
         }
         let changes = SurfaceDiff.diff(old!, new)
         for c in changes {

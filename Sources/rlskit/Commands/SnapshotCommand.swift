@@ -23,7 +23,7 @@ enum SnapshotCommand {
         try DatabaseTarget.requireGiven(args, command: "snapshot")
         let target = try DatabaseTarget.resolve(args) { _ in }
         defer { target.stop() }
-        let surface = try SurfaceReader.read(try target.connect(), exposedSchemas: exposed, helper: target.connection)
+        let surface = try SurfaceReader.run(options: .init(exposedSchemas: exposed), on: target.connection)
         try output.write(LockFile.render(surface))
         for u in surface.unread { printNote("note: \(u) (the lock file says so; its buckets are not compared)") }
         if output.isFile {

@@ -55,7 +55,10 @@ enum StorageCommand {
             )
         }
         Output.hide(settings.1)
-        let r = try StorageDrain.run(conn, url: settings.0, key: settings.1, limit: limit) { say("  " + $0) }
+        conn.close()
+        var options = StorageDrain.Options(url: settings.0, key: settings.1)
+        options.limit = limit
+        let r = try StorageDrain.run(options: options, on: target.connection) { say("  " + $0) }
         let refused =
             r.refused.isEmpty
             ? "" : ", \(r.refused.count) refused (unsafe object names, left queued with the reason in last_error)"
