@@ -99,7 +99,8 @@ public enum PlatformSurface {
     }
 
     /// Every difference between the recorded and a live surface, in the record's order.
-    /// Objects are compared whole: one side lacking an object is one difference (`exists`).
+    /// Objects are compared whole: one side lacking an object is one difference (`exists`);
+    /// a recorded value `?` is not compared; an object recorded as `exists no` must be absent.
     public static func compare(recorded: [Record], live: [Record]) -> [Difference] {
         func key(_ r: Record) -> String { r.kind + "\t" + r.object }
         var order: [String] = []
@@ -116,7 +117,9 @@ public enum PlatformSurface {
         var out: [Difference] = []
         for k in order {
             let parts = k.split(separator: "\t", maxSplits: 1).map(String.init)
-            let p = platform[k], s = standIn[k]
+            // `exists no`: recorded as absent from the platform.
+            let p = platform[k].flatMap { $0 == ["exists": "no"] ? nil : $0 }, s = standIn[k]
+            if p == nil, platform[k] != nil, s == nil { continue }
             guard let p, let s else {
                 out.append(
                     Difference(
@@ -125,7 +128,8 @@ public enum PlatformSurface {
                 continue
             }
             let attributes = p.keys.sorted().filter { s[$0] != nil } + Set(p.keys).symmetricDifference(s.keys).sorted()
-            for a in attributes where p[a] != s[a] {
+            // `?`: a fact the record does not know, never compared.
+            for a in attributes where p[a] != s[a] && p[a] != "?" {
                 out.append(
                     Difference(kind: parts[0], object: parts[1], attribute: a, platform: p[a] ?? "-", standIn: s[a] ?? "-"))
             }

@@ -36,6 +36,9 @@ final class PlatformSurfaceTests: XCTestCase {
             for r in live { print("LIVE\t\(r.kind)\t\(r.object)\t\(r.attribute)\t\(r.value)") }
         }
         let found = PlatformSurface.compare(recorded: recorded.records, live: live)
+        if ProcessInfo.processInfo.environment["RLSKIT_PRINT_SURFACE"] == "1" {
+            for d in found { print("DIFF\t\(d.kind)\t\(d.object)\t\(d.attribute)\t\(d.platform)\t\(d.standIn)") }
+        }
         let known = Set(recorded.known.map(\.difference))
         let unexpected = found.filter { !known.contains($0) }
         let stale = recorded.known.map(\.difference).filter { !Set(found).contains($0) }
