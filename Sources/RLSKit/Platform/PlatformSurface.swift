@@ -90,7 +90,8 @@ public enum PlatformSurface {
                 guard f.count == 6, f.allSatisfy({ !$0.isEmpty }) else { throw fail("want 6 tab-separated fields") }
                 out.known.append(
                     KnownDifference(
-                        difference: Difference(kind: f[0], object: f[1], attribute: f[2], platform: f[3], standIn: f[4]),
+                        difference: Difference(
+                            kind: f[0], object: f[1], attribute: f[2], platform: f[3], standIn: f[4]),
                         reason: f[5]))
             default: throw fail("a record before [surface]")
             }
@@ -131,10 +132,82 @@ public enum PlatformSurface {
             // `?`: a fact the record does not know, never compared.
             for a in attributes where p[a] != s[a] && p[a] != "?" {
                 out.append(
-                    Difference(kind: parts[0], object: parts[1], attribute: a, platform: p[a] ?? "-", standIn: s[a] ?? "-"))
+                    Difference(
+                        kind: parts[0], object: parts[1], attribute: a, platform: p[a] ?? "-", standIn: s[a] ?? "-"))
             }
         }
         return out
+    }
+
+    /// `docs/fidelity.md`: per kind and per object, how many recorded facts the stand-in
+    /// matches, then every known difference with its reason. Made from the file alone.
+    public static func fidelityPage(_ recorded: Recorded) -> String {
+        func cell(_ s: String) -> String {
+            s.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "`", with: "'")
+        }
+        func key(_ kind: String, _ object: String) -> String { kind + "\t" + object }
+        var facts: [String: Int] = [:]
+        var order: [(kind: String, object: String)] = []
+        for r in recorded.records where !(r.attribute == "exists" && r.value == "no") {
+            if facts[key(r.kind, r.object)] == nil { order.append((r.kind, r.object)) }
+            facts[key(r.kind, r.object), default: 0] += 1
+        }
+        var differing: [String: [KnownDifference]] = [:]
+        for k in recorded.known {
+            let d = k.difference
+            if facts[key(d.kind, d.object)] == nil, differing[key(d.kind, d.object)] == nil {
+                order.append((d.kind, d.object))
+            }
+            differing[key(d.kind, d.object), default: []].append(k)
+        }
+        var text = "# Fidelity to the platform\n\n"
+        text +=
+            "How closely rlskit's stand-in (the throwaway server's `auth`, `storage`, `realtime`, `vault`, "
+            + "`supabase_functions` and the rest, its roles and extensions) matches the platform's catalog. "
+            + "Generated from [`sql/platform/surface.tsv`](../sql/platform/surface.tsv), the platform's surface as "
+            + "recorded from its public sources; `PlatformSurfaceTests` installs the stand-in, reads the same facts "
+            + "from its catalog and fails on any difference that is not listed below with its reason. "
+            + "Regenerate with `RLSKIT_REGENERATE=1 swift test --filter PlatformSurfaceTests`.\n\n"
+        text += "Recorded: " + recorded.header.prefix { !$0.isEmpty }.joined(separator: " ") + "\n\n"
+        text += "## By kind\n\n| kind | objects | facts | known differences | of them bugs |\n|---|---|---|---|---|\n"
+        let kinds = order.reduce(into: [String]()) { if !$0.contains($1.kind) { $0.append($1.kind) } }
+        for kind in kinds {
+            let objects = order.filter { $0.kind == kind }
+            let known = objects.flatMap { differing[key($0.kind, $0.object)] ?? [] }
+            let bugs = known.filter { $0.reason.hasPrefix("bug:") }.count
+            let n = objects.map { facts[key($0.kind, $0.object)] ?? 0 }.reduce(0, +)
+            text += "| \(kind) | \(objects.count) | \(n) | \(known.count) | \(bugs) |\n"
+        }
+        text += "\n## By object\n\n"
+        text += "Facts: what the record says of the object. Same: the stand-in has it as recorded. "
+        text += "Only on the platform / only in the stand-in: one side lacks the object.\n\n"
+        text += "| kind | object | facts | stand-in |\n|---|---|---|---|\n"
+        for o in order {
+            let known = differing[key(o.kind, o.object)] ?? []
+            let exists = known.first { $0.difference.attribute == "exists" }?.difference
+            let status: String
+            if let exists {
+                status = exists.platform == "yes" ? "only on the platform" : "only in the stand-in"
+            } else if known.isEmpty {
+                status = "same"
+            } else {
+                let bugs = known.filter { $0.reason.hasPrefix("bug:") }.count
+                status =
+                    "\(known.count) known difference\(known.count == 1 ? "" : "s")"
+                    + (bugs > 0 ? " (\(bugs) bug\(bugs == 1 ? "" : "s"))" : "")
+            }
+            text += "| \(o.kind) | `\(cell(o.object))` | \(facts[key(o.kind, o.object)] ?? 0) | \(status) |\n"
+        }
+        text += "\n## Known differences\n\n"
+        text += "A reason that starts with \"bug:\" is a difference to fix in the stand-in.\n\n"
+        text += "| object | attribute | platform | stand-in | reason |\n|---|---|---|---|---|\n"
+        for k in recorded.known {
+            let d = k.difference
+            text +=
+                "| \(d.kind) `\(cell(d.object))` | \(cell(d.attribute)) | \(cell(d.platform)) | \(cell(d.standIn)) | "
+                + "\(cell(k.reason)) |\n"
+        }
+        return text
     }
 
     /// The platform's schemas rlskit stands in for, and the roles it records.

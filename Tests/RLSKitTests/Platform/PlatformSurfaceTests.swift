@@ -51,4 +51,45 @@ final class PlatformSurfaceTests: XCTestCase {
             "known differences no longer seen (remove them from sql/platform/surface.tsv):\n"
                 + stale.map(\.description).joined(separator: "\n"))
     }
+
+    /// docs/fidelity.md is generated from the record; `RLSKIT_REGENERATE=1` rewrites it.
+    func testFidelityPageIsCurrent() throws {
+        let page = PlatformSurface.fidelityPage(try PlatformSurface.recorded())
+        let path = StandIn.root.path + "/docs/fidelity.md"
+        if ProcessInfo.processInfo.environment["RLSKIT_REGENERATE"] == "1" {
+            try page.write(toFile: path, atomically: true, encoding: .utf8)
+            return
+        }
+        XCTAssertEqual(
+            try? String(contentsOfFile: path, encoding: .utf8), page,
+            "docs/fidelity.md is out of date: run RLSKIT_REGENERATE=1 swift test --filter PlatformSurfaceTests")
+    }
+
+    func testParseRefusesMalformedLines() {
+        XCTAssertThrowsError(try PlatformSurface.parse("[surface]\nrole\tanon\tflags\n"))
+        XCTAssertThrowsError(try PlatformSurface.parse("[surface]\nrole\tanon\tflags\tx\nrole\tanon\tflags\ty\n"))
+        XCTAssertThrowsError(try PlatformSurface.parse("[known]\nrole\tanon\tflags\tx\ty\n"))
+        XCTAssertThrowsError(try PlatformSurface.parse("role\tanon\tflags\tx\n"))
+    }
+
+    func testCompareReportsEachSide() {
+        typealias R = PlatformSurface.Record
+        let platform = [
+            R(kind: "role", object: "anon", attribute: "flags", value: "inherit"),
+            R(kind: "role", object: "gone", attribute: "flags", value: "-"),
+            R(kind: "schema", object: "graphql", attribute: "exists", value: "no"),
+            R(kind: "role", object: "anon", attribute: "config.x", value: "?"),
+        ]
+        let live = [
+            R(kind: "role", object: "anon", attribute: "flags", value: "login"),
+            R(kind: "role", object: "anon", attribute: "config.x", value: "1"),
+            R(kind: "role", object: "extra", attribute: "flags", value: "-"),
+        ]
+        XCTAssertEqual(
+            PlatformSurface.compare(recorded: platform, live: live).map(\.description),
+            [
+                "role anon flags: platform inherit vs stand-in login", "role gone exists: platform yes vs stand-in no",
+                "role extra exists: platform no vs stand-in yes",
+            ])
+    }
 }
