@@ -53,18 +53,18 @@ final class PlatformFidelityCLITests: XCTestCase {
         let dir = try project(
             migrations: [
                 "0001_realtime.sql": Self.topicPolicy + """
-                create table public.notes (id int primary key, body text);
-                grant insert on public.notes to authenticated;
-                create function public.notes_broadcast() returns trigger language plpgsql as $$
-                begin
-                  perform realtime.broadcast_changes('room:' || new.id, tg_op, tg_op, tg_table_name, tg_table_schema, new, old);
-                  return new;
-                end
-                $$;
-                create trigger notes_broadcast after insert on public.notes
-                  for each row execute function public.notes_broadcast();
+                    create table public.notes (id int primary key, body text);
+                    grant insert on public.notes to authenticated;
+                    create function public.notes_broadcast() returns trigger language plpgsql as $$
+                    begin
+                      perform realtime.broadcast_changes('room:' || new.id, tg_op, tg_op, tg_table_name, tg_table_schema, new, old);
+                      return new;
+                    end
+                    $$;
+                    create trigger notes_broadcast after insert on public.notes
+                      for each row execute function public.notes_broadcast();
 
-                """
+                    """
             ],
             tests: [
                 "realtime_test.sql": """
