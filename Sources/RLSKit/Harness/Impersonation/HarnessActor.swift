@@ -178,19 +178,17 @@ enum SignUp {
     /// GoTrue's search_path: its role's setting on the platform.
     static let searchPath = "auth"
 
-    /// What a failed sign-up says: the trigger function that failed (from the error's context),
-    /// and what the platform answers then.
+    /// What a failed sign-up says; where a trigger function did not find a name (GoTrue's search
+    /// path is `auth`), which function, and what the platform answers then.
     static func failure(_ e: PostgresError) -> String {
-        var text = "creating users in auth.users failed: \(e.message)"
-        guard let function = triggerFunction(e.context) else { return text }
-        text =
-            "signing up a user failed in \(function), which runs on insert into auth.users: \(e.message)"
-            + " — on Supabase the sign-up fails too (\"Database error saving new user\"): GoTrue inserts as"
-            + " supabase_auth_admin with search_path \(searchPath)"
-        if e.sqlState == "42P01" || e.sqlState == "42883" || e.sqlState == "42704" {
-            text += ", so qualify the names (public.profiles) or give the function `set search_path = ''`"
+        let plain = "creating users in auth.users failed: \(e.message)"
+        guard ["42P01", "42883", "42704"].contains(e.sqlState ?? ""), let function = triggerFunction(e.context) else {
+            return plain
         }
-        return text
+        return "signing up a user failed in \(function), which runs on insert into auth.users: \(e.message)"
+            + " — on Supabase the sign-up fails too (\"Database error saving new user\"): GoTrue inserts as"
+            + " supabase_auth_admin with search_path \(searchPath), so qualify the names (public.profiles)"
+            + " or give the function `set search_path = ''`"
     }
 
     /// The outermost function of an error's context ("PL/pgSQL function public.f() line 3 at …"),
