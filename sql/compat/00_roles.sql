@@ -27,6 +27,11 @@ begin
         if r.timeout is not null then
           execute format('alter role %I set statement_timeout = %L', r.name, r.timeout);
         end if;
+        -- The services log in with their own schema as search_path, as on the platform.
+        if r.name in ('supabase_auth_admin', 'supabase_storage_admin') then
+          execute format('alter role %I set search_path = %I', r.name,
+                         case r.name when 'supabase_auth_admin' then 'auth' else 'storage' end);
+        end if;
       exception when duplicate_object or unique_violation then
         -- another session (another database of this cluster) won the race
         null;

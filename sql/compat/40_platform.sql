@@ -65,24 +65,46 @@ grant all on realtime.messages to service_role;
 create or replace function realtime.topic() returns text
 language sql stable as $$ select nullif(current_setting('realtime.topic', true), '')::text $$;
 
+-- As on the platform, send and broadcast_changes are SECURITY INVOKER: a message is an INSERT into
+-- realtime.messages as the caller, under its policies. send sets realtime.topic for them and, as
+-- Realtime's, turns a failure (a policy refusing the row) into a warning, not an error.
 create or replace function realtime.send(payload jsonb, event text, topic text, private boolean default true)
-returns void language plpgsql security definer set search_path = '' as $$
+returns void language plpgsql security invoker as $$
+declare
+  generated_id uuid;
 begin
-  insert into realtime.messages (payload, event, topic, private, extension)
-  values (payload, event, topic, private, 'broadcast');
+  begin
+    generated_id := pg_catalog.gen_random_uuid();
+    perform pg_catalog.set_config('realtime.topic', topic, true);
+    insert into realtime.messages (id, payload, event, topic, private, extension)
+    values (generated_id,
+            case when payload ? 'id' then payload
+                 else pg_catalog.jsonb_set(payload, '{id}', pg_catalog.to_jsonb(generated_id)) end,
+            event, topic, private, 'broadcast');
+  exception when others then
+    raise warning 'WarnSendingBroadcastMessage: %', sqlerrm;
+  end;
 end
 $$;
 
 create or replace function realtime.broadcast_changes(topic_name text, event_name text, operation text,
                                                       table_name text, table_schema text, new record, old record,
                                                       level text default 'ROW')
-returns void language plpgsql security definer set search_path = '' as $$
+returns void language plpgsql security invoker as $$
 begin
-  perform realtime.send(pg_catalog.jsonb_build_object(
-            'schema', table_schema, 'table', table_name, 'operation', operation,
-            'record', case when new is null then null else pg_catalog.to_jsonb(new) end,
-            'old_record', case when old is null then null else pg_catalog.to_jsonb(old) end),
-          event_name, topic_name, true);
+  if level = 'STATEMENT' then
+    raise exception 'function can only be triggered for each row, not for each statement';
+  end if;
+  if operation in ('INSERT', 'UPDATE', 'DELETE') then
+    perform realtime.send(pg_catalog.jsonb_build_object(
+              'old_record', old, 'record', new, 'operation', operation,
+              'table', table_name, 'schema', table_schema),
+            event_name, topic_name);
+  else
+    raise exception 'Unexpected operation type: %', operation;
+  end if;
+exception when others then
+  raise exception 'Failed to process the row: %', sqlerrm;
 end
 $$;
 

@@ -1,15 +1,21 @@
--- rlskit, throwaway server only: the auth tables as supautils guards them for postgres.
--- postgres is a member of their owner, supabase_auth_admin, so it may create and drop triggers
--- on them (supautils' drop_trigger_grants) and policies on the policy_grants tables; any other
--- DDL on an auth object by a session that is not the admin's fails as it does on the platform.
+-- rlskit, throwaway server only: the services' schemas as the platform guards them for postgres.
+-- postgres owns nothing in auth, storage or realtime (it is a member of none of their owners);
+-- rlskit's server module lets it write policies on supautils' policy_grants tables and drop their
+-- triggers. It may still SET ROLE to supabase_auth_admin or supabase_storage_admin (rlskit signs
+-- users up as GoTrue does in its sessions), so DDL there by a session that is not the admin's
+-- fails here as it does on the platform, also after such a switch.
 
 create or replace function rlskit.platform_auth_guard() returns event_trigger
 language plpgsql set search_path = '' as $$
 declare
   cmd record;
   what text;
-  -- supautils' policy_grants, auth part.
-  grants text[] := array['users', 'identities', 'sessions', 'refresh_tokens', 'audit_log_entries'];
+  -- supautils' policy_grants.
+  grants text[] := array['auth.users', 'auth.identities', 'auth.sessions', 'auth.refresh_tokens',
+                         'auth.audit_log_entries', 'realtime.messages', 'realtime.subscription', 'storage.buckets',
+                         'storage.migrations', 'storage.objects', 'storage.s3_multipart_uploads',
+                         'storage.s3_multipart_uploads_parts'];
+  guarded text[] := array['auth', 'storage', 'realtime'];
 begin
   -- Inline, no helper: a role that set itself to supabase_auth_admin cannot use schema rlskit.
   if (select rolsuper from pg_catalog.pg_roles where rolname = current_user)
@@ -17,20 +23,22 @@ begin
     return;
   end if;
   if tg_event = 'sql_drop' then
-    for cmd in select * from pg_catalog.pg_event_trigger_dropped_objects() where schema_name = 'auth' loop
-      continue when cmd.object_type = 'trigger' or (cmd.object_type = 'policy' and cmd.address_names[2] = any (grants));
+    for cmd in select * from pg_catalog.pg_event_trigger_dropped_objects() where schema_name = any (guarded) loop
+      continue when cmd.object_type = 'trigger'
+        or (cmd.object_type = 'policy' and cmd.address_names[1] || '.' || cmd.address_names[2] = any (grants));
       what := coalesce(cmd.address_names[array_length(cmd.address_names, 1)], cmd.object_identity);
       raise exception 'must be owner of % %', cmd.object_type, what using errcode = '42501';
     end loop;
     return;
   end if;
-  for cmd in select * from pg_catalog.pg_event_trigger_ddl_commands() where schema_name = 'auth' loop
+  for cmd in select * from pg_catalog.pg_event_trigger_ddl_commands() where schema_name = any (guarded) loop
     continue when cmd.object_type = 'trigger'
       or (cmd.object_type = 'policy'
-          and (select c.relname::text from pg_catalog.pg_policy p join pg_catalog.pg_class c on c.oid = p.polrelid
+          and (select c.relnamespace::pg_catalog.regnamespace::text || '.' || c.relname::text
+                 from pg_catalog.pg_policy p join pg_catalog.pg_class c on c.oid = p.polrelid
                 where p.oid = cmd.objid) = any (grants));
     if cmd.command_tag like 'CREATE %' and cmd.object_type in ('table', 'view', 'function', 'type', 'sequence') then
-      raise exception 'permission denied for schema auth' using errcode = '42501';
+      raise exception 'permission denied for schema %', cmd.schema_name using errcode = '42501';
     end if;
     what := coalesce((pg_catalog.pg_identify_object_as_address(cmd.classid, cmd.objid, cmd.objsubid)).object_names[2],
                      cmd.object_identity);
@@ -39,7 +47,6 @@ begin
 end
 $$;
 
-grant supabase_auth_admin to postgres;
 drop event trigger if exists rlskit_platform_auth_ddl;
 drop event trigger if exists rlskit_platform_auth_drop;
 create event trigger rlskit_platform_auth_ddl on ddl_command_end execute function rlskit.platform_auth_guard();

@@ -4,15 +4,39 @@
 
 -- The API roles, so migrations and tests may SET ROLE to them.
 grant anon, authenticated, service_role to postgres;
--- storage.objects is owned by supabase_storage_admin: membership lets postgres create its
--- policies, as on the platform. Auth's owner is supabase_auth_admin: postgres is its member
--- too, with table privileges, and auth-guard.sql refuses the DDL supautils does not allow.
-grant supabase_storage_admin to postgres;
+-- The newest platform: schemas auth and storage belong to supabase_admin (their services have
+-- all privileges on them), and postgres is a member of none of the services' roles, so it owns
+-- nothing there: `alter table storage.objects …`, `create or replace function storage.foldername`,
+-- `create table storage.x` fail, and `grant … on auth.users` grants nothing (postgres holds its
+-- privileges without grant option). Policies on supautils' policy_grants tables, and dropping
+-- their triggers, go through rlskit's server module (rlskit_sandbox.policy_grants), as supautils'.
+alter schema auth owner to supabase_admin;
+alter schema storage owner to supabase_admin;
+grant all on schema auth to supabase_auth_admin;
+grant all on schema storage to supabase_storage_admin;
+-- The services log in with these search paths (the platform's role settings), so what they fire
+-- (a sign-up trigger on auth.users) resolves names in them.
+alter role supabase_auth_admin set search_path = auth;
+alter role supabase_storage_admin set search_path = storage;
+revoke supabase_storage_admin, supabase_auth_admin from postgres;
+-- rlskit's harness signs users up as GoTrue does (SET ROLE supabase_auth_admin) in postgres's
+-- sessions: postgres may switch to the services' roles through rlskit_services, which does not
+-- inherit their rights, so postgres itself holds none of them (a reserved role and membership).
+do $$
+begin
+  if not exists (select 1 from pg_catalog.pg_roles where rolname = 'rlskit_services') then
+    create role rlskit_services nologin noinherit;
+  end if;
+end
+$$;
+grant supabase_storage_admin, supabase_auth_admin to rlskit_services;
+grant rlskit_services to postgres;
 grant usage on schema auth to postgres;
 grant all on all tables in schema auth to postgres;
 grant all on all sequences in schema auth to postgres;
 grant all on all routines in schema auth to postgres;
-grant all on schema storage to postgres;
+revoke create on schema storage from postgres;
+grant usage on schema storage to postgres;
 grant all on all tables in schema storage to postgres;
 grant all on all sequences in schema storage to postgres;
 grant all on all routines in schema storage to postgres;
@@ -23,6 +47,18 @@ grant usage on schema auth, storage, extensions to rlskit_definer;
 grant all on all tables in schema auth, storage to rlskit_definer;
 grant all on all sequences in schema auth, storage to rlskit_definer;
 grant all on all routines in schema auth, storage to rlskit_definer;
+
+-- The platform grants service_role Vault's secrets (read and delete) and its two functions.
+do $$
+begin
+  if to_regclass('vault.secrets') is not null then
+    grant usage on schema vault to service_role;
+    grant select, delete on vault.secrets, vault.decrypted_secrets to service_role;
+    grant execute on function vault.create_secret(text, text, text, uuid),
+      vault.update_secret(uuid, text, text, text, uuid) to service_role;
+  end if;
+end
+$$;
 
 -- postgres created schema extensions on the platform, before it was demoted.
 alter schema extensions owner to postgres;
@@ -39,16 +75,17 @@ do $$
 declare
   s text;
 begin
-  -- Realtime Authorization policies are written on realtime.messages: its owner role is
-  -- postgres's, as storage's is.
+  -- realtime.messages belongs to supabase_realtime_admin, of which postgres is no member (Realtime's
+  -- July 2026 migration): its policies go through policy_grants, as storage's.
   if not exists (select 1 from pg_catalog.pg_roles where rolname = 'supabase_realtime_admin') then
     create role supabase_realtime_admin nologin noinherit;
   end if;
-  grant supabase_realtime_admin to postgres;
+  revoke supabase_realtime_admin from postgres;
   grant supabase_realtime_admin to rlskit_definer;
   if to_regclass('realtime.messages') is not null then
     alter table realtime.messages owner to supabase_realtime_admin;
   end if;
+
   -- On the platform postgres owns the Realtime publication, so migrations add tables to it.
   if exists (select 1 from pg_catalog.pg_publication where pubname = 'supabase_realtime') then
     alter publication supabase_realtime owner to postgres;

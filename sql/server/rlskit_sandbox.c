@@ -50,6 +50,7 @@ static char *blocked_libraries = NULL;
 static char *blocked_functions = NULL;
 static char *file_libraries = NULL;
 static char *definer_role = NULL;
+static char *policy_grants = NULL;
 static bool admin_writes = false;
 
 static ProcessUtility_hook_type prev_utility = NULL;
@@ -498,6 +499,76 @@ elevated_setting(Node *stmt)
 	return OidIsValid(role) && !superuser_arg(role);
 }
 
+/*
+ * supautils' policy_grants (and drop_trigger_grants): postgres owns none of the services' tables,
+ * yet may create, alter and drop policies on the listed ones and drop their triggers. The
+ * statement runs as the superuser, as supautils runs it (a policy's expression may name any
+ * schema, which the table's owner may not use); nothing of the project runs while it does (and
+ * would be refused, as in rlskit's own sessions).
+ */
+static bool
+granted_table(RangeVar *rv)
+{
+	Oid			relid;
+	bool		granted;
+	char	   *schema;
+	char	   *qualified;
+
+	if (rv == NULL)
+		return false;
+	relid = RangeVarGetRelid(rv, NoLock, true);
+	if (!OidIsValid(relid))
+		return false;
+	schema = get_namespace_name(get_rel_namespace(relid));
+	if (schema == NULL)
+		return false;
+	qualified = psprintf("%s.%s", schema, get_rel_name(relid));
+	granted = listed(policy_grants, qualified, NULL);
+	pfree(qualified);
+	return granted;
+}
+
+static bool
+policy_granted(Node *stmt)
+{
+	char	   *user;
+
+	if (superuser() || policy_grants == NULL || *policy_grants == '\0')
+		return false;
+	/* supautils' policy_grants are postgres's (its privileged_role). */
+	user = GetUserNameFromId(GetUserId(), true);
+	if (user == NULL || strcmp(user, "postgres") != 0)
+		return false;
+	switch (nodeTag(stmt))
+	{
+		case T_CreatePolicyStmt:
+			return granted_table(((CreatePolicyStmt *) stmt)->table);
+		case T_AlterPolicyStmt:
+			return granted_table(((AlterPolicyStmt *) stmt)->table);
+		case T_DropStmt:
+			{
+				DropStmt   *d = (DropStmt *) stmt;
+				ListCell   *lc;
+
+				if (d->removeType != OBJECT_POLICY && d->removeType != OBJECT_TRIGGER)
+					return false;
+				/* Every object on a granted table: `drop policy p on t`, `drop trigger x on t`. */
+				foreach(lc, d->objects)
+				{
+					List	   *names = (List *) lfirst(lc);
+
+					if (list_length(names) < 2
+						|| !granted_table(makeRangeVarFromNameList(list_truncate(list_copy(names),
+																				 list_length(names) - 1))))
+						return false;
+				}
+				return d->objects != NIL;
+			}
+		default:
+			return false;
+	}
+}
+
 static void
 run_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 			ProcessUtilityContext context, ParamListInfo params, QueryEnvironment *queryEnv,
@@ -515,7 +586,7 @@ sandbox_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 				DestReceiver *dest, QueryCompletion *qc)
 {
 	check_statement(pstmt->utilityStmt);
-	if (elevated_setting(pstmt->utilityStmt))
+	if (elevated_setting(pstmt->utilityStmt) || policy_granted(pstmt->utilityStmt))
 	{
 		Oid			user;
 		int			sec;
@@ -871,6 +942,9 @@ _PG_init(void)
 	DefineCustomStringVariable("rlskit_sandbox.definer_role",
 							   "Role a superuser's SECURITY DEFINER function runs as in a project's session.", NULL,
 							   &definer_role, "", PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("rlskit_sandbox.policy_grants",
+							   "Tables whose policies (and triggers, to drop) postgres may manage without owning them.", NULL,
+							   &policy_grants, "", PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("rlskit_sandbox.admin_writes",
 							 "This superuser session installs the stand-in and may write its tables.", NULL,
 							 &admin_writes, false, PGC_SUSET, 0, admin_writes_check, NULL, NULL);

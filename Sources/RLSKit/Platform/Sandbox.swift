@@ -12,6 +12,7 @@ import Postgres
         "supabase_admin", "supabase_auth_admin", "supabase_storage_admin", "supabase_read_only_user",
         "supabase_realtime_admin", "supabase_replication_admin", "supabase_functions_admin", "supabase_etl_admin",
         "dashboard_user", "pgbouncer", "service_role*", "authenticator*", "authenticated*", "anon*", definerRole,
+        servicesRole,
     ]
     /// supautils' reserved memberships: only a superuser may grant them.
     static let reservedMemberships = [
@@ -19,10 +20,20 @@ import Postgres
         "supabase_admin",
         "supabase_auth_admin", "supabase_storage_admin", "supabase_read_only_user", "supabase_realtime_admin",
         "supabase_replication_admin", "supabase_functions_admin", "supabase_etl_admin", "dashboard_user", "pgbouncer",
-        "authenticator", definerRole,
+        "authenticator", definerRole, servicesRole,
     ]
     /// What a superuser's SECURITY DEFINER function runs as when a project's session calls it.
     static let definerRole = "rlskit_definer"
+    /// Lets postgres SET ROLE to the services' roles (the harness signs users up as GoTrue does)
+    /// without inheriting their rights: postgres is a member of none of them, as on the platform.
+    static let servicesRole = "rlskit_services"
+    /// supautils' policy_grants: postgres manages these tables' policies (and drops their
+    /// triggers) without owning them; the server module runs the statement as the owner.
+    static let policyGrants = [
+        "auth.audit_log_entries", "auth.identities", "auth.refresh_tokens", "auth.sessions", "auth.users",
+        "realtime.messages", "realtime.subscription", "storage.buckets", "storage.migrations", "storage.objects",
+        "storage.s3_multipart_uploads", "storage.s3_multipart_uploads_parts",
+    ]
 
     /// `options` made a sandbox: platform roles, passwords and the server module; with `cache`,
     /// initdb's output is kept in the private cache folder for the next run.
@@ -38,6 +49,7 @@ import Postgres
         o.settings["rlskit_sandbox.reserved_roles"] = "'\(reservedRoles.joined(separator: ","))'"
         o.settings["rlskit_sandbox.reserved_memberships"] = "'\(reservedMemberships.joined(separator: ","))'"
         o.settings["rlskit_sandbox.definer_role"] = "'\(definerRole)'"
+        o.settings["rlskit_sandbox.policy_grants"] = "'\(policyGrants.joined(separator: ","))'"
         return o
     }
 

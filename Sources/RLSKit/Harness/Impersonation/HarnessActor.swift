@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 
 /// Who a check runs as. Users are real rows in auth.users, created inside the test
 /// transaction the way GoTrue signs them up, so sign-up triggers fire.
@@ -156,11 +157,55 @@ enum SignUp {
         ]
         let cols = wanted.filter { columns.contains($0.0) }
         let rows = users.map { u in "(" + cols.map { $0.1(u) }.joined(separator: ", ") + ")" }
-        var sql = authAdminExists ? "select set_config('role', 'supabase_auth_admin', true);\n" : ""
+        // GoTrue logs in as supabase_auth_admin, whose search_path is `auth` (the platform's role
+        // setting): a sign-up trigger resolves unqualified names there, and only there.
+        var sql =
+            authAdminExists
+            ? "select set_config('rlskit.search_path', current_setting('search_path'), true),"
+                + " set_config('role', 'supabase_auth_admin', true), set_config('search_path', \(SQL.literal(searchPath)), true);\n"
+            : ""
         sql +=
             "insert into auth.users (\(cols.map(\.0).joined(separator: ", "))) values\n  "
             + rows.joined(separator: ",\n  ") + ";\n"
-        if authAdminExists { sql += "select set_config('role', 'none', true);\n" }
+        if authAdminExists {
+            sql +=
+                "select set_config('role', 'none', true),"
+                + " set_config('search_path', current_setting('rlskit.search_path'), true);\n"
+        }
         return sql
+    }
+
+    /// GoTrue's search_path: its role's setting on the platform.
+    static let searchPath = "auth"
+
+    /// What a failed sign-up says; where a trigger function did not find a name (GoTrue's search
+    /// path is `auth`), which function, and what the platform answers then.
+    static func failure(_ e: PostgresError) -> String {
+        let plain = "creating users in auth.users failed: \(e.message)"
+        guard ["42P01", "42883", "42704"].contains(e.sqlState ?? ""), let function = triggerFunction(e.context) else {
+            return plain
+        }
+        return "signing up a user failed in \(function), which runs on insert into auth.users: \(e.message)"
+            + " — on Supabase the sign-up fails too (\"Database error saving new user\"): GoTrue inserts as"
+            + " supabase_auth_admin with search_path \(searchPath), so qualify the names (public.profiles)"
+            + " or give the function `set search_path = ''`"
+    }
+
+    /// The outermost function of an error's context ("PL/pgSQL function public.f() line 3 at …"),
+    /// the one the trigger called, with its arguments.
+    static func triggerFunction(_ context: String?) -> String? {
+        guard let context else { return nil }
+        let lines = context.split(separator: "\n").map(String.init)
+        for line in lines.reversed() {
+            for lead in ["PL/pgSQL function ", "SQL function "] where line.hasPrefix(lead) {
+                let rest = line.dropFirst(lead.count)
+                if lead == "SQL function ", rest.hasPrefix("\"") {
+                    return rest.dropFirst().prefix { $0 != "\"" } + "()"
+                }
+                guard let close = rest.firstIndex(of: ")") else { continue }
+                return String(rest[...close])
+            }
+        }
+        return nil
     }
 }

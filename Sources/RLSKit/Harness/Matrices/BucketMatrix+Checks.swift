@@ -11,7 +11,7 @@ extension BucketMatrix {
         ][setting]!
         return PolicyCheck(
             suite: "bucket \(intent.id)", actor: actor.label, operation: op, name: name,
-            statements: [actor.impersonation(storage: storageOp) + (list ? readOnly : ""), probe.sql],
+            statements: [actor.impersonation(storage: storageOp) + storagePath + (list ? readOnly : ""), probe.sql],
             expectations: [e],
             location: intent.settings[setting] ?? intent.settings[setting == "list" ? "read" : "write"]
                 ?? intent.location,

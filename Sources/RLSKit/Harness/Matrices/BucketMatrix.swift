@@ -45,6 +45,10 @@ struct BucketMatrix {
     func seeded(_ u: HarnessActor) -> String { name(u, u.name.lowercased()) }
     /// Listing is a read: run it as PostgREST runs GET requests, in a READ ONLY transaction.
     let readOnly = ", set_config('transaction_read_only', 'on', true)"
+    /// The Storage API's search_path on its connections (`storage, public, extensions`), so a trigger
+    /// an upload fires resolves names as there. Each check is undone alone, its setting with it.
+    var storagePath: String { ", set_config('search_path', \(SQL.literal(BucketMatrix.storageSearchPath)), true)" }
+    static let storageSearchPath = "storage, public, extensions"
 
     func whereName(_ name: String) -> String { "bucket_id = \(bucket) and name = \(SQL.literal(name))" }
 
@@ -82,14 +86,21 @@ struct BucketMatrix {
     /// writes a finished upload.
     func seedScript() -> String {
         var sql = world?.seedScript(serviceRole: serviceRole) ?? ""
-        sql += serviceRole ? "select set_config('role', 'service_role', true);\n" : ""
+        sql +=
+            serviceRole
+            ? "select set_config('rlskit.search_path', current_setting('search_path'), true),"
+                + " set_config('role', 'service_role', true)\(storagePath);\n" : ""
         if let w = world {
             sql += upload(w.plain.actor, seededIn(w.g1Key), stored: true) + ";\n"
             sql += upload(w.g2Owner.actor, seededIn(w.g2Key), stored: true) + ";\n"
         } else {
             for u in [a, b] + (attacker.map { [$0] } ?? []) { sql += upload(u, seeded(u), stored: true) + ";\n" }
         }
-        if serviceRole { sql += "select set_config('role', 'none', true);\n" }
+        if serviceRole {
+            sql +=
+                "select set_config('role', 'none', true),"
+                + " set_config('search_path', current_setting('rlskit.search_path'), true);\n"
+        }
         return sql
     }
 

@@ -35,8 +35,7 @@ struct UnitRunner {
             return [
                 TestOutcome(
                     suite: unit.suite, name: "sign up the test users", status: .error,
-                    message: "creating users in auth.users failed: \(error.error.message)", location: unit.location,
-                    sql: unit.signUp)
+                    message: SignUp.failure(error.error), location: unit.location, sql: unit.signUp)
             ]
         }
         if !unit.setup.isEmpty {
@@ -61,8 +60,7 @@ struct UnitRunner {
                 return [
                     TestOutcome(
                         suite: unit.suite, name: "sign up the test users", status: .error,
-                        message: "creating users in auth.users failed: \(error.error.message)", location: unit.location,
-                        sql: unit.lateSignUp)
+                        message: SignUp.failure(error.error), location: unit.location, sql: unit.lateSignUp)
                 ]
             }
         }
