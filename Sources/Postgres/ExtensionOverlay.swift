@@ -47,11 +47,14 @@ enum ExtensionOverlay {
 
     /// Builds the overlay under `root` when there are files to add. Without `pg_config` or with
     /// a layout this does not understand, the real binary runs (and the files are not there).
+    /// `layout` is `layout(bin:)`, asked for by the caller beforehand when it holds the exit
+    /// lock (pg_config is spawned under that lock).
     static func prepare(
-        root: String, bin: String, files: [String: String], preload: [String], trusted: [String] = []
+        root: String, bin: String, files: [String: String], preload: [String], trusted: [String] = [],
+        layout known: Layout?? = nil
     ) throws -> Prepared {
         var p = Prepared(server: bin + "/postgres")
-        guard !files.isEmpty || !preload.isEmpty, let real = layout(bin: bin) else { return p }
+        guard !files.isEmpty || !preload.isEmpty, let real = known ?? layout(bin: bin) else { return p }
         p.preload = preload.filter { FileManager.default.fileExists(atPath: real.lib + "/" + $0 + ".so") }
         if !files.isEmpty, let server = try build(root: root, real: real, files: files, trusted: Set(trusted)) {
             p.server = server

@@ -126,10 +126,20 @@ public final class LocalCluster: Sendable {
                 }
             }
             trace("folders")
-            let overlay = try ExtensionOverlay.prepare(
-                root: made + "/install", bin: bin, files: options.extensionFiles, preload: options.preloadLibraries,
-                trusted: options.trustedExtensions)
-            let modules = try Self.copyModules(options.serverModules, into: made + "/lib")
+            // Whatever is made in the folder is made under the exit lock, as it was created: a
+            // signal's cleanup otherwise removes the folder while an entry is being added.
+            // (pg_config is asked first: spawning takes the lock too.) Creating intermediate
+            // folders would otherwise make the removed folder again.
+            let needsLayout = !options.extensionFiles.isEmpty || !options.preloadLibraries.isEmpty
+            let layout = needsLayout ? ExtensionOverlay.layout(bin: bin) : nil
+            let (overlay, modules) = try Self.locked {
+                (
+                    try ExtensionOverlay.prepare(
+                        root: made + "/install", bin: bin, files: options.extensionFiles,
+                        preload: options.preloadLibraries, trusted: options.trustedExtensions, layout: layout),
+                    try Self.copyModules(options.serverModules, into: made + "/lib")
+                )
+            }
             preloaded = overlay.preload + options.serverModules.keys.sorted()
             // 1 MB WAL segments: the first segment is most of what a cached template copies.
             // The data folder's own pg_hba.conf is never read (hba_file points at ours).
@@ -142,8 +152,12 @@ public final class LocalCluster: Sendable {
                 ? options.clusterCache.map { ClusterTemplate(root: $0, bin: bin, initdb: initdb) } : nil
             templateFolder = cached?.folder
             trace("overlay and modules")
-            for dir in [data, run] {
-                guard mkdir(dir, 0o700) == 0 else { throw LocalClusterError("cannot create \(dir) (errno \(errno))") }
+            try Self.locked {
+                for dir in [data, run] {
+                    guard mkdir(dir, 0o700) == 0 else {
+                        throw LocalClusterError("cannot create \(dir) (errno \(errno))")
+                    }
+                }
             }
             if let template = cached, template.isUsable,
                 (try? TreeCopy.copy(
@@ -152,10 +166,14 @@ public final class LocalCluster: Sendable {
             {
                 fromTemplate = true
             } else {
-                TreeRemoval.remove(data)
-                guard mkdir(data, 0o700) == 0 else { throw LocalClusterError("cannot create \(data) (errno \(errno))") }
-                if let runAs, chown(data, runAs.uid, runAs.gid) != 0 {
-                    throw LocalClusterError("cannot give \(data) to user \(runAs.name) (errno \(errno))")
+                try Self.locked {
+                    TreeRemoval.remove(data)
+                    guard mkdir(data, 0o700) == 0 else {
+                        throw LocalClusterError("cannot create \(data) (errno \(errno))")
+                    }
+                    if let runAs, chown(data, runAs.uid, runAs.gid) != 0 {
+                        throw LocalClusterError("cannot give \(data) to user \(runAs.name) (errno \(errno))")
+                    }
                 }
                 try Self.run(bin + "/initdb", initdb, as: runAs, log: made + "/initdb.log", in: made, child: child)
                 // Kept before anything else touches it: the next run copies it instead of initdb.
@@ -187,7 +205,7 @@ public final class LocalCluster: Sendable {
                 conf += "shared_preload_libraries = '\(preload.joined(separator: ","))'\n"
             }
             for (k, v) in options.settings.sorted(by: { $0.key < $1.key }) { conf += "\(k) = \(v)\n" }
-            try files.install(initdbConf: data, extra: conf, boot: true)
+            try Self.locked { try files.install(initdbConf: data, extra: conf, boot: true) }
             serverPID = try Self.spawnServer(
                 overlay.server, data: data, config: files.conf, as: runAs, log: made + "/server.log", in: made,
                 child: child)
@@ -216,7 +234,7 @@ public final class LocalCluster: Sendable {
                 let boot = ConnectionString(host + " user=" + bootstrap.superuser)
                 try Self.createRoles(bootstrap, on: boot, adminPassword: secret, password: projectSecret)
                 if passwords {
-                    try files.install(initdbConf: nil, extra: nil, boot: false)
+                    try Self.locked { try files.install(initdbConf: nil, extra: nil, boot: false) }
                     try Self.reloadConfiguration(on: adminConnectionString)
                 }
             }
@@ -237,6 +255,11 @@ public final class LocalCluster: Sendable {
     }
 
     deinit { stop() }
+
+    /// Runs `body` holding the exit lock, so that a signal's cleanup waits for it.
+    static func locked<T>(_ body: () throws -> T) throws -> T {
+        try ClusterRegistry.shared.exiting.withLock { _ in try body() }
+    }
 
     static let adminOptions = "-c search_path=pg_catalog,pg_temp"
 
@@ -304,7 +327,14 @@ public final class LocalCluster: Sendable {
                 usleep(1_000)
             }
         }
-        TreeRemoval.remove(directory)
+        // A child of the child (initdb's bootstrap backend) or the watchdog may still be
+        // writing or removing: try again until the folder is gone, for up to a second.
+        for _ in 0..<100 {
+            TreeRemoval.remove(directory)
+            var st = stat()
+            if lstat(directory, &st) != 0 { break }
+            usleep(10_000)
+        }
     }
 }
 
