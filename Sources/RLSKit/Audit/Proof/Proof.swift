@@ -100,3 +100,12 @@ extension Array where Element == Finding {
         }
     }
 }
+
+extension AuditResult {
+    /// The result with its ERRORs marked `not proven (read-only)`.
+    public func markedReadOnly() -> AuditResult {
+        var r = self
+        r.findings = findings.markedReadOnly()
+        return r
+    }
+}

@@ -107,7 +107,7 @@ extension ProofContext {
     /// Relation names after FROM or JOIN in a policy's text.
     static func tablesNamed(in text: String) -> [String] {
         let ident = #"(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)"#
-        guard let re = try? NSRegularExpression(pattern: #"(?i)\b(?:from|join)\s+("# + ident + #"(?:\."# + ident + "))?)")
+        guard let re = try? NSRegularExpression(pattern: #"(?i)\b(?:from|join)\s+("# + ident + #"(?:\."# + ident + ")?)")
         else { return [] }
         let ns = text as NSString
         var seen: [String] = []
@@ -162,9 +162,11 @@ extension ProofContext {
                     "select count(*) from \(t.sqlName) where \(target) and \(SQL.ident(column))::text = \(SQL.literal(b.uid))"
                 ).rows[0].decode(0)
                 if n > 0 && moved > 0 {
+                    // Only with no filter: say what the filtered request met (pg-safeupdate refuses this one).
+                    let caveat = refused.first.map { " (with no filter only; \($0))" } ?? ""
                     return Self.proven(
                         a, label: label, request: request + Self.profile(t, reading: false), sql: sql,
-                        effect: "handed to user B", rows: Int(moved), keys: [key])
+                        effect: "handed to user B" + caveat, rows: Int(moved), keys: [key])
                 }
                 refused.append("\(request) changed no row")
             } catch let e as PostgresError {

@@ -14,7 +14,8 @@ extension ProofContext {
             seedProblem = e.reason
         }
         var refused: [String] = []
-        let read = try readSQL(t)
+        // 0023 reads the sensitive columns themselves.
+        let read = try readSQL(t, columns: f.lint == Lint.sensitiveColumnsExposed.name ? f.metadata["columns"] : nil)
         let columns = f.metadata["columns"].map { " with \($0)" } ?? ""
         for actor in [HarnessActor.anon, stranger] {
             switch try send(actor, "select", on: t, read) {

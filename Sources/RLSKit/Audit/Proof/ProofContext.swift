@@ -151,8 +151,9 @@ struct ProofContext {
     }
 
     /// A read of `t` that returns keys and a count, filtered by `filter`.
-    func readSQL(_ t: TableInfo, filter: String? = nil) throws -> String {
-        "select \(try keyExpression(t)) as k, count(*) over () as n from \(t.sqlName)"
+    /// `columns` (SQL, comma-separated) are read too: a read that may not see them fails.
+    func readSQL(_ t: TableInfo, filter: String? = nil, columns: String? = nil) throws -> String {
+        "select \(try keyExpression(t)) as k, count(*) over () as n\(columns.map { ", " + $0 } ?? "") from \(t.sqlName)"
             + (filter.map { " where (\($0))" } ?? "") + " limit \(Proof.keyLimit)"
     }
 
