@@ -189,7 +189,8 @@ public enum ProjectCheck {
         var result = try Auditor.run(options: AuditOptions(exposed: exposure), on: target)
         // Every ERROR is proven by its exploit (rolled back) or lowered to WARN with the reason.
         progress("proving findings")
-        let proofs = try Prover.prove(result.findings, on: target, ownsDatabase: database.isThrowaway)
+        let proofs = try Prover.prove(
+            result.findings, on: database.project ?? target, admin: target, ownsDatabase: database.isThrowaway)
         result.findings = proofs.findings
         if !proofs.sequences.isEmpty {
             tests.sequences = SequenceAdvance.merged(tests.sequences, proofs.sequences)

@@ -43,7 +43,14 @@ public struct AuditReport: Sendable {
         var warnings = plural(count(.warn), "warning")
         let demoted = findings.filter { $0.proof?.demotedFrom != nil }
         if !demoted.isEmpty {
-            let reasons = Set(demoted.compactMap { $0.proof?.reason })
+            // The first clause of each reason: the findings carry the rest.
+            let reasons = Set(
+                demoted.compactMap { f in
+                    f.proof.map { p in
+                        let first = p.reason.components(separatedBy: "; ")[0]
+                        return first + (first.count < p.reason.count ? "; …" : "")
+                    }
+                })
             warnings +=
                 " (\(demoted.count) not proven: "
                 + (reasons.count == 1 ? TextEscape.line(reasons.first!) : "see each finding") + ")"
@@ -127,24 +134,25 @@ public struct AuditReport: Sendable {
     }
 
     static func json(_ f: Finding) -> JSON {
-        .object([
-            ("name", .string(f.lint)),
-            ("id", .string(f.lintId)),
-            ("title", .string(f.title)),
-            ("level", .string(f.level.rawValue)),
-            ("categories", .array(f.categories.map { .string($0.rawValue) })),
-            (
-                "object",
-                .object([
-                    ("schema", .string(f.object.schema)), ("name", .string(f.object.name)),
-                    ("kind", .string(f.object.kind)), ("member", .optional(f.object.member)),
-                ])
-            ),
-            ("detail", .string(f.detail)),
-            ("remediation", .string(f.remediation)),
-            ("metadata", .sorted(f.metadata)),
-            ("fingerprint", .string(f.fingerprint)),
-        ] + (f.proof.map { [("proof", $0.json)] } ?? []))
+        .object(
+            [
+                ("name", .string(f.lint)),
+                ("id", .string(f.lintId)),
+                ("title", .string(f.title)),
+                ("level", .string(f.level.rawValue)),
+                ("categories", .array(f.categories.map { .string($0.rawValue) })),
+                (
+                    "object",
+                    .object([
+                        ("schema", .string(f.object.schema)), ("name", .string(f.object.name)),
+                        ("kind", .string(f.object.kind)), ("member", .optional(f.object.member)),
+                    ])
+                ),
+                ("detail", .string(f.detail)),
+                ("remediation", .string(f.remediation)),
+                ("metadata", .sorted(f.metadata)),
+                ("fingerprint", .string(f.fingerprint)),
+            ] + (f.proof.map { [("proof", $0.json)] } ?? []))
     }
 
     // MARK: sarif
@@ -161,7 +169,8 @@ public struct AuditReport: Sendable {
         }
         let results = findings.map { f in
             SARIF.Result(
-                ruleId: f.lint, level: Self.sarifLevel(f.level), message: f.detail + (f.proof.map { ". " + $0.line } ?? ""),
+                ruleId: f.lint, level: Self.sarifLevel(f.level),
+                message: f.detail + (f.proof.map { ". " + $0.line } ?? ""),
                 fullyQualifiedName: f.object.qualifiedName, name: f.object.member ?? f.object.name,
                 kind: f.object.kind, fingerprint: f.fingerprint,
                 properties: f.metadata.merging(f.proof?.properties ?? [:]) { $1 })
@@ -178,7 +187,9 @@ public struct AuditReport: Sendable {
             out +=
                 GitHubAnnotations.line(
                     level: level, title: "rlskit \(f.lint)",
-                    message: "\(f.detail). \(f.proof.map { $0.line + ". " } ?? "")Fix: \(f.remediation) (fingerprint \(f.fingerprint))") + "\n"
+                    message:
+                        "\(f.detail). \(f.proof.map { $0.line + ". " } ?? "")Fix: \(f.remediation) (fingerprint \(f.fingerprint))"
+                ) + "\n"
         }
         // The annotations are safe by construction; the plain lines after them are text.
         return out + TextEscape.text(schemasLine + "\n" + summaryLine + "\n")

@@ -358,4 +358,50 @@ final class ProverTests: XCTestCase {
             """)
         assertDemoted(f, "no exploit written for this lint yet")
     }
+
+    // MARK: reports
+
+    func testEveryReportCarriesTheProof() throws {
+        let f = try prove(
+            "rls_disabled_in_public",
+            """
+            create table public.notes (id int primary key, body text);
+            grant select on public.notes to anon;
+            """)
+        let result = AuditResult(
+            findings: f, exposed: ExposedSchemas(names: ["public"], origin: .given("given")), missingSchemas: [],
+            failedLints: [:], lintsRun: [Lint.rlsDisabledInPublic], seconds: 0)
+        let report = AuditReport(result: result)
+        let line = "proof: as anon, GET /rest/v1/notes?select=* read 1 row (id=2); rolled back"
+        XCTAssertTrue(report.text(color: false).contains("\n    " + line + "\n"), report.text(color: false))
+        XCTAssertTrue(report.summaryLine.hasPrefix("1 error (proven), 0 warnings, 0 info"), report.summaryLine)
+        XCTAssertTrue(report.json().contains("\"request\": \"GET /rest/v1/notes?select=*\""), report.json())
+        XCTAssertTrue(report.sarif().contains("\"proof_keys\": \"id=2\""), report.sarif())
+        XCTAssertTrue(report.sarif().contains(line), report.sarif())
+        XCTAssertTrue(report.github().contains(line))
+        let check = ProjectCheck.Report(
+            phases: [], migrations: Migrator.Result(standIn: nil, plan: [], applied: [], unknownVersions: []),
+            tests: TestReport(), problems: [], audit: report, failOn: .error)
+        XCTAssertTrue(check.testsWithAudit.outcomes.contains { $0.message?.contains(line) == true })
+        let html = HTMLReport(command: "check", verdict: "failed", facts: [], tests: TestReport(), audit: report)
+        XCTAssertTrue(html.findings(report).contains("<span class=\"proof\">\(line)</span>"))
+        let read = AuditReport(result: result.markedReadOnly())
+        XCTAssertTrue(read.text(color: false).contains("\n    proof: as anon"), "a proof already made stays")
+    }
+
+    func testReadOnlyAuditSaysNotProven() {
+        var f = Finding(
+            lint: .rlsDisabledInPublic,
+            draft: FindingDraft(object: AuditObject(schema: "public", name: "notes", kind: "table"), detail: "d"))
+        f.proof = nil
+        let result = AuditResult(
+            findings: [f], exposed: ExposedSchemas(names: ["public"], origin: .given("given")), missingSchemas: [],
+            failedLints: [:], lintsRun: [Lint.rlsDisabledInPublic], seconds: 0
+        ).markedReadOnly()
+        let report = AuditReport(result: result)
+        XCTAssertEqual(report.findings[0].level, .error)
+        XCTAssertTrue(report.text(color: false).contains("\n    not proven (read-only)\n"))
+        XCTAssertTrue(report.summaryLine.hasPrefix("1 error (not proven: read-only), 0 warnings"), report.summaryLine)
+        XCTAssertTrue(report.json().contains("\"outcome\": \"read_only\""), report.json())
+    }
 }

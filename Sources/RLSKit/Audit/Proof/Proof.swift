@@ -65,7 +65,8 @@ public struct Proof: Sendable, Codable, Equatable {
         var pairs: [(String, JSON)] = [("outcome", .string(outcome.rawValue))]
         if outcome == .proven {
             pairs += [
-                ("actor", .string(actor)), ("role", .string(role)), ("request", .string(request)), ("sql", .string(sql)),
+                ("actor", .string(actor)), ("role", .string(role)), ("request", .string(request)),
+                ("sql", .string(sql)),
                 ("effect", .string(effect)), ("rows", .int(rows)), ("keys", .array(keys.map(JSON.string))),
             ]
         }

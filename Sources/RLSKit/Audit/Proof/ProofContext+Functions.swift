@@ -7,7 +7,8 @@ extension ProofContext {
     func function(_ f: Finding) throws -> Proof {
         let candidates = try FunctionProbe.candidates(conn, exposedSchemas: [f.object.schema])
         guard let c = candidates.first(where: { $0.schema == f.object.schema && $0.signature == f.object.name }) else {
-            throw Unprovable(reason: "rlskit does not call it: its body reaches outside the database or does what no test may")
+            throw Unprovable(
+                reason: "rlskit does not call it: its body reaches outside the database or does what no test may")
         }
         if let why = FunctionProbe.unfillable(c) { throw Unprovable(reason: "rlskit cannot call it: \(why)") }
         let victim = HarnessActor.user("victim")
@@ -26,7 +27,9 @@ extension ProofContext {
         var effect: [String] = []
         if !o.writes.isEmpty { effect.append("wrote (\(o.writes.joined(separator: "; ")))") }
         if o.othersRows > 0 { effect.append("returned another user's rows") }
-        if !o.catalogChanges.isEmpty { effect.append("changed the catalog (\(o.catalogChanges.joined(separator: "; ")))") }
+        if !o.catalogChanges.isEmpty {
+            effect.append("changed the catalog (\(o.catalogChanges.joined(separator: "; ")))")
+        }
         return Self.proven(
             .anon, request: request, sql: "select * from \(AuditNames.function(c.schema, c.signature))",
             effect: effect.joined(separator: ", "), rows: written + o.othersRows, keys: [])

@@ -37,7 +37,11 @@ extension ProofContext {
         if attacker.kind == .user {
             memberships = try seedMemberships(using ?? check ?? "", besides: t, for: attacker)
         }
-        let label = attacker.kind == .anon ? "anon" : Self.strangerLabel + (memberships.isEmpty ? "" : " with a row of their own in " + memberships.joined(separator: ", "))
+        let label =
+            attacker.kind == .anon
+            ? "anon"
+            : Self.strangerLabel
+                + (memberships.isEmpty ? "" : " with a row of their own in " + memberships.joined(separator: ", "))
         let keyExpr = try keyExpression(t)
         let target = "\(keyExpr) = \(SQL.literal(key))"
         let outcome: Outcome, request: String, sql: String, effect: String
@@ -107,7 +111,8 @@ extension ProofContext {
     /// Relation names after FROM or JOIN in a policy's text.
     static func tablesNamed(in text: String) -> [String] {
         let ident = #"(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)"#
-        guard let re = try? NSRegularExpression(pattern: #"(?i)\b(?:from|join)\s+("# + ident + #"(?:\."# + ident + ")?)")
+        guard
+            let re = try? NSRegularExpression(pattern: #"(?i)\b(?:from|join)\s+("# + ident + #"(?:\."# + ident + ")?)")
         else { return [] }
         let ns = text as NSString
         var seen: [String] = []
@@ -133,7 +138,9 @@ extension ProofContext {
         }.filter { c in t.columns.contains { $0.name == c && $0.writable } }
         guard let column = columns.first else {
             throw Unprovable(
-                reason: "what WITH CHECK leaves unchecked (\(f.metadata["unchecked"] ?? "?")) is not a column rlskit can set")
+                reason:
+                    "what WITH CHECK leaves unchecked (\(f.metadata["unchecked"] ?? "?")) is not a column rlskit can set"
+            )
         }
         let a = HarnessActor.user("A"), b = HarnessActor.user("B")
         try signUp([a, b])
@@ -155,7 +162,8 @@ extension ProofContext {
                 _ = try? conn.query("RELEASE SAVEPOINT rlskit_handover")
             }
             do {
-                try conn.query(a.impersonation() + APIRequest(schema: t.schema, table: t.name).settings("update", as: a))
+                try conn.query(
+                    a.impersonation() + APIRequest(schema: t.schema, table: t.name).settings("update", as: a))
                 let n = try conn.query(sql).affectedRows ?? 0
                 try conn.query("select set_config('role', 'none', true), set_config('request.jwt.claims', '', true)")
                 let moved: Int64 = try conn.query(

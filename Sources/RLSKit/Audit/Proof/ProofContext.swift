@@ -25,7 +25,9 @@ struct ProofContext {
 
     /// Users created as GoTrue signs them up (sign-up triggers run), rolled back with the proof.
     func signUp(_ users: [HarnessActor]) throws {
-        guard !authColumns.isEmpty else { throw Unprovable(reason: "auth.users does not exist, so no user can sign up") }
+        guard !authColumns.isEmpty else {
+            throw Unprovable(reason: "auth.users does not exist, so no user can sign up")
+        }
         do { _ = try conn.runScript(SignUp.script(users, columns: authColumns, authAdminExists: authAdmin)) } catch {
             throw error.error
         }
@@ -94,7 +96,9 @@ struct ProofContext {
         let intent = TableIntent(
             schema: t.schema, name: t.name, owner: ownerColumn, location: SourceLocation(file: "proof", line: 0))
         let seeder = Seeder(table: t, intent: intent, fixed: fixed)
-        if let p = seeder.problem { throw Unprovable(reason: "rlskit could not seed a row of \(t.qualifiedName): \(p)") }
+        if let p = seeder.problem {
+            throw Unprovable(reason: "rlskit could not seed a row of \(t.qualifiedName): \(p)")
+        }
         let key = try keyExpression(t)
         try conn.query("SAVEPOINT rlskit_seed")
         do {
@@ -169,10 +173,11 @@ struct ProofContext {
 
     /// A PostgREST filter naming the row: `?id=eq.1` from `id=1`.
     static func filter(_ key: String) -> String {
-        "?" + key.split(separator: ",").map { part in
-            let kv = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
-            return kv.count == 2 ? "\(kv[0])=eq.\(kv[1])" : String(part)
-        }.joined(separator: "&")
+        "?"
+            + key.split(separator: ",").map { part in
+                let kv = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+                return kv.count == 2 ? "\(kv[0])=eq.\(kv[1])" : String(part)
+            }.joined(separator: "&")
     }
 
     static func proven(
@@ -192,6 +197,8 @@ struct ProofContext {
 
     /// How a refused request reads in a reason.
     static func refusal(_ e: PostgresError) -> String {
-        e.sqlState == "42501" ? "denied (\(e.message))" : e.sqlState == "57014" ? "cut off after \(Prover.timeout)" : "failed (\(e.message))"
+        e.sqlState == "42501"
+            ? "denied (\(e.message))"
+            : e.sqlState == "57014" ? "cut off after \(Prover.timeout)" : "failed (\(e.message))"
     }
 }

@@ -33,11 +33,18 @@ public enum Prover {
     static let noExploit = "no exploit written for this lint yet"
 
     /// Each ERROR finding proven or lowered to WARN; the others as they were.
-    public static func prove(_ findings: [Finding], on target: ConnectionString, ownsDatabase: Bool) throws -> Result {
+    /// The exploits run on `target` (on a throwaway server, the project's own `postgres`, as the
+    /// harness seeds); sequences are read, and put back where rlskit owns the database, on
+    /// `admin` (default: `target`).
+    public static func prove(
+        _ findings: [Finding], on target: ConnectionString, admin: ConnectionString? = nil, ownsDatabase: Bool
+    ) throws -> Result {
         guard findings.contains(where: { $0.level == .error }) else { return Result(findings: findings, sequences: []) }
         let conn = try PostgresConnection(target)
         defer { conn.close() }
-        let guardian = try SequenceGuard.capture(conn)
+        let adminConn = try admin.map { try PostgresConnection($0) } ?? conn
+        defer { if admin != nil { adminConn.close() } }
+        let guardian = try SequenceGuard.capture(adminConn)
         var out = findings
         do {
             let context = try ProofContext(conn)
@@ -50,10 +57,10 @@ public enum Prover {
                 out[i].proof = proof
             }
         } catch {
-            if ownsDatabase { _ = try? guardian.finish(conn, owned: true) }
+            if ownsDatabase { _ = try? guardian.finish(adminConn, owned: true) }
             throw error
         }
-        return Result(findings: out.sortedForReport(), sequences: try guardian.finish(conn, owned: ownsDatabase))
+        return Result(findings: out.sortedForReport(), sequences: try guardian.finish(adminConn, owned: ownsDatabase))
     }
 
     /// One exploit in its own transaction, always rolled back.
