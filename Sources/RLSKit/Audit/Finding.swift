@@ -104,6 +104,8 @@ public struct Finding: Sendable, Codable, Equatable {
     /// Stable across runs and wording changes: derived from the lint name and the object's
     /// identity only. Baselines store it.
     public var fingerprint: String
+    /// The exploit rlskit ran for this finding, or why it could not prove it (nil: not tried).
+    public var proof: Proof?
 
     init(lint: Lint, draft: FindingDraft) {
         self.lint = lint.name

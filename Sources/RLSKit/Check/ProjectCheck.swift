@@ -74,7 +74,8 @@ public enum ProjectCheck {
                 TestOutcome(
                     suite: "audit",
                     name: "\(f.lint) \(f.object.schema).\(f.object.name)" + (f.object.member.map { " (\($0))" } ?? ""),
-                    status: f.level >= failOn ? .failed : .passed, message: f.detail + " " + f.remediation)
+                    status: f.level >= failOn ? .failed : .passed,
+                    message: f.detail + (f.proof.map { ". " + $0.line + "." } ?? "") + " " + f.remediation)
             }
             return r
         }
@@ -185,12 +186,19 @@ public enum ProjectCheck {
         }
 
         progress("auditing")
-        let audit = AuditReport(
-            result: try Auditor.run(options: AuditOptions(exposed: exposure), on: target), baseline: options.baseline)
+        var result = try Auditor.run(options: AuditOptions(exposed: exposure), on: target)
+        // Every ERROR is proven by its exploit (rolled back) or lowered to WARN with the reason.
+        progress("proving findings")
+        let proofs = try Prover.prove(
+            result.findings, on: database.project ?? target, admin: target, ownsDatabase: database.isThrowaway)
+        result.findings = proofs.findings
+        if !proofs.sequences.isEmpty {
+            tests.sequences = SequenceAdvance.merged(tests.sequences, proofs.sequences)
+            if let note = SequenceGuard.note(proofs.sequences) { tests.notes.append(note + " (the audit's proofs)") }
+        }
+        let audit = AuditReport(result: result, baseline: options.baseline)
         let auditFailed = audit.fails(at: options.failOn) || !audit.result.failedLints.isEmpty
-        func n(_ count: Int, _ word: String) -> String { "\(count) \(word)\(count == 1 || word == "info" ? "" : "s")" }
-        let levels =
-            "\(n(audit.count(.error), "error")), \(n(audit.count(.warn), "warning")), \(n(audit.count(.info), "info"))"
+        let levels = audit.levelsLine
         phases.append(
             Phase(
                 name: "audit", ok: !auditFailed,

@@ -33,8 +33,33 @@ public struct AuditReport: Sendable {
         return line
     }
 
+    /// `2 errors (proven), 3 warnings (1 not proven: …), 0 info`: what the proofs did, in short.
+    public var levelsLine: String {
+        var errors = plural(count(.error), "error")
+        let proven = findings.filter { $0.level == .error && $0.proof?.outcome == .proven }.count
+        let readOnly = findings.filter { $0.level == .error && $0.proof?.outcome == .readOnly }.count
+        if proven > 0 { errors += proven == count(.error) ? " (proven)" : " (\(proven) proven)" }
+        if readOnly > 0 { errors += " (\(readOnly == count(.error) ? "" : "\(readOnly) ")not proven: read-only)" }
+        var warnings = plural(count(.warn), "warning")
+        let demoted = findings.filter { $0.proof?.demotedFrom != nil }
+        if !demoted.isEmpty {
+            // The first clause of each reason: the findings carry the rest.
+            let reasons = Set(
+                demoted.compactMap { f in
+                    f.proof.map { p in
+                        let first = p.reason.components(separatedBy: "; ")[0]
+                        return first + (first.count < p.reason.count ? "; …" : "")
+                    }
+                })
+            warnings +=
+                " (\(demoted.count) not proven: "
+                + (reasons.count == 1 ? TextEscape.line(reasons.first!) : "see each finding") + ")"
+        }
+        return "\(errors), \(warnings), \(count(.info)) info"
+    }
+
     public var summaryLine: String {
-        var s = "\(plural(count(.error), "error")), \(plural(count(.warn), "warning")), \(count(.info)) info"
+        var s = levelsLine
         if !suppressed.isEmpty { s += "; \(suppressed.count) suppressed by the baseline" }
         return s + " (\(result.lintsRun.count) lints, \(String(format: "%.2f", result.seconds)) s)"
     }
@@ -58,6 +83,7 @@ public struct AuditReport: Sendable {
             for f in group {
                 out += "  " + paint(f.lint, "1") + "  " + line(f.object.display) + "\n"
                 out += "    " + line(f.detail) + "\n"
+                if let p = f.proof { out += "    " + paint(line(p.line), p.outcome == .proven ? "1" : "2") + "\n" }
                 out += "    " + paint("fix: " + line(f.remediation), "2") + "\n"
                 out += "    " + paint("fingerprint: " + f.fingerprint, "2") + "\n"
             }
@@ -108,24 +134,25 @@ public struct AuditReport: Sendable {
     }
 
     static func json(_ f: Finding) -> JSON {
-        .object([
-            ("name", .string(f.lint)),
-            ("id", .string(f.lintId)),
-            ("title", .string(f.title)),
-            ("level", .string(f.level.rawValue)),
-            ("categories", .array(f.categories.map { .string($0.rawValue) })),
-            (
-                "object",
-                .object([
-                    ("schema", .string(f.object.schema)), ("name", .string(f.object.name)),
-                    ("kind", .string(f.object.kind)), ("member", .optional(f.object.member)),
-                ])
-            ),
-            ("detail", .string(f.detail)),
-            ("remediation", .string(f.remediation)),
-            ("metadata", .sorted(f.metadata)),
-            ("fingerprint", .string(f.fingerprint)),
-        ])
+        .object(
+            [
+                ("name", .string(f.lint)),
+                ("id", .string(f.lintId)),
+                ("title", .string(f.title)),
+                ("level", .string(f.level.rawValue)),
+                ("categories", .array(f.categories.map { .string($0.rawValue) })),
+                (
+                    "object",
+                    .object([
+                        ("schema", .string(f.object.schema)), ("name", .string(f.object.name)),
+                        ("kind", .string(f.object.kind)), ("member", .optional(f.object.member)),
+                    ])
+                ),
+                ("detail", .string(f.detail)),
+                ("remediation", .string(f.remediation)),
+                ("metadata", .sorted(f.metadata)),
+                ("fingerprint", .string(f.fingerprint)),
+            ] + (f.proof.map { [("proof", $0.json)] } ?? []))
     }
 
     // MARK: sarif
@@ -142,9 +169,11 @@ public struct AuditReport: Sendable {
         }
         let results = findings.map { f in
             SARIF.Result(
-                ruleId: f.lint, level: Self.sarifLevel(f.level), message: f.detail,
+                ruleId: f.lint, level: Self.sarifLevel(f.level),
+                message: f.detail + (f.proof.map { ". " + $0.line } ?? ""),
                 fullyQualifiedName: f.object.qualifiedName, name: f.object.member ?? f.object.name,
-                kind: f.object.kind, fingerprint: f.fingerprint, properties: f.metadata)
+                kind: f.object.kind, fingerprint: f.fingerprint,
+                properties: f.metadata.merging(f.proof?.properties ?? [:]) { $1 })
         }
         return SARIF.log(toolVersion: RLSKitVersion.current, rules: rules, results: results).rendered() + "\n"
     }
@@ -158,7 +187,9 @@ public struct AuditReport: Sendable {
             out +=
                 GitHubAnnotations.line(
                     level: level, title: "rlskit \(f.lint)",
-                    message: "\(f.detail). Fix: \(f.remediation) (fingerprint \(f.fingerprint))") + "\n"
+                    message:
+                        "\(f.detail). \(f.proof.map { $0.line + ". " } ?? "")Fix: \(f.remediation) (fingerprint \(f.fingerprint))"
+                ) + "\n"
         }
         // The annotations are safe by construction; the plain lines after them are text.
         return out + TextEscape.text(schemasLine + "\n" + summaryLine + "\n")

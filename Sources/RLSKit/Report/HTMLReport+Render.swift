@@ -179,7 +179,7 @@ extension HTMLReport {
             "<div class=\"t\"><table><thead><tr><th scope=\"col\">level</th><th scope=\"col\">lint</th><th scope=\"col\">object</th><th scope=\"col\">detail</th><th scope=\"col\">fix</th><th scope=\"col\">fingerprint</th></tr></thead><tbody>"
         for f in audit.findings.sorted(by: { $0.level > $1.level }) {
             out +=
-                "<tr class=\"l-\(f.level.rawValue)\"><td>\(f.level.label)</td><td>\(Self.h(f.lint))</td><td>\(Self.h(f.object.display))</td><td>\(Self.h(f.detail))</td><td><code>\(Self.h(f.remediation))</code></td><td><code>\(Self.h(f.fingerprint))</code></td></tr>"
+                "<tr class=\"l-\(f.level.rawValue)\"><td>\(f.level.label)</td><td>\(Self.h(f.lint))</td><td>\(Self.h(f.object.display))</td><td>\(Self.h(f.detail))\(f.proof.map { "<br><span class=\"proof\">\(Self.h($0.line))</span>" } ?? "")</td><td><code>\(Self.h(f.remediation))</code></td><td><code>\(Self.h(f.fingerprint))</code></td></tr>"
         }
         return out + "</tbody></table></div></section>\n"
     }

@@ -119,3 +119,20 @@ public struct SequenceAdvance: Sendable, Equatable {
             "note: sequences advanced by the run, left as they are (gaps are harmless; resetting could hand an id out twice): \(list)"
     }
 }
+
+extension SequenceAdvance {
+    /// Two runs' advances as one list: the same sequence's steps added up.
+    static func merged(_ a: [SequenceAdvance], _ b: [SequenceAdvance]) -> [SequenceAdvance] {
+        guard !b.isEmpty else { return a }
+        var out = a
+        for x in b {
+            if let i = out.firstIndex(where: { $0.sequence == x.sequence }) {
+                out[i].advancedBy += x.advancedBy
+                out[i].reset = out[i].reset && x.reset
+            } else {
+                out.append(x)
+            }
+        }
+        return out.sorted { $0.sequence < $1.sequence }
+    }
+}

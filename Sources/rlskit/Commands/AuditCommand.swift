@@ -67,8 +67,9 @@ enum AuditCommand {
 
         let target = try DatabaseTarget.resolve(args) { _ in }
         defer { target.stop() }
+        // A read-only audit proves nothing: its ERRORs say so and keep their level.
         let report = AuditReport(
-            result: try Auditor.run(options: audit, on: target.connection),
+            result: try Auditor.run(options: audit, on: target.connection).markedReadOnly(),
             baseline: baseline)
         switch format {
         case "json": try output.write(report.json())
@@ -108,7 +109,7 @@ enum AuditCommand {
     ) throws -> ExitCode {
         let results = ManyDatabases.run(targets) { t in
             AuditReport(
-                result: try Auditor.run(options: audit, on: t.connection),
+                result: try Auditor.run(options: audit, on: t.connection).markedReadOnly(),
                 baseline: baseline)
         }
         var codes: [ExitCode] = []

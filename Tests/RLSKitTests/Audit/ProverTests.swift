@@ -1,0 +1,407 @@
+import Postgres
+@testable import RLSKit
+import TestSupport
+import XCTest
+
+/// Each exploit on a fixture where it succeeds (ERROR, proof with rows) and on variants where
+/// the static lint fires but the exploit fails (WARN with the reason). Nothing is left behind.
+final class ProverTests: XCTestCase {
+    /// The lint's findings after the prover, on a fresh database with `sql` applied.
+    func prove(_ lint: String, _ sql: String, schemas: [String] = ["public"]) throws -> [Finding] {
+        let db = try StandIn.makeDatabase(prefix: "proof")
+        defer {
+            db.conn.close()
+            TestServer.drop(db.name)
+        }
+        _ = try db.conn.runScript(sql)
+        let findings = try Auditor.run(db.conn, exposedSchemas: schemas).findings.filter { $0.lint == lint }
+        XCTAssertFalse(findings.isEmpty, "\(lint) does not fire on the fixture")
+        let users: Int64 = try db.conn.query("select count(*) from auth.users").rows[0].decode(0)
+        let rows = try db.conn.query(Self.rowCounts).rows[0]["n"]
+        let result = try Prover.prove(findings, on: db.connectionString, ownsDatabase: true)
+        XCTAssertEqual(try db.conn.query("select count(*) from auth.users").rows[0].decode(0), users, "users left")
+        XCTAssertEqual(try db.conn.query(Self.rowCounts).rows[0]["n"], rows, "rows left")
+        XCTAssertEqual(result.sequences.filter { !$0.reset }, [], "sequences not put back")
+        return result.findings
+    }
+
+    /// Rows of every user table, as one text.
+    static let rowCounts = """
+        select coalesce(string_agg(format('%s=%s', relid::regclass, n_live_tup), ',' order by relid), '') as n
+          from (select c.oid as relid, (xpath('/row/c/text()', query_to_xml(format('select count(*) as c from %s', c.oid::regclass), false, true, '')))[1]::text as n_live_tup
+                  from pg_class c join pg_namespace s on s.oid = c.relnamespace
+                 where c.relkind = 'r' and s.nspname in ('public', 'api', 'private')) t
+        """
+
+    func assertProven(
+        _ f: [Finding], actor: String, effect: String, keys: [String]? = nil, file: StaticString = #filePath,
+        line: UInt = #line
+    ) {
+        guard let p = f.first?.proof else { return XCTFail("no proof", file: file, line: line) }
+        XCTAssertEqual(p.outcome, .proven, p.line, file: file, line: line)
+        XCTAssertEqual(f.first?.level, .error, file: file, line: line)
+        XCTAssertTrue(p.actor.hasPrefix(actor), p.line, file: file, line: line)
+        XCTAssertTrue(p.effect.hasPrefix(effect), p.line, file: file, line: line)
+        XCTAssertGreaterThan(p.rows, 0, file: file, line: line)
+        if let keys { XCTAssertEqual(p.keys, keys, file: file, line: line) }
+    }
+
+    func assertDemoted(_ f: [Finding], _ reason: String, file: StaticString = #filePath, line: UInt = #line) {
+        guard let p = f.first?.proof else { return XCTFail("no proof", file: file, line: line) }
+        XCTAssertEqual(p.outcome, .notProven, p.line, file: file, line: line)
+        XCTAssertEqual(f.first?.level, .warn, file: file, line: line)
+        XCTAssertEqual(p.demotedFrom, .error, file: file, line: line)
+        XCTAssertTrue(p.reason.contains(reason), "\(p.reason) does not say \(reason)", file: file, line: line)
+    }
+
+    // MARK: 0013 rls_disabled_in_public
+
+    func testRLSDisabledProvenByAnonRead() throws {
+        let f = try prove(
+            "rls_disabled_in_public",
+            """
+            create table public.notes (id int primary key, body text);
+            grant select on public.notes to anon;
+            """)
+        assertProven(f, actor: "anon", effect: "read", keys: ["id=2"])
+        XCTAssertEqual(f[0].proof?.request, "GET /rest/v1/notes?select=*")
+        XCTAssertEqual(f[0].proof?.role, "anon")
+    }
+
+    func testRLSDisabledProvenByInsertWhenNoneMayRead() throws {
+        let f = try prove(
+            "rls_disabled_in_public",
+            """
+            create table public.inbox (id int primary key, body text);
+            grant insert on public.inbox to anon;
+            """)
+        assertProven(f, actor: "anon", effect: "inserted")
+    }
+
+    func testRLSDisabledWithoutGrantsIsDemoted() throws {
+        let f = try prove("rls_disabled_in_public", "create table public.notes (id int primary key, body text);")
+        assertDemoted(f, "anon's read was denied (permission denied for table notes)")
+    }
+
+    func testRLSDisabledInSchemaAnonCannotUseIsDemoted() throws {
+        // The grant is there, but anon has no USAGE on the schema: PostgREST cannot serve it either.
+        let f = try prove(
+            "rls_disabled_in_public",
+            """
+            create schema api;
+            create table api.notes (id int primary key, body text);
+            grant select on api.notes to anon, authenticated;
+            """, schemas: ["api"])
+        assertDemoted(f, "permission denied for schema api")
+    }
+
+    // MARK: 0007 policy_exists_rls_disabled
+
+    func testPolicyExistsRLSDisabledProven() throws {
+        let f = try prove(
+            "policy_exists_rls_disabled",
+            """
+            create table public.notes (id int primary key, owner uuid);
+            create policy "own notes" on public.notes for select using (owner = (select auth.uid()));
+            grant select on public.notes to authenticated;
+            """)
+        assertProven(f, actor: "a stranger", effect: "read")
+    }
+
+    func testPolicyExistsRLSDisabledOnlyServiceRoleIsDemoted() throws {
+        let f = try prove(
+            "policy_exists_rls_disabled",
+            """
+            create table public.notes (id int primary key, owner uuid);
+            create policy "own notes" on public.notes for select using (owner = (select auth.uid()));
+            grant all on public.notes to service_role;
+            """)
+        assertDemoted(f, "permission denied for table notes")
+    }
+
+    func testPolicyExistsRLSDisabledOutsideTheAPIIsDemoted() throws {
+        let f = try prove(
+            "policy_exists_rls_disabled",
+            """
+            create schema private;
+            create table private.notes (id int primary key, owner uuid);
+            create policy "own notes" on private.notes for select using (owner = (select auth.uid()));
+            grant select on private.notes to anon;
+            """)
+        assertDemoted(f, "permission denied for schema private")
+    }
+
+    // MARK: 0023 sensitive_columns_exposed
+
+    func testSensitiveColumnsProven() throws {
+        let f = try prove(
+            "sensitive_columns_exposed",
+            """
+            create table public.accounts (id int primary key, email text, password text);
+            insert into public.accounts values (7, 'a@example.test', 'hunter2');
+            grant select on public.accounts to anon;
+            """)
+        assertProven(f, actor: "anon", effect: "read with password")
+        XCTAssertEqual(f[0].proof?.rows, 2)
+    }
+
+    func testSensitiveColumnsInSchemaAnonCannotUseIsDemoted() throws {
+        let f = try prove(
+            "sensitive_columns_exposed",
+            """
+            create schema api;
+            create table api.accounts (id int primary key, email text, password text);
+            grant select on api.accounts to anon;
+            """, schemas: ["api"])
+        assertDemoted(f, "permission denied for schema api")
+    }
+
+    func testSensitiveColumnsEmptyUnseedableTableIsDemoted() throws {
+        let f = try prove(
+            "sensitive_columns_exposed",
+            """
+            create table public.devices (id int primary key, token text, spot point not null);
+            grant select on public.devices to anon;
+            """)
+        assertDemoted(f, "could not seed a row")
+    }
+
+    // MARK: 1002 auth_uid_is_null_disjunct
+
+    static let nullDisjunct = """
+        create table public.notes (id int primary key, owner uuid references auth.users);
+        alter table public.notes enable row level security;
+        grant select on public.notes to anon, authenticated;
+        create policy "own notes" on public.notes for select %@
+          using ((select auth.uid()) is null or owner = (select auth.uid()));
+        """
+
+    func testNullDisjunctProvenByAnon() throws {
+        let f = try prove("auth_uid_is_null_disjunct", Self.nullDisjunct.replacingOccurrences(of: "%@", with: ""))
+        assertProven(f, actor: "anon", effect: "read", keys: ["id=2"])
+        XCTAssertTrue(f[0].proof!.sql.lowercased().contains("is null"), f[0].proof!.sql)
+    }
+
+    func testNullDisjunctForAuthenticatedOnlyIsDemoted() throws {
+        let f = try prove(
+            "auth_uid_is_null_disjunct", Self.nullDisjunct.replacingOccurrences(of: "%@", with: "to authenticated"))
+        assertDemoted(f, "applies to authenticated only")
+    }
+
+    func testNullDisjunctBlockedByRestrictivePolicyIsDemoted() throws {
+        let f = try prove(
+            "auth_uid_is_null_disjunct",
+            Self.nullDisjunct.replacingOccurrences(of: "%@", with: "")
+                + "\ncreate policy \"signed in\" on public.notes as restrictive for select using ((select auth.uid()) is not null);"
+        )
+        assertDemoted(f, "reached no row of another user")
+    }
+
+    // MARK: 1006 policy_self_comparison
+
+    static let selfComparison = """
+        create table public.memberships (user_id uuid, organization_id uuid);
+        create table public.projects (id int primary key, organization_id uuid);
+        alter table public.projects enable row level security;
+        create policy "members read projects" on public.projects for select to authenticated using (
+          exists (select 1 from public.memberships where memberships.user_id = (select auth.uid())
+                  and memberships.organization_id = memberships.organization_id));
+        grant select on public.projects to authenticated;
+        """
+
+    func testSelfComparisonProvenByMemberOfAnotherGroup() throws {
+        let f = try prove(
+            "policy_self_comparison", Self.selfComparison + "grant select on public.memberships to authenticated;")
+        assertProven(f, actor: "a stranger", effect: "read", keys: ["id=2"])
+        XCTAssertTrue(f[0].proof!.actor.contains("public.memberships"), f[0].proof!.actor)
+    }
+
+    func testSelfComparisonWithMembershipsClosedIsDemoted() throws {
+        let f = try prove("policy_self_comparison", Self.selfComparison)
+        assertDemoted(f, "permission denied for table memberships")
+    }
+
+    func testSelfComparisonWithMembershipsUnderRLSIsDemoted() throws {
+        let f = try prove(
+            "policy_self_comparison",
+            Self.selfComparison
+                + "grant select on public.memberships to authenticated;\nalter table public.memberships enable row level security;"
+        )
+        assertDemoted(f, "does not pass the policy")
+    }
+
+    // MARK: 1007 uncorrelated_policy_subquery
+
+    static let uncorrelated = """
+        create table public.memberships (user_id uuid, organization_id uuid);
+        create function public.my_org_ids() returns setof uuid language sql stable security definer
+          set search_path = '' as $$ select organization_id from public.memberships where user_id = auth.uid() $$;
+        create table public.profiles (id uuid primary key, organization_id uuid);
+        alter table public.profiles enable row level security;
+        create policy "members read profiles" on public.profiles for select to authenticated using (
+          exists (select 1 from public.memberships
+                  where memberships.organization_id in (select public.my_org_ids())));
+        grant select on public.profiles to authenticated;
+        """
+
+    func testUncorrelatedSubqueryProven() throws {
+        let f = try prove(
+            "uncorrelated_policy_subquery", Self.uncorrelated + "grant select on public.memberships to authenticated;")
+        assertProven(f, actor: "a stranger", effect: "read")
+    }
+
+    func testUncorrelatedSubqueryWithMembershipsUnderRLSIsDemoted() throws {
+        let f = try prove(
+            "uncorrelated_policy_subquery",
+            Self.uncorrelated
+                + "grant select on public.memberships to authenticated;\nalter table public.memberships enable row level security;"
+        )
+        assertDemoted(f, "does not pass the policy")
+    }
+
+    func testUncorrelatedSubqueryWithoutGrantIsDemoted() throws {
+        let f = try prove("uncorrelated_policy_subquery", Self.uncorrelated)
+        assertDemoted(f, "permission denied for table memberships")
+    }
+
+    // MARK: 1003 with_check_weaker_than_using
+
+    static let handOver = """
+        create table public.notes (id int primary key, owner uuid references auth.users, body text);
+        alter table public.notes enable row level security;
+        create policy "read own notes" on public.notes for select to authenticated using (owner = (select auth.uid()));
+        create policy "edit own notes" on public.notes for update to authenticated
+          using (owner = (select auth.uid())) with check (body <> '');
+        grant select on public.notes to authenticated;
+        """
+
+    func testWithCheckWeakerProvenByHandOver() throws {
+        let f = try prove(
+            "with_check_weaker_than_using", Self.handOver + "grant update on public.notes to authenticated;")
+        assertProven(f, actor: "user A", effect: "handed to user B", keys: ["id=2"])
+        XCTAssertTrue(f[0].proof!.request.hasPrefix("PATCH /rest/v1/notes {\"owner\": "), f[0].proof!.request)
+        // With a filter, the new row must pass the SELECT policy too: only the unfiltered request moves it.
+        XCTAssertTrue(f[0].proof!.effect.contains("with no filter only"), f[0].proof!.effect)
+    }
+
+    func testWithCheckWeakerProvenWithFilterWhenRowsArePublic() throws {
+        let f = try prove(
+            "with_check_weaker_than_using",
+            Self.handOver.replacingOccurrences(of: "using (owner = (select auth.uid()));", with: "using (true);")
+                + "grant update on public.notes to authenticated;")
+        assertProven(f, actor: "user A", effect: "handed to user B", keys: ["id=2"])
+        XCTAssertTrue(f[0].proof!.request.hasPrefix("PATCH /rest/v1/notes?id=eq.2 {\"owner\": "), f[0].proof!.request)
+        XCTAssertEqual(f[0].proof!.effect, "handed to user B")
+    }
+
+    func testWithCheckWeakerWithColumnGrantIsDemoted() throws {
+        let f = try prove(
+            "with_check_weaker_than_using", Self.handOver + "grant update (body) on public.notes to authenticated;")
+        assertDemoted(f, "permission denied for table notes")
+    }
+
+    func testWithCheckWeakerWithOwnerKeepingTriggerIsDemoted() throws {
+        let f = try prove(
+            "with_check_weaker_than_using",
+            Self.handOver + """
+                grant update on public.notes to authenticated;
+                create function public.keep_owner() returns trigger language plpgsql as $$
+                begin new.owner := old.owner; return new; end $$;
+                create trigger keep_owner before update on public.notes for each row execute function public.keep_owner();
+                """)
+        assertDemoted(f, "changed no row")
+    }
+
+    // MARK: 0028 anon_security_definer_function_executable
+
+    func testDefinerFunctionProvenByWrite() throws {
+        let f = try prove(
+            "anon_security_definer_function_executable",
+            """
+            create table public.notes (id bigint generated always as identity primary key, body text);
+            create function public.add_note(b text) returns void language sql security definer set search_path = ''
+              as $$ insert into public.notes (body) values (b) $$;
+            """)
+        assertProven(f, actor: "anon", effect: "wrote")
+        XCTAssertEqual(f[0].proof?.request, "POST /rest/v1/rpc/add_note")
+    }
+
+    func testDefinerFunctionThatRaisesIsDemoted() throws {
+        let f = try prove(
+            "anon_security_definer_function_executable",
+            """
+            create table public.secrets (id int primary key, value text);
+            create function public.get_secret(p_id int) returns text language plpgsql security definer set search_path = ''
+              as $$ declare s text; begin select value into strict s from public.secrets where id = p_id; return s; end $$;
+            """)
+        assertDemoted(f, "anon's call raised")
+    }
+
+    func testDefinerFunctionThatDoesNothingVisibleIsDemoted() throws {
+        let f = try prove(
+            "anon_security_definer_function_executable",
+            """
+            create function public.answer() returns int language sql security definer set search_path = '' as $$ select 42 $$;
+            """)
+        assertDemoted(f, "changed no row and returned no other user's row")
+    }
+
+    // MARK: the rest
+
+    func testLintWithoutExploitIsDemotedWithTheReason() throws {
+        let f = try prove(
+            "security_definer_view",
+            """
+            create table public.notes (id int primary key);
+            create view public.all_notes as select * from public.notes;
+            grant select on public.all_notes to anon;
+            """)
+        assertDemoted(f, "no exploit written for this lint yet")
+    }
+
+    // MARK: reports
+
+    func testEveryReportCarriesTheProof() throws {
+        let f = try prove(
+            "rls_disabled_in_public",
+            """
+            create table public.notes (id int primary key, body text);
+            grant select on public.notes to anon;
+            """)
+        let result = AuditResult(
+            findings: f, exposed: ExposedSchemas(names: ["public"], origin: .given("given")), missingSchemas: [],
+            failedLints: [:], lintsRun: [Lint.rlsDisabledInPublic], seconds: 0)
+        let report = AuditReport(result: result)
+        let line = "proof: as anon, GET /rest/v1/notes?select=* read 1 row (id=2); rolled back"
+        XCTAssertTrue(report.text(color: false).contains("\n    " + line + "\n"), report.text(color: false))
+        XCTAssertTrue(report.summaryLine.hasPrefix("1 error (proven), 0 warnings, 0 info"), report.summaryLine)
+        XCTAssertTrue(report.json().contains("\"request\": \"GET /rest/v1/notes?select=*\""), report.json())
+        XCTAssertTrue(report.sarif().contains("\"proof_keys\": \"id=2\""), report.sarif())
+        XCTAssertTrue(report.sarif().contains(line), report.sarif())
+        XCTAssertTrue(report.github().contains(line))
+        let check = ProjectCheck.Report(
+            phases: [], migrations: Migrator.Result(standIn: nil, plan: [], applied: [], unknownVersions: []),
+            tests: TestReport(), problems: [], audit: report, failOn: .error)
+        XCTAssertTrue(check.testsWithAudit.outcomes.contains { $0.message?.contains(line) == true })
+        let html = HTMLReport(command: "check", verdict: "failed", facts: [], tests: TestReport(), audit: report)
+        XCTAssertTrue(html.findings(report).contains("<span class=\"proof\">\(line)</span>"))
+        let read = AuditReport(result: result.markedReadOnly())
+        XCTAssertTrue(read.text(color: false).contains("\n    proof: as anon"), "a proof already made stays")
+    }
+
+    func testReadOnlyAuditSaysNotProven() {
+        var f = Finding(
+            lint: .rlsDisabledInPublic,
+            draft: FindingDraft(object: AuditObject(schema: "public", name: "notes", kind: "table"), detail: "d"))
+        f.proof = nil
+        let result = AuditResult(
+            findings: [f], exposed: ExposedSchemas(names: ["public"], origin: .given("given")), missingSchemas: [],
+            failedLints: [:], lintsRun: [Lint.rlsDisabledInPublic], seconds: 0
+        ).markedReadOnly()
+        let report = AuditReport(result: result)
+        XCTAssertEqual(report.findings[0].level, .error)
+        XCTAssertTrue(report.text(color: false).contains("\n    not proven (read-only)\n"))
+        XCTAssertTrue(report.summaryLine.hasPrefix("1 error (not proven: read-only), 0 warnings"), report.summaryLine)
+        XCTAssertTrue(report.json().contains("\"outcome\": \"read_only\""), report.json())
+    }
+}
