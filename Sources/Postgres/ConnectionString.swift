@@ -109,7 +109,9 @@ public struct ConnectionString: Sendable, Equatable, CustomStringConvertible {
     static func hasAmbiguousUserinfo(_ text: String) -> Bool {
         guard let scheme = ["postgresql://", "postgres://"].first(where: { text.hasPrefix($0) }) else { return false }
         let rest = Array(text.utf8.dropFirst(scheme.utf8.count))
-        let at = UInt8(ascii: "@"), slash = UInt8(ascii: "/"), question = UInt8(ascii: "?")
+        let at = UInt8(ascii: "@")
+        let slash = UInt8(ascii: "/")
+        let question = UInt8(ascii: "?")
         guard let first = rest.firstIndex(of: at) else { return false }
         // libpq ends the user info at the first '@', unless a '/' comes before it.
         let hasUserinfo = !rest[..<first].contains(slash)

@@ -67,7 +67,9 @@ enum ExtensionOverlay {
         -> String?
     {
         guard let tail = tails(real) else { return nil }
-        let binDir = root + "/" + tail.bin, shareDir = root + "/" + tail.share, libDir = root + "/" + tail.lib
+        let binDir = root + "/" + tail.bin
+        let shareDir = root + "/" + tail.share
+        let libDir = root + "/" + tail.lib
         let server = binDir + "/postgres"
         // Plain system calls: a few hundred links, and Foundation's are slow enough to show
         // in every cold check.

@@ -58,7 +58,11 @@ extension LocalCluster {
 
     // MARK: Processes
 
-    struct ServerUser { let name: String; let uid: uid_t; let gid: gid_t }
+    struct ServerUser {
+        let name: String
+        let uid: uid_t
+        let gid: gid_t
+    }
 
     static func serverUser() throws -> ServerUser? {
         guard geteuid() == 0 else { return nil }

@@ -291,7 +291,7 @@ public final class LocalCluster: Sendable {
     /// returns the pid to stop it with.
     @discardableResult
     public func detach() -> Int32 {
-        if let _ = ClusterRegistry.shared.remove(registration) { Watchdog.release(child: childProcess, keep: true) }
+        if ClusterRegistry.shared.remove(registration) != nil { Watchdog.release(child: childProcess, keep: true) }
         return serverPID
     }
 
@@ -317,7 +317,8 @@ public final class LocalCluster: Sendable {
     static func terminate(child: ChildProcess, directory: String) {
         defer { Watchdog.release(child: child, keep: false) }
         let pid = child.pid.withLock { p in
-            defer { p = 0 }; return p
+            defer { p = 0 }
+            return p
         }
         if pid > 0, kill(pid, SIGQUIT) == 0 {
             var status: Int32 = 0

@@ -68,7 +68,10 @@ extension PostgresConnection {
             plan.sync()
         case .keepSuccesses where !wasInTransaction:
             // Outside a transaction every synced group commits or fails on its own.
-            for g in groups.indices { plan.addGroup(g); plan.sync() }
+            for g in groups.indices {
+                plan.addGroup(g)
+                plan.sync()
+            }
         case .keepSuccesses:
             // "ROLLBACK TO a" at the start of each group undoes only a failed predecessor:
             // after a success, "a" was set again right behind it.
@@ -193,7 +196,10 @@ extension PostgresConnection {
         var names: [PreparedKey: String] = [:]
         var wanted: [WantedPrepare] = []
         for (key, n) in uses where n > 1 || preparedNames[key] != nil {
-            if let name = preparedNames[key] { names[key] = name; continue }
+            if let name = preparedNames[key] {
+                names[key] = name
+                continue
+            }
             guard preparedNames.count + wanted.count < 2000 else { continue }
             preparedCounter += 1
             wanted.append((key, "rlskit_p\(preparedCounter)"))
@@ -219,7 +225,8 @@ extension PostgresConnection {
                 guard ok == 1, PQpipelineSync(handle) == 1 else { throw connectionError() }
             }
             if guarded {
-                try control("ROLLBACK TO SAVEPOINT rlskit_prepare"); try control("RELEASE SAVEPOINT rlskit_prepare")
+                try control("ROLLBACK TO SAVEPOINT rlskit_prepare")
+                try control("RELEASE SAVEPOINT rlskit_prepare")
             }
             guard PQpipelineSync(handle) == 1 else { throw connectionError() }
             // Segment k holds prepare k; a prepare's result is the one without a command tag.
@@ -230,7 +237,10 @@ extension PostgresConnection {
                     let status = PQresultStatus(r)
                     let untagged = String(cString: PQcmdStatus(r)).isEmpty
                     PQclear(r)
-                    if status == PGRES_PIPELINE_SYNC { segment += 1; break }
+                    if status == PGRES_PIPELINE_SYNC {
+                        segment += 1
+                        break
+                    }
                     if status == PGRES_COMMAND_OK, untagged, segment < wanted.count {
                         preparedNames[wanted[segment].key] = wanted[segment].name
                         names[wanted[segment].key] = wanted[segment].name

@@ -137,16 +137,24 @@ enum PostgresArrayParser {
                 quoted = true
                 i += 1
                 while i < end, u[i] != UInt8(ascii: "\"") {
-                    if u[i] == UInt8(ascii: "\\") { i += 1; guard i < end else { return nil } }
-                    bytes.append(u[i]); i += 1
+                    if u[i] == UInt8(ascii: "\\") {
+                        i += 1
+                        guard i < end else { return nil }
+                    }
+                    bytes.append(u[i])
+                    i += 1
                 }
                 guard i < end else { return nil }
                 i += 1
             } else {
                 while i < end, u[i] != UInt8(ascii: ",") {
                     if u[i] == UInt8(ascii: "{") || u[i] == UInt8(ascii: "\"") { return nil }
-                    if u[i] == UInt8(ascii: "\\") { i += 1; guard i < end else { return nil } }
-                    bytes.append(u[i]); i += 1
+                    if u[i] == UInt8(ascii: "\\") {
+                        i += 1
+                        guard i < end else { return nil }
+                    }
+                    bytes.append(u[i])
+                    i += 1
                 }
             }
             let s = String(decoding: bytes, as: UTF8.self)

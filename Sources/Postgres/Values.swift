@@ -86,7 +86,10 @@ extension Data: PostgresEncodable {
         let digits = Array("0123456789abcdef".utf8)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count * 2)
-        for b in self { bytes.append(digits[Int(b >> 4)]); bytes.append(digits[Int(b & 0xF)]) }
+        for b in self {
+            bytes.append(digits[Int(b >> 4)])
+            bytes.append(digits[Int(b & 0xF)])
+        }
         s += String(decoding: bytes, as: UTF8.self)
         return s
     }
@@ -160,7 +163,11 @@ enum PostgresTimestamp {
         if i < u.count, u[i] == 46 {
             i += 1
             var scale = 0.1
-            while i < u.count, u[i] >= 48, u[i] <= 57 { fraction += Double(u[i] - 48) * scale; scale /= 10; i += 1 }
+            while i < u.count, u[i] >= 48, u[i] <= 57 {
+                fraction += Double(u[i] - 48) * scale
+                scale /= 10
+                i += 1
+            }
         }
         var offset = 0
         if i < u.count, u[i] == 43 || u[i] == 45 {
@@ -168,9 +175,16 @@ enum PostgresTimestamp {
             i += 1
             guard let oh = num(i, 2) else { return nil }
             i += 2
-            var om = 0, os = 0
-            if i < u.count, u[i] == 58, let m = num(i + 1, 2) { om = m; i += 3 }
-            if i < u.count, u[i] == 58, let s = num(i + 1, 2) { os = s; i += 3 }
+            var om = 0
+            var os = 0
+            if i < u.count, u[i] == 58, let m = num(i + 1, 2) {
+                om = m
+                i += 3
+            }
+            if i < u.count, u[i] == 58, let s = num(i + 1, 2) {
+                os = s
+                i += 3
+            }
             offset = sign * (oh * 3600 + om * 60 + os)
         } else if i < u.count, u[i] == 90 {
             i += 1

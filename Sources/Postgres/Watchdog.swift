@@ -38,7 +38,8 @@ enum Watchdog {
         p.standardError = FileHandle.nullDevice
         p.environment = LocalCluster.childEnvironment
         do { try p.run() } catch {
-            close(fds[0]); close(fds[1])
+            close(fds[0])
+            close(fds[1])
             return
         }
         close(fds[0])
@@ -62,7 +63,8 @@ enum Watchdog {
 
     static func release(child: ChildProcess, keep: Bool) {
         let fd = child.watchdog.withLock { fd in
-            defer { fd = -1 }; return fd
+            defer { fd = -1 }
+            return fd
         }
         guard fd >= 0 else { return }
         if readerAlive(fd) {

@@ -77,7 +77,10 @@ final class ConnectionStringTests: XCTestCase {
             let c = ConnectionString(raw)
             XCTAssertFalse(Self.leaks(c.description), "\(raw) → \(c.description)")
             do { _ = try c.options() } catch { XCTAssertFalse(Self.leaks("\(error)"), "\(raw) → \(error)") }
-            do { _ = try PostgresConnection(c); XCTFail("\(raw) connected") } catch {
+            do {
+                _ = try PostgresConnection(c)
+                XCTFail("\(raw) connected")
+            } catch {
                 XCTAssertFalse(Self.leaks("\(error)"), "\(raw) → \(error)")
             }
         }

@@ -32,7 +32,11 @@ final class ConnectionTests: XCTestCase {
         setenv("PGHOST", host, 1)
         setenv("PGUSER", opts["user"] ?? "postgres", 1)
         setenv("PGDATABASE", opts["dbname"] ?? "postgres", 1)
-        defer { unsetenv("PGHOST"); unsetenv("PGUSER"); unsetenv("PGDATABASE") }
+        defer {
+            unsetenv("PGHOST")
+            unsetenv("PGUSER")
+            unsetenv("PGDATABASE")
+        }
         let conn = try PostgresConnection(ConnectionString(""))
         XCTAssertEqual(
             try conn.query("select current_database()::text as d").rows[0].decode("d") as String,

@@ -1,6 +1,7 @@
 import Foundation
-@testable import Postgres
 import XCTest
+
+@testable import Postgres
 
 final class ExtensionOverlayTests: XCTestCase {
     static let control =

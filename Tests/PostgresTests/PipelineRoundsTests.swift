@@ -1,7 +1,8 @@
 import Foundation
-@testable import Postgres
 import TestSupport
 import XCTest
+
+@testable import Postgres
 
 /// A pipeline whose groups are all undone sends its prepares in the same round as itself.
 final class PipelineRoundsTests: XCTestCase {

@@ -42,7 +42,8 @@ final class TransactionTests: XCTestCase {
         try conn.rolledBack { c in try c.query("insert into rb values (1)") }
         XCTAssertThrowsError(
             try conn.rolledBack { c in
-                try c.query("insert into rb values (1)"); throw Boom()
+                try c.query("insert into rb values (1)")
+                throw Boom()
             })
         XCTAssertEqual(try conn.query("select count(*)::int as n from rb").rows[0].decode("n") as Int, 0)
         XCTAssertFalse(conn.inTransaction)

@@ -80,7 +80,10 @@ final class ValuesTests: XCTestCase {
     }
 
     func testJSON() throws {
-        struct Meta: Codable, Equatable { var name: String; var tags: [String] }
+        struct Meta: Codable, Equatable {
+            var name: String
+            var tags: [String]
+        }
         let value = Meta(name: "ann", tags: ["x", "y"])
         let row = try conn.query("select $1::jsonb as j, '{\"a\":1}'::json as k", [try JSONParameter(value)]).rows[0]
         XCTAssertEqual(try row.decodeJSON("j") as Meta, value)

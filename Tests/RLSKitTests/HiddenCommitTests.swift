@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Statements the old scanners misread ended rlskit's transaction: none may, and when the
 /// server's state says one did anyway, the error names the file.

@@ -1,7 +1,8 @@
 import Foundation
-@_spi(CLI) @testable import RLSKit
 import TestSupport
 import XCTest
+
+@_spi(CLI) @testable import RLSKit
 
 /// Random and truncated input to every parser: errors are fine, crashes are not.
 final class ParserFuzzTests: XCTestCase {

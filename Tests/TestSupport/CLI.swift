@@ -32,7 +32,8 @@ public enum CLI {
         env.merge(environment) { $1 }
         p.environment = env
         if let directory { p.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         p.standardOutput = out
         p.standardError = err
         p.standardInput = FileHandle.nullDevice

@@ -31,7 +31,8 @@ public enum TestServer {
     /// A new, empty database; dropped by `drop`. Tests that change schema use one each.
     public static func makeDatabase(prefix: String = "t") throws -> (name: String, connectionString: ConnectionString) {
         let n = state.withLock { s in
-            s.counter += 1; return s.counter
+            s.counter += 1
+            return s.counter
         }
         let name = "\(prefix)_\(getpid())_\(n)"
         let admin = try connect()

@@ -41,7 +41,8 @@ public final class TinyHTTPServer: Sendable {
     }
 
     deinit {
-        shutdown(fd, Int32(SHUT_RDWR)); close(fd)
+        shutdown(fd, Int32(SHUT_RDWR))
+        close(fd)
         for c in held.withLock({ $0 }) { close(c) }
     }
 

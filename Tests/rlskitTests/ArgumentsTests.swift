@@ -1,6 +1,7 @@
-@testable import rlskit
 import TestSupport
 import XCTest
+
+@testable import rlskit
 
 final class ArgumentsTests: XCTestCase {
     let spec = CommandSpec(
@@ -28,7 +29,10 @@ final class ArgumentsTests: XCTestCase {
 
     func testErrors() {
         func message(_ args: [String]) -> String? {
-            do { _ = try spec.parse(args); return nil } catch { return error.message }
+            do {
+                _ = try spec.parse(args)
+                return nil
+            } catch { return error.message }
         }
         XCTAssertEqual(message(["--nope"]), "unknown option '--nope'")
         XCTAssertEqual(message(["-x"]), "unknown option '-x'")
@@ -41,7 +45,10 @@ final class ArgumentsTests: XCTestCase {
 
     func testMistypedOptionsSuggestTheClosest() {
         func message(_ args: [String]) -> String? {
-            do { _ = try spec.parse(args); return nil } catch { return error.message }
+            do {
+                _ = try spec.parse(args)
+                return nil
+            } catch { return error.message }
         }
         XCTAssertEqual(
             message(["--databse-url", "x"]), "unknown option '--databse-url' (did you mean '--database-url'?)")

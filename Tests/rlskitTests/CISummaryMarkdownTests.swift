@@ -20,7 +20,8 @@ final class CISummaryMarkdownTests: XCTestCase {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: cmark!)
         p.arguments = ["-e", "table", "-e", "autolink", "-e", "strikethrough", "-e", "tagfilter"]
-        let input = Pipe(), output = Pipe()
+        let input = Pipe()
+        let output = Pipe()
         p.standardInput = input
         p.standardOutput = output
         try p.run()

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 final class CLITests: XCTestCase {
     func testHelpOnEveryLevel() throws {
@@ -132,7 +133,10 @@ final class CLITests: XCTestCase {
             if waitForServer {
                 XCTAssertGreaterThan(serverPID, 0)
                 var gone = false
-                for _ in 0..<500 where !gone { gone = kill(serverPID, 0) != 0; if !gone { usleep(10_000) } }
+                for _ in 0..<500 where !gone {
+                    gone = kill(serverPID, 0) != 0
+                    if !gone { usleep(10_000) }
+                }
                 XCTAssertTrue(gone, "server process still running")
             }
         }

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationXML)
-    import FoundationXML
-#endif
 import Postgres
 import TestSupport
 import XCTest
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 final class CheckCommandTests: XCTestCase {
     func testCheckRunsEveryPhaseAndWritesJUnit() throws {

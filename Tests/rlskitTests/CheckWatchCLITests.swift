@@ -48,7 +48,8 @@ final class CheckWatchCLITests: ScratchTestCase {
         ])
         let tmp = try folder([:])
         let (p, out, err) = try CLI.start(["check", "--watch"], environment: ["TMPDIR": tmp], directory: dir)
-        let stdout = Lines(out), stderr = Lines(err)
+        let stdout = Lines(out)
+        let stderr = Lines(err)
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         XCTAssertTrue(stdout.wait(for: "(Ctrl-C to stop)"), stdout.text + stderr.text)
         XCTAssertTrue(stdout.text.contains("passed in"), stdout.text)

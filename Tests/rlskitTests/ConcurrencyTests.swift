@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Eight `rlskit apply` processes at once on one database: each migration applied exactly
 /// once, none fails, the ledger is consistent.

@@ -19,7 +19,10 @@ final class SilentListener: @unchecked Sendable {
         let bound = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, len) }
         }
-        guard bound == 0, listen(s, 64) == 0 else { close(s); throw POSIXError(.EADDRINUSE) }
+        guard bound == 0, listen(s, 64) == 0 else {
+            close(s)
+            throw POSIXError(.EADDRINUSE)
+        }
         _ = withUnsafeMutablePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(s, $0, &len) }
         }

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Faults: a killed apply leaves no half-applied migration, and a rerun completes the work.
 final class CrashTests: XCTestCase {
@@ -104,10 +105,14 @@ extension CrashTests {
         restart.standardOutput = FileHandle.nullDevice
         restart.standardError = FileHandle.nullDevice
         try restart.run()
-        defer { kill(restart.processIdentifier, SIGQUIT); restart.waitUntilExit() }
+        defer {
+            kill(restart.processIdentifier, SIGQUIT)
+            restart.waitUntilExit()
+        }
         var up = false
         for _ in 0..<1000 where !up {
-            up = (try? PostgresConnection(cluster.connectionString)) != nil; if !up { usleep(10_000) }
+            up = (try? PostgresConnection(cluster.connectionString)) != nil
+            if !up { usleep(10_000) }
         }
         XCTAssertTrue(up)
         try "scenario quick\n  as admin: select 1\n    expect value 1\n".write(

@@ -1,9 +1,10 @@
 import Foundation
 import Postgres
-@testable import rlskit
 import Synchronization
 import TestSupport
 import XCTest
+
+@testable import rlskit
 
 /// Many databases of one server: a few at a time, never one connection each at once.
 final class ManyDatabasesBoundTests: XCTestCase {
@@ -13,7 +14,8 @@ final class ManyDatabasesBoundTests: XCTestCase {
         let now = Mutex((running: 0, peak: 0))
         let results = ManyDatabases.run(targets) { t in
             now.withLock {
-                $0.running += 1; $0.peak = max($0.peak, $0.running)
+                $0.running += 1
+                $0.peak = max($0.peak, $0.running)
             }
             Thread.sleep(forTimeInterval: 0.05)
             now.withLock { $0.running -= 1 }
@@ -41,7 +43,8 @@ final class ManyDatabasesBoundTests: XCTestCase {
 
         let sampler = try PostgresConnection(cluster.connectionString)
         let (process, out, err) = try CLI.start(["audit", "--database-urls", dir + "/dbs.txt"])
-        let outData = Mutex(Data()), errData = Mutex(Data())
+        let outData = Mutex(Data())
+        let errData = Mutex(Data())
         let readers = DispatchGroup()
         DispatchQueue.global().async(group: readers) {
             let d = out.fileHandleForReading.readDataToEndOfFile()

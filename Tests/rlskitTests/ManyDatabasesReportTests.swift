@@ -6,8 +6,12 @@ import XCTest
 /// step summary section each.
 final class ManyDatabasesReportTests: XCTestCase {
     func testTestAndAuditWriteOneReportAndSummaryPerDatabase() throws {
-        let a = try Provisioned.database(prefix: "manyhtml"), b = try Provisioned.database(prefix: "manyhtml")
-        defer { TestServer.drop(a.name); TestServer.drop(b.name) }
+        let a = try Provisioned.database(prefix: "manyhtml")
+        let b = try Provisioned.database(prefix: "manyhtml")
+        defer {
+            TestServer.drop(a.name)
+            TestServer.drop(b.name)
+        }
         let tmp = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: tmp) }
         let urls = ["--database-url", a.connectionString.raw, "--database-url", b.connectionString.raw]

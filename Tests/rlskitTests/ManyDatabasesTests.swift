@@ -1,13 +1,18 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
 
+@testable import RLSKit
+
 final class ManyDatabasesTests: XCTestCase {
     func testTestRunsOnSeveralDatabasesInParallel() throws {
-        let a = try Provisioned.database(prefix: "many"), b = try Provisioned.database(prefix: "many")
-        defer { TestServer.drop(a.name); TestServer.drop(b.name) }
+        let a = try Provisioned.database(prefix: "many")
+        let b = try Provisioned.database(prefix: "many")
+        defer {
+            TestServer.drop(a.name)
+            TestServer.drop(b.name)
+        }
         let tests = Provisioned.repositoryRoot + "/sql/tests"
         let ok = try CLI.run([
             "test", "--database-url", a.connectionString.raw, "--database-url", b.connectionString.raw, tests,
@@ -38,7 +43,10 @@ final class ManyDatabasesTests: XCTestCase {
     func testAuditRunsOnSeveralDatabasesInParallel() throws {
         let good = try Provisioned.database(prefix: "manya")
         let seed = try TestServer.makeDatabase(prefix: "manya")
-        defer { TestServer.drop(good.name); TestServer.drop(seed.name) }
+        defer {
+            TestServer.drop(good.name)
+            TestServer.drop(seed.name)
+        }
         let c = try PostgresConnection(seed.connectionString)
         let o = Migrator.Options()
         _ = try Migrator(

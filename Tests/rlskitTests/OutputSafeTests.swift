@@ -1,6 +1,7 @@
 import Foundation
-@testable import rlskit
 import XCTest
+
+@testable import rlskit
 
 /// `Output.safe`, the one function every write to standard output and error goes through.
 final class OutputSafeTests: XCTestCase {

@@ -143,7 +143,8 @@ public enum Auditor {
             swiftLints.append((lint, check))
         }
         // The Swift lints only read the catalog: run them on every core.
-        let frozen = catalog, toRun = swiftLints
+        let frozen = catalog
+        let toRun = swiftLints
         let results = try WorkerPool.run(toRun.count, workers: ProcessInfo.processInfo.activeProcessorCount, open: {}) {
             _, i in
             (toRun[i].1(frozen).map { Finding(lint: toRun[i].0, draft: $0) }, false)
@@ -214,7 +215,10 @@ public enum Auditor {
 
 /// The queries of one run: each SQL lint's, plus each dataset the Swift lints need (once).
 struct QueryPlan {
-    enum Source { case lint(Lint), dataset(CatalogDataset) }
+    enum Source {
+        case lint(Lint)
+        case dataset(CatalogDataset)
+    }
     var queries: [(source: Source, sql: String)] = []
     /// Datasets read after the pipeline, once the policies are known.
     var followUps: [CatalogDataset] = []

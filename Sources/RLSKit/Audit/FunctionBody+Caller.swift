@@ -14,8 +14,14 @@ extension FunctionBody {
             if words[i].kind == .word, key(i + 1) == "(", key(i - 1) != "function", raisingHelpers.contains(k) {
                 return "\(k)(), which raises unless the caller qualifies"
             }
-            if Self.conditionStart.contains(k) { inCondition = true; continue }
-            if Self.conditionEnd.contains(k) { inCondition = false; continue }
+            if Self.conditionStart.contains(k) {
+                inCondition = true
+                continue
+            }
+            if Self.conditionEnd.contains(k) {
+                inCondition = false
+                continue
+            }
             guard inCondition || anywhere else { continue }
             if let check = checkAt(i, helpers: helpers, secretArguments: secretArguments) { return check }
             if words[i].kind == .word, key(i - 1) != ".", let source = derived[k] {

@@ -20,7 +20,8 @@ extension FunctionBody {
             if k == "(" || k == "[" { depth += 1 }
             if k == ")" || k == "]" { depth -= 1 }
             guard depth == 0, i > 0 else { continue }
-            let lhs = Array(p[..<i]), rhs = Array(p[(i + 1)...])
+            let lhs = Array(p[..<i])
+            let rhs = Array(p[(i + 1)...])
             switch (k, positive) {
             case ("<>", false), ("!=", false):
                 return isConstant(rhs.first?.key == "all" ? Array(rhs.dropFirst()) : rhs) ? [lhs] : []

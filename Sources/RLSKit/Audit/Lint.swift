@@ -7,8 +7,8 @@ public enum FindingLevel: String, Sendable, Codable, Comparable, CaseIterable {
     public static func < (a: FindingLevel, b: FindingLevel) -> Bool { a.rank < b.rank }
     var rank: Int {
         switch self {
-        case .info: 0;
-        case .warn: 1;
+        case .info: 0
+        case .warn: 1
         case .error: 2
         }
     }

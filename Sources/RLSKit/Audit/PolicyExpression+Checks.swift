@@ -77,7 +77,8 @@ extension PolicyExpression.Scan {
             let p = part
             let ops = p.indices.filter { p[$0].token == .op("=") }
             guard ops.count == 1 else { return }
-            let lhs = stripped(Array(p[..<ops[0]])), rhs = stripped(Array(p[(ops[0] + 1)...]))
+            let lhs = stripped(Array(p[..<ops[0]]))
+            let rhs = stripped(Array(p[(ops[0] + 1)...]))
             guard isColumnRef(lhs), PolicyExpression.Render.nodes(lhs) == PolicyExpression.Render.nodes(rhs) else {
                 return
             }
@@ -108,7 +109,10 @@ extension PolicyExpression.Scan {
     /// Separates the subqueries that read a table (outermost only) from the rest of `nodes`.
     static func split(_ nodes: [Node], subqueries: inout [[Node]], rest: inout [Node]) {
         for n in nodes {
-            guard case .group(let bracket, let inner) = n else { rest.append(n); continue }
+            guard case .group(let bracket, let inner) = n else {
+                rest.append(n)
+                continue
+            }
             if inner.first?.token?.isKeyword("SELECT") == true, hasFrom(inner) {
                 subqueries.append(inner)
                 rest.append(.group(bracket: bracket, []))

@@ -45,35 +45,48 @@ extension PolicyExpression {
                         stack[stack.count - 1].nodes.append(.group(bracket: g.bracket, g.nodes))
                     }
                     i += 1
-                case UInt8(ascii: ","): push(.comma); i += 1
-                case UInt8(ascii: "."): push(.dot); i += 1
-                case UInt8(ascii: ":") where i + 1 < u.count && u[i + 1] == UInt8(ascii: ":"): push(.cast); i += 2
+                case UInt8(ascii: ","):
+                    push(.comma)
+                    i += 1
+                case UInt8(ascii: "."):
+                    push(.dot)
+                    i += 1
+                case UInt8(ascii: ":") where i + 1 < u.count && u[i + 1] == UInt8(ascii: ":"):
+                    push(.cast)
+                    i += 2
                 case UInt8(ascii: "'"):
                     let (s, next) = quoted(u, from: i, quote: UInt8(ascii: "'"), backslashes: false)
-                    push(.string(s)); i = next
+                    push(.string(s))
+                    i = next
                 case UInt8(ascii: "\""):
                     let (s, next) = quoted(u, from: i, quote: UInt8(ascii: "\""), backslashes: false)
-                    push(.ident(s, quoted: true)); i = next
+                    push(.ident(s, quoted: true))
+                    i = next
                 case UInt8(ascii: "E") where i + 1 < u.count && u[i + 1] == UInt8(ascii: "'"):
                     let (s, next) = quoted(u, from: i + 1, quote: UInt8(ascii: "'"), backslashes: true)
-                    push(.string(s)); i = next
+                    push(.string(s))
+                    i = next
                 case 48...57:
                     var j = i
                     while j < u.count,
                         (u[j] >= 48 && u[j] <= 57) || u[j] == UInt8(ascii: ".") || u[j] == UInt8(ascii: "e")
                     { j += 1 }
-                    push(.number(String(decoding: u[i..<j], as: UTF8.self))); i = j
+                    push(.number(String(decoding: u[i..<j], as: UTF8.self)))
+                    i = j
                 default:
                     if isIdentStart(c) {
                         var j = i
                         while j < u.count, isIdent(u[j]) { j += 1 }
-                        push(.ident(String(decoding: u[i..<j], as: UTF8.self), quoted: false)); i = j
+                        push(.ident(String(decoding: u[i..<j], as: UTF8.self), quoted: false))
+                        i = j
                     } else if opChars.contains(c) {
                         var j = i
                         while j < u.count, opChars.contains(u[j]) { j += 1 }
-                        push(.op(String(decoding: u[i..<j], as: UTF8.self))); i = j
+                        push(.op(String(decoding: u[i..<j], as: UTF8.self)))
+                        i = j
                     } else {
-                        push(.op(String(decoding: [c], as: UTF8.self))); i += 1
+                        push(.op(String(decoding: [c], as: UTF8.self)))
+                        i += 1
                     }
                 }
             }
@@ -90,12 +103,21 @@ extension PolicyExpression {
             var bytes: [UInt8] = []
             var j = from + 1
             while j < u.count {
-                if backslashes, u[j] == UInt8(ascii: "\\"), j + 1 < u.count { bytes.append(u[j + 1]); j += 2; continue }
+                if backslashes, u[j] == UInt8(ascii: "\\"), j + 1 < u.count {
+                    bytes.append(u[j + 1])
+                    j += 2
+                    continue
+                }
                 if u[j] == quote {
-                    if j + 1 < u.count, u[j + 1] == quote { bytes.append(quote); j += 2; continue }
+                    if j + 1 < u.count, u[j + 1] == quote {
+                        bytes.append(quote)
+                        j += 2
+                        continue
+                    }
                     return (String(decoding: bytes, as: UTF8.self), j + 1)
                 }
-                bytes.append(u[j]); j += 1
+                bytes.append(u[j])
+                j += 1
             }
             return (String(decoding: bytes, as: UTF8.self), j)
         }

@@ -1,4 +1,5 @@
 import Foundation
+
 // What the lints ask of a policy expression: auth calls, bindings, conjuncts.
 extension PolicyExpression {
     enum Scan {
@@ -124,8 +125,10 @@ extension PolicyExpression {
                 return list[i].token?.isKeyword("IN") == true
             }
             guard ops.count == 1 else { return nil }
-            let lhs = Array(list[..<ops[0]]), rhs = Array(list[(ops[0] + 1)...])
-            let l = hasIdentity(lhs), r = hasIdentity(rhs)
+            let lhs = Array(list[..<ops[0]])
+            let rhs = Array(list[(ops[0] + 1)...])
+            let l = hasIdentity(lhs)
+            let r = hasIdentity(rhs)
             guard l != r else { return nil }
             return Render.nodes(l ? rhs : lhs)
         }

@@ -59,7 +59,8 @@ extension PolicyExpression.Scan {
         guard ops.count == 1 else { return false }
         let sides = [Array(part[..<ops[0]]), Array(part[(ops[0] + 1)...])]
         guard let t = sides.firstIndex(where: { mentionsTopic($0) }) else { return false }
-        let raw = sides[1 - t], other = stripped(raw)
+        let raw = sides[1 - t]
+        let other = stripped(raw)
         if mentionsTopic(other) { return false }
         if hasIdentity(other) { return true }
         let exact = part[ops[0]].token == .op("=") || part[ops[0]].token?.isKeyword("IN") == true

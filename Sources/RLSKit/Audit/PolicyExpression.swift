@@ -38,7 +38,6 @@ struct PolicyExpression: Sendable, Equatable {
     struct AuthCall: Sendable, Equatable {
         var function: String
         var wrapped: Bool
-        init(function: String, wrapped: Bool) { self.function = function; self.wrapped = wrapped }
     }
 
     init(_ text: String) {

@@ -36,8 +36,9 @@ enum SecretScanner {
         for m in urlPassword.matches(in: text, range: range) {
             let password = ns.substring(with: m.range(at: 3))
             if isPlaceholder(password) { continue }
-            let scheme = ns.substring(with: m.range(at: 1)), user = ns.substring(with: m.range(at: 2)),
-                host = ns.substring(with: m.range(at: 4))
+            let scheme = ns.substring(with: m.range(at: 1))
+            let user = ns.substring(with: m.range(at: 2))
+            let host = ns.substring(with: m.range(at: 4))
             out.append(Match(kind: "password in a connection URL", redacted: "\(scheme)://\(user):***@\(host)"))
         }
         return out

@@ -7,7 +7,8 @@ extension AuditCatalog {
     mutating func loadSelfComparedColumns(_ conn: PostgresConnection) throws {
         let flagged = policies.filter { p in p.expressions.contains { !$0.selfComparisons.isEmpty } }
         guard !flagged.isEmpty else { return }
-        var qualified = Set(flagged.map { "\($0.schema).\($0.table)" }), bare = Set<String>()
+        var qualified = Set(flagged.map { "\($0.schema).\($0.table)" })
+        var bare = Set<String>()
         for p in flagged {
             for t in p.expressions.flatMap(\.fromTables) {
                 if t.contains(".") { qualified.insert(t) } else { bare.insert(t) }

@@ -155,7 +155,8 @@ enum Catalog {
         let regs = names.map { SQL.qualified($0.schema, $0.name) }
         // The planner's estimates for these grow with the list: on thousands of tables they pass
         // jit_above_cost, and compiling them takes longer than running them. Put back after.
-        let local = conn.inTransaction, jit = conn.serverVersion >= 110000
+        let local = conn.inTransaction
+        let jit = conn.serverVersion >= 110000
         if jit { try conn.query("select set_config('jit', 'off', \(local))") }
         defer { if jit && !local { _ = try? conn.query("reset jit") } }
         let results = try conn.pipeline(
@@ -168,7 +169,10 @@ enum Catalog {
             case .skipped: throw PostgresError(kind: .client, message: "catalog query was not run")
             }
         }
-        let heads = try rows(0), columns = try rows(1), uniques = try rows(2), policies = try rows(3)
+        let heads = try rows(0)
+        let columns = try rows(1)
+        let uniques = try rows(2)
+        let policies = try rows(3)
         let constraints = try rows(4)
         func info(_ k: Int, _ schema: String, _ name: String) throws -> TableInfo {
             guard let head = heads[k]?.first else {

@@ -77,7 +77,10 @@ public struct PgTAPRunner: Sendable {
             var found: [String] = []
             while let rel = walker.nextObject() as? String {
                 let name = (rel as NSString).lastPathComponent
-                if name.hasPrefix(".") { walker.skipDescendants(); continue }
+                if name.hasPrefix(".") {
+                    walker.skipDescendants()
+                    continue
+                }
                 if extensions.contains((name as NSString).pathExtension.lowercased()) { found.append(rel) }
             }
             let files = found.filter { rel in

@@ -108,7 +108,8 @@ struct PsqlStep: Sendable, Equatable {
             case "set":
                 guard let key = args.first else { continue }
                 guard PsqlVariables.isName(key) else {
-                    problems.append(ScriptProblem(loc, "\\set: invalid variable name '\(key)'")); continue
+                    problems.append(ScriptProblem(loc, "\\set: invalid variable name '\(key)'"))
+                    continue
                 }
                 vars[key] = args.dropFirst().joined()
             case "unset":
@@ -119,7 +120,8 @@ struct PsqlStep: Sendable, Equatable {
                 steps.append(PsqlStep(kind: .echo(name == "warn" ? "# " + line : line), location: loc))
             case "i", "include", "ir", "include_relative":
                 guard let target = args.first, !target.isEmpty else {
-                    problems.append(ScriptProblem(loc, "\\\(name) needs a file name")); continue
+                    problems.append(ScriptProblem(loc, "\\\(name) needs a file name"))
+                    continue
                 }
                 guard depth < Self.maxIncludeDepth else {
                     problems.append(

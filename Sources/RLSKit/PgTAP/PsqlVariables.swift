@@ -78,8 +78,14 @@ enum PsqlVariables {
                     var closed = false
                     while i < s.count {
                         if s[i] == "'" {
-                            if i + 1 < s.count, s[i + 1] == "'" { arg.append("'"); i += 2; continue }
-                            i += 1; closed = true; break
+                            if i + 1 < s.count, s[i + 1] == "'" {
+                                arg.append("'")
+                                i += 2
+                                continue
+                            }
+                            i += 1
+                            closed = true
+                            break
                         }
                         if s[i] == "\\", i + 1 < s.count {
                             let e = s[i + 1]
@@ -92,7 +98,8 @@ enum PsqlVariables {
                             i += 2
                             continue
                         }
-                        arg.append(s[i]); i += 1
+                        arg.append(s[i])
+                        i += 1
                     }
                     if !closed { throw Failure(description: "unterminated quoted string") }
                     continue
@@ -109,7 +116,8 @@ enum PsqlVariables {
                     i += 1 + length
                     continue
                 }
-                arg.append(c); i += 1
+                arg.append(c)
+                i += 1
             }
             args.append(String(arg))
         }

@@ -37,8 +37,13 @@ extension PsqlScript {
             guard case .sql = step.kind else { continue }
             switch kinds[i] {
             case .begin: open = true
-            case .rollback: open = false; pending = []
-            case .commit: open = false; out.formUnion(pending); pending = []
+            case .rollback:
+                open = false
+                pending = []
+            case .commit:
+                open = false
+                out.formUnion(pending)
+                pending = []
             default: break
             }
             guard words[i].first == "create" else { continue }

@@ -127,9 +127,11 @@ enum TAPParser {
         var rest: Substring
         let ok: Bool
         if text.hasPrefix("ok") {
-            ok = true; rest = text.dropFirst(2)
+            ok = true
+            rest = text.dropFirst(2)
         } else if text.hasPrefix("not ok") {
-            ok = false; rest = text.dropFirst(6)
+            ok = false
+            rest = text.dropFirst(6)
         } else {
             return nil
         }
@@ -148,9 +150,16 @@ enum TAPParser {
             let c = rest[idx]
             if c == "\\", rest.index(after: idx) < rest.endIndex {
                 let n = rest[rest.index(after: idx)]
-                if n == "#" || n == "\\" { desc.append(n); idx = rest.index(idx, offsetBy: 2); continue }
+                if n == "#" || n == "\\" {
+                    desc.append(n)
+                    idx = rest.index(idx, offsetBy: 2)
+                    continue
+                }
             }
-            if c == "#" { directiveText = rest[rest.index(after: idx)...]; break }
+            if c == "#" {
+                directiveText = rest[rest.index(after: idx)...]
+                break
+            }
             desc.append(c)
             idx = rest.index(after: idx)
         }
@@ -160,9 +169,11 @@ enum TAPParser {
             let word = trimmed.prefix { !$0.isWhitespace }.uppercased()
             let reason = String(trimmed.dropFirst(word.count)).trimmingCharacters(in: .whitespaces)
             if word.hasPrefix("SKIP") {
-                t.directive = .skip; t.reason = reason
+                t.directive = .skip
+                t.reason = reason
             } else if word == "TODO" {
-                t.directive = .todo; t.reason = reason
+                t.directive = .todo
+                t.reason = reason
             } else {
                 // Not a directive: the '#' belongs to the description.
                 t.description = (desc + "#" + d).trimmingCharacters(in: .whitespaces)

@@ -119,7 +119,8 @@ public enum PlatformSurface {
         for k in order {
             let parts = k.split(separator: "\t", maxSplits: 1).map(String.init)
             // `exists no`: recorded as absent from the platform.
-            let p = platform[k].flatMap { $0 == ["exists": "no"] ? nil : $0 }, s = standIn[k]
+            let p = platform[k].flatMap { $0 == ["exists": "no"] ? nil : $0 }
+            let s = standIn[k]
             if p == nil, platform[k] != nil, s == nil { continue }
             guard let p, let s else {
                 out.append(

@@ -152,7 +152,8 @@ import Postgres
         p.executableURL = URL(fileURLWithPath: tool)
         p.arguments = args
         p.environment = ["PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"]
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         p.standardOutput = out
         p.standardError = err
         p.standardInput = FileHandle.nullDevice

@@ -31,7 +31,12 @@ enum VectorIndexOptions {
     static func matching(_ s: [Unicode.Scalar], from open: Int) -> Int? {
         var depth = 0
         for k in open..<s.count {
-            if s[k] == "(" { depth += 1 } else if s[k] == ")" { depth -= 1; if depth == 0 { return k } }
+            if s[k] == "(" {
+                depth += 1
+            } else if s[k] == ")" {
+                depth -= 1
+                if depth == 0 { return k }
+            }
         }
         return nil
     }

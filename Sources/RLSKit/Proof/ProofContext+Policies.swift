@@ -13,7 +13,8 @@ extension ProofContext {
         if !t.rlsEnabled { throw Unprovable(reason: "row level security is disabled on \(t.qualifiedName)") }
         let roles = Set((f.metadata["roles"] ?? "public").split(separator: ",").map(String.init))
         let command = f.metadata["command"] ?? "ALL"
-        let using = f.metadata["using"], check = f.metadata["with_check"]
+        let using = f.metadata["using"]
+        let check = f.metadata["with_check"]
         var attacker = kind == .anon ? HarnessActor.anon : HarnessActor.user("stranger")
         let applies = { (r: String) in roles.contains("public") || roles.contains(r) }
         if kind == .anon, !applies("anon") {
@@ -44,7 +45,10 @@ extension ProofContext {
                 + (memberships.isEmpty ? "" : " with a row of their own in " + memberships.joined(separator: ", "))
         let keyExpr = try keyExpression(t)
         let target = "\(keyExpr) = \(SQL.literal(key))"
-        let outcome: Outcome, request: String, sql: String, effect: String
+        let outcome: Outcome
+        let request: String
+        let sql: String
+        let effect: String
         switch command {
         case "SELECT", "ALL":
             sql = try readSQL(t, filter: using)
@@ -142,7 +146,8 @@ extension ProofContext {
                     "what WITH CHECK leaves unchecked (\(f.metadata["unchecked"] ?? "?")) is not a column rlskit can set"
             )
         }
-        let a = HarnessActor.user("A"), b = HarnessActor.user("B")
+        let a = HarnessActor.user("A")
+        let b = HarnessActor.user("B")
         try signUp([a, b])
         let key = try seed(t, owner: a.uid, ownerColumn: column, n: 1)
         let target = "\(try keyExpression(t)) = \(SQL.literal(key))"

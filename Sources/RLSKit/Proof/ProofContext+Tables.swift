@@ -6,7 +6,8 @@ extension ProofContext {
     func tableWithoutRLS(_ f: Finding) throws -> Proof {
         let t = try table(f.object.schema, f.object.name)
         if t.rlsEnabled { throw Unprovable(reason: "row level security is enabled on \(t.qualifiedName) now") }
-        let victim = HarnessActor.user("victim"), stranger = HarnessActor.user("stranger")
+        let victim = HarnessActor.user("victim")
+        let stranger = HarnessActor.user("stranger")
         try signUp([victim, stranger])
         let owner = Self.ownerColumn(t)
         var seedProblem: String?

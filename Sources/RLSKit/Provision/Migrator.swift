@@ -246,7 +246,10 @@ public struct Migrator {
         if p.outsideTransaction {
             try project.query(
                 "select set_config('lock_timeout', $1, false), set_config('statement_timeout', $2, false)", timeouts())
-            defer { _ = try? project.query("reset lock_timeout"); _ = try? project.query("reset statement_timeout") }
+            defer {
+                _ = try? project.query("reset lock_timeout")
+                _ = try? project.query("reset statement_timeout")
+            }
             try Ledger.ensure(project)
             let guarded = try MigrationGuard.start(project, inTransaction: false)
             for st in p.statements {

@@ -1,8 +1,9 @@
 import Foundation
+import Postgres
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-import Postgres
 
 /// Sends the deletions queued in `private.storage_deletion_outbox` to the Storage API
 /// (`DELETE <api>/storage/v1/object/<bucket>/<name>` with the service key), marking each sent
@@ -90,7 +91,8 @@ public enum StorageDrain {
                 else { return true }
                 let id: Int64 = try row.decode("id")
                 after = id
-                let bucket: String = try row.decode("bucket_id"), name: String = try row.decode("object_name")
+                let bucket: String = try row.decode("bucket_id")
+                let name: String = try row.decode("object_name")
                 let shown = StoragePath.shown(bucket) + "/" + StoragePath.shown(name)
                 let target: URL
                 do {
@@ -215,7 +217,15 @@ public enum StorageDrain {
     final class Box: @unchecked Sendable {
         private let lock = NSLock()
         private var value: String?
-        func set(_ v: String) { lock.lock(); value = v; lock.unlock() }
-        func get() -> String? { lock.lock(); defer { lock.unlock() }; return value }
+        func set(_ v: String) {
+            lock.lock()
+            value = v
+            lock.unlock()
+        }
+        func get() -> String? {
+            lock.lock()
+            defer { lock.unlock() }
+            return value
+        }
     }
 }

@@ -105,6 +105,8 @@ enum StoragePath {
     }
 }
 
-private extension String {
-    func leftPadded(to n: Int) -> String { count >= n ? self : String(repeating: "0", count: n - count) + self }
+extension String {
+    fileprivate func leftPadded(to n: Int) -> String {
+        count >= n ? self : String(repeating: "0", count: n - count) + self
+    }
 }

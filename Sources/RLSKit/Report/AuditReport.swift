@@ -23,7 +23,8 @@ public struct AuditReport: Sendable {
 
     /// Schema names come from the database's settings too: each escaped, so the note is the only second line.
     public var schemasLine: String {
-        let names = result.exposed.names.map(TextEscape.line), missing = result.missingSchemas.map(TextEscape.line)
+        let names = result.exposed.names.map(TextEscape.line)
+        let missing = result.missingSchemas.map(TextEscape.line)
         var line =
             "exposed schemas checked: \(names.joined(separator: ", ")) (\(TextEscape.line(result.exposed.source))); storage policies are audited too"
         if !missing.isEmpty {

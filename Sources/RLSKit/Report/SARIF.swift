@@ -17,8 +17,13 @@
             tags: [String],
             helpUri: String? = nil
         ) {
-            self.id = id; self.name = name; self.shortDescription = shortDescription
-            self.fullDescription = fullDescription; self.help = help; self.level = level; self.tags = tags
+            self.id = id
+            self.name = name
+            self.shortDescription = shortDescription
+            self.fullDescription = fullDescription
+            self.help = help
+            self.level = level
+            self.tags = tags
             self.helpUri = helpUri
         }
     }
@@ -33,14 +38,6 @@
         var kind: String
         var fingerprint: String
         var properties: [String: String]
-        init(
-            ruleId: String, level: String, message: String, fullyQualifiedName: String, name: String, kind: String,
-            fingerprint: String, properties: [String: String]
-        ) {
-            self.ruleId = ruleId; self.level = level; self.message = message
-            self.fullyQualifiedName = fullyQualifiedName; self.name = name; self.kind = kind
-            self.fingerprint = fingerprint; self.properties = properties
-        }
     }
 
     static let schema = "https://json.schemastore.org/sarif-2.1.0.json"

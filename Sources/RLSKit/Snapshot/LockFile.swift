@@ -57,7 +57,10 @@ public enum LockFile {
         var out = ""
         var it = v.makeIterator()
         while let c = it.next() {
-            guard c == "\\", let n = it.next() else { out.append(c); continue }
+            guard c == "\\", let n = it.next() else {
+                out.append(c)
+                continue
+            }
             switch n {
             case "n": out.append("\n")
             case "r": out.append("\r")
@@ -82,15 +85,23 @@ public enum LockFile {
         while !rest.isEmpty {
             var end = rest.startIndex
             if rest.first == "\"" {
-                var i = rest.index(after: end), closed = false
+                var i = rest.index(after: end)
+                var closed = false
                 while i < rest.endIndex {
                     if rest[i] == "\\" {
-                        i = rest.index(after: i); if i < rest.endIndex { i = rest.index(after: i) }; continue
+                        i = rest.index(after: i)
+                        if i < rest.endIndex { i = rest.index(after: i) }
+                        continue
                     }
                     if rest[i] == "\"" {
                         let next = rest.index(after: i)
-                        if next < rest.endIndex, rest[next] == "\"" { i = rest.index(after: next); continue }
-                        end = next; closed = true; break
+                        if next < rest.endIndex, rest[next] == "\"" {
+                            i = rest.index(after: next)
+                            continue
+                        }
+                        end = next
+                        closed = true
+                        break
                     }
                     i = rest.index(after: i)
                 }
@@ -104,7 +115,8 @@ public enum LockFile {
             }
             rest = rest[end...]
             if rest.first == "." {
-                rest = rest.dropFirst(); if rest.isEmpty { return text }
+                rest = rest.dropFirst()
+                if rest.isEmpty { return text }
             } else if !rest.isEmpty {
                 return text
             }
@@ -114,7 +126,8 @@ public enum LockFile {
 
     /// `schema.name(argument types)` with the name normalized.
     static func normalizedSignature(_ text: String) -> String {
-        var quoted = false, escaped = false
+        var quoted = false
+        var escaped = false
         for i in text.indices {
             let c = text[i]
             if escaped {
@@ -133,7 +146,13 @@ public enum LockFile {
     /// Reads a lock file back; a mistake is one `file:line: …` message.
     public static func parse(_ text: String, file: String) throws -> SecuritySurface {
         var s = SecuritySurface(exposedSchemas: [])
-        enum Current { case none, table(Int), policy(Int, Int), function(Int), bucket(Int) }
+        enum Current {
+            case none
+            case table(Int)
+            case policy(Int, Int)
+            case function(Int)
+            case bucket(Int)
+        }
         var current = Current.none
         var sawFormat = false
         var policyLines: [(table: Int, policy: Int, line: Int)] = []
@@ -141,7 +160,10 @@ public enum LockFile {
         for (i, raw) in TextFile.lines(text).enumerated() {
             let line = String(raw)
             func fail(_ m: String) -> ConfigurationError { ConfigurationError("\(file):\(i + 1): \(m)") }
-            if line == formatLine { sawFormat = true; continue }
+            if line == formatLine {
+                sawFormat = true
+                continue
+            }
             if !sawFormat, line.hasPrefix(formatPrefix) {
                 let version = String(line.dropFirst(formatPrefix.count))
                 if let n = Int(version), n > format {
@@ -184,7 +206,11 @@ public enum LockFile {
             }
             switch (indent, current) {
             case (0, _):
-                if let v = value("exposed schemas") { s.exposedSchemas = list(v); current = .none; continue }
+                if let v = value("exposed schemas") {
+                    s.exposedSchemas = list(v)
+                    current = .none
+                    continue
+                }
                 if let kind = tableKinds.first(where: { body.hasPrefix($0 + " ") }) {
                     s.tables.append(
                         .init(
@@ -207,9 +233,11 @@ public enum LockFile {
                 }
             case (2, .table(let t)), (2, .policy(let t, _)):
                 if let v = value("row level security") {
-                    s.tables[t].rls = try onOff("row level security", v); current = .table(t)
+                    s.tables[t].rls = try onOff("row level security", v)
+                    current = .table(t)
                 } else if let v = value("force row level security") {
-                    s.tables[t].forceRLS = try onOff("force row level security", v); current = .table(t)
+                    s.tables[t].forceRLS = try onOff("force row level security", v)
+                    current = .table(t)
                 } else if body.hasPrefix("grant "), let colon = body.range(of: ": ") {
                     let grantee = String(body[body.index(body.startIndex, offsetBy: 6)..<colon.lowerBound])
                     _ = try members("grantee", grantee, SecuritySurface.apiGrantees)

@@ -135,7 +135,8 @@ public enum SurfaceDiff {
                     ? "row level security forced on the owner" : "row level security no longer forced on the owner")
         }
         for grantee in Set(o.grants.keys).union(t.grants.keys).sorted() {
-            let before = Set(o.grants[grantee] ?? []), after = Set(t.grants[grantee] ?? [])
+            let before = Set(o.grants[grantee] ?? [])
+            let after = Set(t.grants[grantee] ?? [])
             if !after.subtracting(before).isEmpty {
                 add(
                     .widening, key,
@@ -177,7 +178,8 @@ public enum SurfaceDiff {
             add(p.permissive ? .widening : .narrowing, subject, "now \(p.permissive ? "permissive" : "restrictive")")
         }
         if o.command != p.command { add(.widening, subject, "command \(o.command) → \(p.command)") }
-        let added = Set(p.roles).subtracting(o.roles).sorted(), removed = Set(o.roles).subtracting(p.roles).sorted()
+        let added = Set(p.roles).subtracting(o.roles).sorted()
+        let removed = Set(o.roles).subtracting(p.roles).sorted()
         if !added.isEmpty {
             add(p.permissive ? .widening : .narrowing, subject, "now applies to \(added.joined(separator: ", "))")
         }
@@ -207,7 +209,8 @@ public enum SurfaceDiff {
         let change = "\(clause) \(o ?? "(none)") → \(n ?? "(none)")"
         switch (o, n) {
         case (let o?, let n?):
-            let before = PolicyExpression(o), after = PolicyExpression(n)
+            let before = PolicyExpression(o)
+            let after = PolicyExpression(n)
             if before.canonical == after.canonical { return add(.neutral, subject, change + " (same condition)") }
             // Provably narrower: every old conjunct is still there, and more were added.
             let stronger = Set(before.conjuncts).isSubset(of: Set(after.conjuncts))

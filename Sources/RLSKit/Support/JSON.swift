@@ -77,7 +77,10 @@ import Foundation
         case .double(let d): out += Array((d.isFinite ? "\(d)" : "null").utf8)
         case .string(let s): Self.escape(s, into: &out, scriptSafe: scriptSafe)
         case .array(let items):
-            if items.isEmpty { out += Array("[]".utf8); return }
+            if items.isEmpty {
+                out += Array("[]".utf8)
+                return
+            }
             out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
@@ -87,7 +90,10 @@ import Foundation
             Self.newline(&out, indent)
             out.append(UInt8(ascii: "]"))
         case .object(let pairs):
-            if pairs.isEmpty { out += Array("{}".utf8); return }
+            if pairs.isEmpty {
+                out += Array("{}".utf8)
+                return
+            }
             out.append(UInt8(ascii: "{"))
             for (i, (key, value)) in pairs.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
@@ -140,7 +146,8 @@ import Foundation
                     if TextEscape.isUnsafe(c) || TextEscape.oldCommand(scalars, at: i)
                         || (scriptSafe && (c == "<" || c == ">" || c == "&"))
                     {
-                        let h = Array("0123456789abcdef".utf8), v = Int(c.value)
+                        let h = Array("0123456789abcdef".utf8)
+                        let v = Int(c.value)
                         out += [92, UInt8(ascii: "u"), h[v >> 12 & 15], h[v >> 8 & 15], h[v >> 4 & 15], h[v & 15]]
                     } else {
                         UTF8.encode(c) { out.append($0) }

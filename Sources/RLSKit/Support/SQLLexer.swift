@@ -41,7 +41,8 @@ enum SQLLexer {
     static func tokens(_ s: [Unicode.Scalar], standardConformingStrings: Bool = true) -> [SQLToken] {
         var out: [SQLToken] = []
         scan(s, standardConformingStrings: standardConformingStrings) {
-            out.append($0); return true
+            out.append($0)
+            return true
         }
         return out
     }
@@ -51,7 +52,8 @@ enum SQLLexer {
         var i = 0
         func at(_ k: Int) -> Unicode.Scalar? { k < s.count ? s[k] : nil }
         while i < s.count {
-            let start = i, c = s[i]
+            let start = i
+            let c = s[i]
             var kind = SQLToken.Kind.other
             var closed = true
             if isSpace(c) {
@@ -167,11 +169,19 @@ enum SQLLexer {
 
     /// Nested `/* */`; returns the end and whether it closed.
     static func blockComment(_ s: [Unicode.Scalar], _ start: Int) -> (Int, Bool) {
-        var depth = 0, i = start
+        var depth = 0
+        var i = start
         while i < s.count {
-            if s[i] == "/", i + 1 < s.count, s[i + 1] == "*" { depth += 1; i += 2; continue }
+            if s[i] == "/", i + 1 < s.count, s[i + 1] == "*" {
+                depth += 1
+                i += 2
+                continue
+            }
             if s[i] == "*", i + 1 < s.count, s[i + 1] == "/" {
-                depth -= 1; i += 2; if depth == 0 { return (i, true) }; continue
+                depth -= 1
+                i += 2
+                if depth == 0 { return (i, true) }
+                continue
             }
             i += 1
         }
@@ -183,7 +193,10 @@ enum SQLLexer {
         var i = from
         while i < s.count {
             if s[i] == "\"" {
-                if i + 1 < s.count, s[i + 1] == "\"" { i += 2; continue }
+                if i + 1 < s.count, s[i + 1] == "\"" {
+                    i += 2
+                    continue
+                }
                 return (i + 1, true)
             }
             i += 1
@@ -196,10 +209,19 @@ enum SQLLexer {
     static func string(_ s: [Unicode.Scalar], _ from: Int, backslashes: Bool, doubling: Bool) -> (Int, Bool) {
         var i = from
         while i < s.count {
-            if backslashes, s[i] == "\\" { i += 2; continue }
+            if backslashes, s[i] == "\\" {
+                i += 2
+                continue
+            }
             if s[i] == "'" {
-                if doubling, i + 1 < s.count, s[i + 1] == "'" { i += 2; continue }
-                if let next = continuation(s, i + 1) { i = next; continue }
+                if doubling, i + 1 < s.count, s[i + 1] == "'" {
+                    i += 2
+                    continue
+                }
+                if let next = continuation(s, i + 1) {
+                    i = next
+                    continue
+                }
                 return (i + 1, true)
             }
             i += 1
@@ -209,11 +231,13 @@ enum SQLLexer {
 
     /// Where the continued string resumes, if a continuation follows at i.
     static func continuation(_ s: [Unicode.Scalar], _ from: Int) -> Int? {
-        var i = from, newline = false
+        var i = from
+        var newline = false
         while i < s.count {
             let c = s[i]
             if c == "\n" || c == "\r" {
-                newline = true; i += 1
+                newline = true
+                i += 1
             } else if isSpace(c) {
                 i += 1
             } else if c == "-", i + 1 < s.count, s[i + 1] == "-" {

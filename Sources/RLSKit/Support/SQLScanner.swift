@@ -35,18 +35,28 @@ enum SQLScanner {
         }
         var tokens = lex(from: 0)
         var out: [SQLStatement] = []
-        var line = 1, col = 1, seen = 0
+        var line = 1
+        var col = 1
+        var seen = 0
         // Line and column of scalar offset k; offsets only grow.
         func position(_ k: Int) -> (Int, Int) {
             while seen < k {
-                if s[seen] == "\n" { line += 1; col = 1 } else { col += 1 }
+                if s[seen] == "\n" {
+                    line += 1
+                    col = 1
+                } else {
+                    col += 1
+                }
                 seen += 1
             }
             return (line, col)
         }
         var t = 0
         while t < tokens.count {
-            if tokens[t].isTrivia || (tokens[t].kind == .punctuation && s[tokens[t].start] == ";") { t += 1; continue }
+            if tokens[t].isTrivia || (tokens[t].kind == .punctuation && s[tokens[t].start] == ";") {
+                t += 1
+                continue
+            }
             let start = tokens[t].start
             let (l, c) = position(start)
             if tokens[t].kind == .other, s[start] == "\\" {
@@ -147,10 +157,17 @@ enum SQLScanner {
 
     /// The 1-based line and column of a 1-based scalar position (as in `PostgresError.position`).
     static func lineAndColumn(ofPosition position: Int, in text: String) -> (line: Int, column: Int) {
-        var line = 1, col = 1, k = 1
+        var line = 1
+        var col = 1
+        var k = 1
         for c in text.unicodeScalars {
             if k >= position { break }
-            if c == "\n" { line += 1; col = 1 } else { col += 1 }
+            if c == "\n" {
+                line += 1
+                col = 1
+            } else {
+                col += 1
+            }
             k += 1
         }
         return (line, col)

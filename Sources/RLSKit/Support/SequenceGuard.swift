@@ -99,8 +99,8 @@ public struct SequenceAdvance: Sendable, Equatable {
               and c.relkind in ('r', 'p')
             """, [name]
         ).rows.first {
-            let table = SQL.qualified(try owner.decode("schema"), try owner.decode("tbl")),
-                column = SQL.ident(try owner.decode("col"))
+            let table = SQL.qualified(try owner.decode("schema"), try owner.decode("tbl"))
+            let column = SQL.ident(try owner.decode("col"))
             let highest: Int64? = try conn.query("select max(\(column))::bigint from \(table)").rows[0].decode(0)
             if let highest, state.increment > 0, highest > last {
                 try conn.query("select setval($1::regclass, $2, true)", [name, highest])

@@ -94,7 +94,10 @@ struct TOMLReader {
         while i < s.count {
             skipSpaces()
             guard let c = current else { break }
-            if c == "#" || c == "\n" || c == "\r" { try endOfLine(); continue }
+            if c == "#" || c == "\n" || c == "\r" {
+                try endOfLine()
+                continue
+            }
             let at = line
             if c == "[" {
                 advance()
@@ -210,7 +213,10 @@ struct TOMLReader {
                 parts.append(try string())
             } else {
                 var word = ""
-                while let c = current, Self.isBare(c) { word.unicodeScalars.append(c); advance() }
+                while let c = current, Self.isBare(c) {
+                    word.unicodeScalars.append(c)
+                    advance()
+                }
                 guard !word.isEmpty else { throw fail("expected a key, found '\(Character(c))'") }
                 parts.append(word)
             }
@@ -233,10 +239,16 @@ struct TOMLReader {
             var items: [TOMLValue] = []
             while true {
                 try skipBlank()
-                if current == "]" { advance(); return .array(items) }
+                if current == "]" {
+                    advance()
+                    return .array(items)
+                }
                 items.append(try value())
                 try skipBlank()
-                if current == "," { advance(); continue }
+                if current == "," {
+                    advance()
+                    continue
+                }
                 guard current == "]" else { throw fail("expected ',' or ']' in an array") }
                 advance()
                 return .array(items)
@@ -245,7 +257,10 @@ struct TOMLReader {
             advance()
             var table = TOMLTable()
             skipSpaces()
-            if current == "}" { advance(); return .table(table) }
+            if current == "}" {
+                advance()
+                return .table(table)
+            }
             while true {
                 skipSpaces()
                 let at = line
@@ -257,7 +272,10 @@ struct TOMLReader {
                 let v = try value()
                 try Self.insert(into: &table, k, v, line: at, reader: self)
                 skipSpaces()
-                if current == "," { advance(); continue }
+                if current == "," {
+                    advance()
+                    continue
+                }
                 guard current == "}" else { throw fail("expected ',' or '}' in an inline table") }
                 advance()
                 return .table(table)
@@ -265,13 +283,15 @@ struct TOMLReader {
         default:
             var word = ""
             while let c = current, !" \t\r\n,]}#".unicodeScalars.contains(c) {
-                word.unicodeScalars.append(c); advance()
+                word.unicodeScalars.append(c)
+                advance()
             }
             // A date-time may have one space between date and time.
             if word.count == 10, current == " ", let d = peek(1), ("0"..."9").contains(d) {
                 advance()
                 while let c = current, !" \t\r\n,]}#".unicodeScalars.contains(c) {
-                    word.unicodeScalars.append(c); advance()
+                    word.unicodeScalars.append(c)
+                    advance()
                 }
             }
             return try scalar(word)
@@ -330,7 +350,8 @@ struct TOMLReader {
         let multi = peek(1) == quote && peek(2) == quote
         advance()
         if multi {
-            advance(); advance()
+            advance()
+            advance()
             // A newline right after the opening quotes is not part of the string.
             if current == "\r", peek(1) == "\n" { advance() }
             if current == "\n" { advance() }
@@ -341,11 +362,19 @@ struct TOMLReader {
                 throw fail("unterminated string (it starts on line \(start))", line: start)
             }
             if c == quote {
-                if !multi { advance(); return out }
+                if !multi {
+                    advance()
+                    return out
+                }
                 if peek(1) == quote, peek(2) == quote {
-                    advance(); advance(); advance()
+                    advance()
+                    advance()
+                    advance()
                     // Up to two more quotes belong to the string.
-                    for _ in 0..<2 where current == quote { out.unicodeScalars.append(quote); advance() }
+                    for _ in 0..<2 where current == quote {
+                        out.unicodeScalars.append(quote)
+                        advance()
+                    }
                     return out
                 }
                 out.unicodeScalars.append(c)
@@ -370,7 +399,12 @@ struct TOMLReader {
                 case "u", "U":
                     let n = e == "u" ? 4 : 8
                     var hex = ""
-                    for _ in 0..<n { if let h = current { hex.unicodeScalars.append(h); advance() } }
+                    for _ in 0..<n {
+                        if let h = current {
+                            hex.unicodeScalars.append(h)
+                            advance()
+                        }
+                    }
                     guard let v = UInt32(hex, radix: 16), let u = Unicode.Scalar(v) else {
                         throw fail("invalid \\\(e) escape '\(hex)'")
                     }

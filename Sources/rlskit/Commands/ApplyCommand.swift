@@ -50,7 +50,8 @@ enum ApplyCommand {
 
     /// The storage settings requested, validated before anything connects.
     static func storageSettings(_ args: ParsedArguments) throws -> (url: String, key: String, env: String)? {
-        let given = args.value("storage-url"), env = args.value("service-key-env")
+        let given = args.value("storage-url")
+        let env = args.value("service-key-env")
         guard given != nil || env != nil else { return nil }
         guard let given, let env else {
             throw ConfigurationError("--storage-url and --service-key-env go together")
@@ -102,7 +103,10 @@ func duration(_ text: String, _ option: String) throws -> Double {
     let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
     var seconds: Double?
     for (suffix, scale) in units where t.hasSuffix(suffix) {
-        if let v = Double(t.dropLast(suffix.count)) { seconds = v * scale; break }
+        if let v = Double(t.dropLast(suffix.count)) {
+            seconds = v * scale
+            break
+        }
     }
     if seconds == nil, let v = Double(t) { seconds = v }
     guard let s = seconds, s.isFinite else {

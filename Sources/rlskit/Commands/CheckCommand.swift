@@ -90,7 +90,8 @@ enum CheckCommand {
         progress.clear()
 
         // Details first (failures, coverage), the summary last where the eye lands.
-        let tests = report.tests, audit = report.audit
+        let tests = report.tests
+        let audit = report.audit
         if !tests.outcomes.isEmpty {
             let detail = TestReportWriter.render(tests, format: .text, color: term.color && !machineOnStdout)
             if !tests.passed { tell(String(detail.dropLast())) } else { for n in tests.notes { tell(n) } }

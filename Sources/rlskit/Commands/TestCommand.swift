@@ -118,7 +118,8 @@ enum TestCommand {
         var codes: [ExitCode] = []
         let emit: (String) -> Void = format != .text && !output.isFile ? { printNote($0) } : { say($0) }
         for (i, (t, result)) in zip(targets, results).enumerated() {
-            let name = t.connection.description, shown = TextEscape.line(name)
+            let name = t.connection.description
+            let shown = TextEscape.line(name)
             switch result {
             case .success(let r):
                 let verdict = r.report.passed && r.problems.isEmpty ? "passed" : "failed"
@@ -136,10 +137,14 @@ enum TestCommand {
                 }
                 for p in r.problems { emit("    ✗ " + TextEscape.line(p.description)) }
                 combined.outcomes += r.report.outcomes.map {
-                    var o = $0; o.suite = name + " " + o.suite; return o
+                    var o = $0
+                    o.suite = name + " " + o.suite
+                    return o
                 }
                 combined.sequences += r.report.sequences.map {
-                    var s = $0; s.sequence = name + " " + s.sequence; return s
+                    var s = $0
+                    s.sequence = name + " " + s.sequence
+                    return s
                 }
                 if let note = SequenceGuard.note(r.report.sequences) { emit("    " + note) }
                 codes.append(!r.problems.isEmpty ? .usage : r.report.passed ? .success : .checksFailed)

@@ -74,7 +74,10 @@ extension CommandSpec {
                 out.positionals.append(arg)
                 continue
             }
-            if arg == "--" { onlyPositionals = true; continue }
+            if arg == "--" {
+                onlyPositionals = true
+                continue
+            }
             var name: String
             var inline: String?
             if arg.hasPrefix("--") {
@@ -94,7 +97,10 @@ extension CommandSpec {
                     name = o.name
                 }
             }
-            if name == "help" { out.flags.insert("help"); continue }
+            if name == "help" {
+                out.flags.insert("help")
+                continue
+            }
             guard let spec = options.first(where: { $0.name == name }) else {
                 let hint =
                     Suggestion.closest(to: name, among: options.map(\.name) + ["help"]).map {
@@ -138,7 +144,8 @@ enum Suggestion {
 
     /// Levenshtein distance, with a swap of two neighbours counted as one edit.
     static func distance(_ a: String, _ b: String) -> Int {
-        let x = Array(a), y = Array(b)
+        let x = Array(a)
+        let y = Array(b)
         if x.isEmpty || y.isEmpty { return max(x.count, y.count) }
         var d = [[Int]](repeating: [Int](repeating: 0, count: y.count + 1), count: x.count + 1)
         for i in 0...x.count { d[i][0] = i }

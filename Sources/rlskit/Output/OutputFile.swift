@@ -48,7 +48,8 @@ struct OutputTarget {
         // Whatever is buffered for stdout goes first; a path that is stdout itself (/dev/stdout,
         // /proc/self/fd/1) is written through the same buffer so nothing overwrites anything.
         fflush(nil)
-        var target = stat(), out = stat()
+        var target = stat()
+        var out = stat()
         if stat(path, &target) == 0, fstat(STDOUT_FILENO, &out) == 0, target.st_dev == out.st_dev,
             target.st_ino == out.st_ino
         {
@@ -152,7 +153,7 @@ extension OutputTarget {
         }
         var written: [FileID: String] = [:]
         var writtenPaths: [String: String] = [:]
-        for case let (option, path?) in outputs {
+        for case (let option, let path?) in outputs {
             let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
             if let id = FileID(path) {
                 if let input = read[id] {

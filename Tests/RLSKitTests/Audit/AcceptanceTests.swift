@@ -1,7 +1,8 @@
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// The acceptance: the tutorial SQL as written is caught; our own schema is clean.
 final class AuditAcceptanceTests: XCTestCase {

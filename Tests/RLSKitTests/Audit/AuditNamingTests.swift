@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Findings name objects as the lock file does (quoted where needed, the schema once), and an
 /// audit of schemas that do not exist is a configuration error, not a pass.

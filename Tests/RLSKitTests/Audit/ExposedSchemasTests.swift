@@ -1,7 +1,8 @@
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 final class ExposedSchemasTests: XCTestCase {
     func testReadsAuthenticatorSettingForThisDatabase() throws {

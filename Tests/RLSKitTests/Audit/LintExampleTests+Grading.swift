@@ -1,6 +1,7 @@
 import Postgres
-@testable import RLSKit
 import XCTest
+
+@testable import RLSKit
 
 /// Cases a lint lists at a lower level, and the wording of findings the examples only count.
 extension LintExampleTests {

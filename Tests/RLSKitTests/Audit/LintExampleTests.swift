@@ -1,9 +1,10 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import Synchronization
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Every lint's own examples, on a real server with the Supabase stand-in (SwiftLint style):
 /// one test per lint (generated into LintExampleTests+PerLint.swift), each triggering example

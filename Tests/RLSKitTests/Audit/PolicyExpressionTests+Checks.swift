@@ -1,5 +1,6 @@
-@testable import RLSKit
 import XCTest
+
+@testable import RLSKit
 
 /// The questions the precision lints ask of deparsed policy text.
 extension PolicyExpressionTests {

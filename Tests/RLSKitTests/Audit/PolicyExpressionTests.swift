@@ -1,5 +1,6 @@
-@_spi(CLI) @testable import RLSKit
 import XCTest
+
+@_spi(CLI) @testable import RLSKit
 
 final class PolicyExpressionTests: XCTestCase {
     func testNormalFormReadsDeparsedSelectWrappers() {

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// The prover on every ERROR lint's own triggering examples, as written and with the grants
 /// older projects got automatically: how many ERRORs are proven, how many lowered, and why.
@@ -11,7 +12,9 @@ final class ProverExampleTests: XCTestCase {
     func testLintExamplesProvenOrLoweredWithAReason() throws {
         var table: [String] = []
         for automatic in [false, true] {
-            var proven: [String: Int] = [:], lowered: [String: Int] = [:], reasons: [String: Set<String>] = [:]
+            var proven: [String: Int] = [:]
+            var lowered: [String: Int] = [:]
+            var reasons: [String: Set<String>] = [:]
             for lint in LintRegistry.all where lint.level == .error {
                 for example in lint.triggering {
                     let db = try StandIn.makeDatabase(prefix: "proofex")

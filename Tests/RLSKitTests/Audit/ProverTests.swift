@@ -1,7 +1,8 @@
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Each exploit on a fixture where it succeeds (ERROR, proof with rows) and on variants where
 /// the static lint fires but the exploit fails (WARN with the reason). Nothing is left behind.

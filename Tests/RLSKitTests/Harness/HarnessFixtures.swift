@@ -1,7 +1,8 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
+
+@testable import RLSKit
 
 /// An owner-only table with the column types seeding must handle: identity key, enum, date,
 /// jsonb, array, a unique NOT NULL text and an owner column named user_id.
@@ -45,7 +46,9 @@ enum Fixture {
 
     static func input(_ extra: String = notesAccess, scenarios: Bool = false) throws -> HarnessInput {
         if scenarios {
-            var i = try HarnessLoader.load([OurSchema.root + "/sql/tests"]); i.access = [try access(extra)]; return i
+            var i = try HarnessLoader.load([OurSchema.root + "/sql/tests"])
+            i.access = [try access(extra)]
+            return i
         }
         var i = HarnessInput()
         i.access = [try access(extra)]

@@ -1,7 +1,8 @@
 import Foundation
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Rows with a group and an author: members write in their own name only (`owner and members`).
 final class AuthorInGroupTests: XCTestCase {

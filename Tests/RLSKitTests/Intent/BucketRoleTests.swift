@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Bucket values name declared roles: an admin (app_metadata.role) reads and deletes every
 /// report; a user who writes the same role into user_metadata is nobody special.

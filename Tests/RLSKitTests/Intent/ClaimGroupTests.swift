@@ -1,7 +1,8 @@
 import Foundation
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Tenancy through a claim the service sets (app_metadata.tenant_id, tenant_role): holders are
 /// members, a user who writes the same keys into user_metadata is not.

@@ -1,7 +1,8 @@
 import Foundation
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// A tenant header (`header x-team-id = {group}`): members send their group's key, and since
 /// callers choose their headers, an outsider sending G1's key must get nothing.

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// A schema plus a breakage on a stand-in database, tested with an access file.
 enum IntentFixture {

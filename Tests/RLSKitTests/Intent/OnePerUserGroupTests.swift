@@ -1,7 +1,8 @@
 import Foundation
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// A user belongs to one organisation through a column of their profile (made at sign-up by a
 /// trigger): joining an organisation is changing that column, the classic hole.

@@ -1,7 +1,8 @@
 import Foundation
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// The access-file language page's examples run as written against the fixtures they describe.
 final class ReadmeLanguageTests: XCTestCase {

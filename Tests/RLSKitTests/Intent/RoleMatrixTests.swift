@@ -1,7 +1,8 @@
 import Foundation
-@_spi(CLI) @testable import RLSKit
 import TestSupport
 import XCTest
+
+@_spi(CLI) @testable import RLSKit
 
 /// Roles given through claims users cannot write: the holder may, the forger (same value in
 /// user_metadata) may not, and a policy that reads the wrong place is caught either way.
@@ -66,7 +67,9 @@ final class RoleMatrixTests: XCTestCase {
 
     func testTheHolderCarriesTheClaimWhereThePlatformPutsIt() throws {
         let file = try AccessFile.parse(Self.access, path: "a.rls")
-        let admin = file.roles[0].holder, moderator = file.roles[1].holder, forged = file.roles[0].forger
+        let admin = file.roles[0].holder
+        let moderator = file.roles[1].holder
+        let forged = file.roles[0].forger
         let claims = try JSON(parsing: admin.claims)
         XCTAssertEqual(claims["app_metadata"]?["role"], .string("admin"))
         XCTAssertEqual(claims["app_metadata"]?["provider"], .string("email"))

@@ -1,7 +1,8 @@
 import Foundation
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// A role given by a row in a role table (user_roles), as many apps grant admins.
 final class RoleTableTests: XCTestCase {

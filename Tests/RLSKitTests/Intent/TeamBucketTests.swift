@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Team folders: a bucket whose objects live under `<team id>/…`, on the team fixture's
 /// memberships. Members read, upload, overwrite and move; only owners delete.

@@ -1,7 +1,8 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
+
+@testable import RLSKit
 
 /// A team app: teams, memberships with an owner/member role, and team projects. The creator of
 /// a team becomes its owner through a trigger; helpers are SECURITY DEFINER so that policies on

@@ -1,7 +1,8 @@
 import Foundation
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Rows whose group is that of the row they point at: a task belongs to its project's team.
 final class ThroughGroupTests: XCTestCase {

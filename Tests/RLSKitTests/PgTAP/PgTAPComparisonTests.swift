@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@_spi(CLI) @testable import RLSKit
 import TestSupport
 import XCTest
+
+@_spi(CLI) @testable import RLSKit
 
 /// pg_prove itself, on the same fixtures: the shipped verdicts must be what it says, and
 /// rlskit must agree with it file by file.

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@_spi(CLI) @testable import RLSKit
 import TestSupport
 import XCTest
+
+@_spi(CLI) @testable import RLSKit
 
 /// pg_prove and rlskit on the repo's fixture suites: per file the same verdict and the same
 /// numbers of tests planned, run and failed.

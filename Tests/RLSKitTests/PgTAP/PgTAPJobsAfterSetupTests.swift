@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@_spi(CLI) @testable import RLSKit
 import TestSupport
 import XCTest
+
+@_spi(CLI) @testable import RLSKit
 
 /// `--jobs` after a setup file: the files between setup and teardown spread over connections
 /// that ran the setup again, and the verdicts are those of one job.

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@_spi(CLI) @testable import RLSKit
 import TestSupport
 import XCTest
+
+@_spi(CLI) @testable import RLSKit
 
 /// Plain queries inside a file's own transaction go to the server in one message, and still stop
 /// at the first error as psql's ON_ERROR_STOP does.

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@_spi(CLI) @testable import RLSKit
 import TestSupport
 import XCTest
+
+@_spi(CLI) @testable import RLSKit
 
 /// Runs the fixture suites against a real server with the Supabase stand-in.
 final class PgTAPRunnerTests: XCTestCase {

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@_spi(CLI) @testable import RLSKit
 import TestSupport
 import XCTest
+
+@_spi(CLI) @testable import RLSKit
 
 /// The shared-state suite: setup and teardown files, a project's default-ACL revokes, its own
 /// `tests.*` function, the dbdev preamble, basejump's helper behaviour.

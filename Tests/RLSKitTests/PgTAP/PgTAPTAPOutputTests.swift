@@ -1,7 +1,8 @@
 import Foundation
-@_spi(CLI) @testable import RLSKit
 import TestSupport
 import XCTest
+
+@_spi(CLI) @testable import RLSKit
 
 /// What `--format tap` and the text report say of TODO, SKIP and a file that stops mid-way.
 final class PgTAPTAPOutputTests: XCTestCase {

@@ -1,6 +1,7 @@
-@_spi(CLI) @testable import RLSKit
 import TestSupport
 import XCTest
+
+@_spi(CLI) @testable import RLSKit
 
 final class PsqlScriptTests: XCTestCase {
     var dir = ""

@@ -1,5 +1,6 @@
-@testable import RLSKit
 import XCTest
+
+@testable import RLSKit
 
 final class TAPParserTests: XCTestCase {
     func parse(_ text: String, complete: Bool = true) -> TAPSummary {

@@ -1,7 +1,8 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import XCTest
+
+@testable import RLSKit
 
 /// The stand-in extensions on a throwaway server set up as `rlskit check` sets it up.
 final class StandInExtensionTests: XCTestCase {
@@ -60,7 +61,8 @@ final class StandInExtensionTests: XCTestCase {
     func testVectorDistancesAndDimensions() throws {
         let conn = try database()
         try conn.query("create extension vector with schema extensions")
-        let a = [0.3, -1.2, 2.0], b = [1.5, 0.25, -0.5]
+        let a = [0.3, -1.2, 2.0]
+        let b = [1.5, 0.25, -0.5]
         func text(_ v: [Double]) -> String { "[" + v.map { String($0) }.joined(separator: ",") + "]" }
         let dot = zip(a, b).map { $0 * $1 }.reduce(0, +)
         let norm = { (v: [Double]) in sqrt(v.map { $0 * $0 }.reduce(0, +)) }

@@ -1,7 +1,8 @@
 import Foundation
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// The project's settings are decided in one place, with where each came from.
 final class ProjectTests: ScratchTestCase {

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 final class BuiltInSQLTests: XCTestCase {
     /// The copy compiled into the binary (EmbedSQL plugin) equals sql/ byte for byte.

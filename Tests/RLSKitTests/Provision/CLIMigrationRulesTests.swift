@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Migrations run as `supabase db reset` runs them: only CLI-named files, BEGIN … COMMIT
 /// blocks inside a file, a clean session per file, seed files afterwards.

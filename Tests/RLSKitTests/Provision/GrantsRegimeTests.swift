@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// The two grants regimes: chosen from --grants, config.toml or the migrations' dates, and
 /// modelled with the default privileges the platform used.

@@ -1,9 +1,10 @@
 import Foundation
 import Postgres
-@testable import RLSKit
-import TestSupport
 import Synchronization
+import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 final class MigratorTests: ScratchTestCase {
     func database() throws -> PostgresConnection { try database(prefix: "mig") }
@@ -50,7 +51,8 @@ final class MigratorTests: ScratchTestCase {
         }
         XCTAssertEqual(try count(conn, "select count(*)::int from pg_tables where tablename = 'c'"), 0)
         let r = try migrate(conn, dir) {
-            $0.standIn = false; $0.allowChanged = true
+            $0.standIn = false
+            $0.allowChanged = true
         }
         XCTAssertEqual(r.applied.map(\.name), ["003_c"])
     }
@@ -153,7 +155,8 @@ final class MigratorTests: ScratchTestCase {
         let started = Date()
         XCTAssertThrowsError(
             try migrate(conn, dir) {
-                $0.lockTimeout = 0.3; $0.standIn = false
+                $0.lockTimeout = 0.3
+                $0.standIn = false
             }
         ) { e in
             XCTAssertTrue("\(e)".contains("another rlskit apply holds the migration lock"), "\(e)")

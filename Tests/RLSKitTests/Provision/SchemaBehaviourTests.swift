@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Our schema (sql/migrations) on the stand-in: sign-up, avatar cleanup through each backend,
 /// user deletion, and the secrecy of the storage settings.
@@ -43,7 +44,8 @@ final class SchemaBehaviourTests: XCTestCase {
 
     func testSignUpCreatesExactlyOneProfileFromMetadata() throws {
         let conn = try provisioned()
-        let a = UUID(), b = UUID()
+        let a = UUID()
+        let b = UUID()
         try conn.rolledBack { c in
             let tablesBefore: Int = try c.query("select count(*)::int from public.posts").rows[0].decode(0)
             try signUp(c, a, meta: #"{"full_name":"Ann Lee","avatar_url":"x.png","nickname":"annie"}"#)
@@ -64,7 +66,8 @@ final class SchemaBehaviourTests: XCTestCase {
     func testReplacingAvatarQueuesOnlyTheOldObjectAndDeletingTheUserQueuesItToo() throws {
         let conn = try provisioned()
         let a = UUID()
-        let old = "\(a.uuidString.lowercased())/old.png", new = "\(a.uuidString.lowercased())/new.png"
+        let old = "\(a.uuidString.lowercased())/old.png"
+        let new = "\(a.uuidString.lowercased())/new.png"
         try conn.rolledBack { c in
             try signUp(c, a, meta: "{}")
             try c.query("update public.profiles set avatar_url = $1 where id = $2", [old, a])
@@ -137,7 +140,8 @@ final class SchemaBehaviourTests: XCTestCase {
     func testHTTPBackendNeverWaitsForever() throws {
         let conn = try provisioned(before: Self.httpStandIn)
         try StorageSettings.write(conn, url: "https://abc.supabase.co", serviceKey: "k-\(UUID())")
-        let a = UUID(), me = a.uuidString.lowercased()
+        let a = UUID()
+        let me = a.uuidString.lowercased()
         for (mine, expected) in [(nil, "5000"), ("0", "5000"), ("1500", "1500")] {
             try conn.rolledBack { c in
                 try signUp(c, a, meta: "{}")
@@ -158,7 +162,8 @@ final class SchemaBehaviourTests: XCTestCase {
         try conn.query(
             "insert into private.storage_api_settings (api_url, service_role_key) values ('https://abc.supabase.co/?x=', 'k')"
         )
-        let a = UUID(), me = a.uuidString.lowercased()
+        let a = UUID()
+        let me = a.uuidString.lowercased()
         try conn.rolledBack { c in
             try signUp(c, a, meta: "{}")
             try c.query("update public.profiles set avatar_url = $1 where id = $2", ["\(me)/a.png", a])
@@ -201,7 +206,8 @@ final class SchemaBehaviourTests: XCTestCase {
             if standIn != nil {
                 try StorageSettings.write(conn, url: "https://abc.supabase.co", serviceKey: "k-\(UUID())")
             }
-            let a = UUID(), me = a.uuidString.lowercased()
+            let a = UUID()
+            let me = a.uuidString.lowercased()
             func sent(_ c: PostgresConnection) throws -> [String] {
                 var out: [String] = try c.query("select object_name from private.storage_deletion_outbox").rows.map {
                     try $0.decode(0)
@@ -255,7 +261,8 @@ final class SchemaBehaviourTests: XCTestCase {
     /// else gets 23514; at sign-up the bad value is dropped, the profile still created.
     func testAvatarURLMayOnlyHoldSafeNamesOrHTTPURLs() throws {
         let conn = try provisioned()
-        let a = UUID(), me = a.uuidString.lowercased()
+        let a = UUID()
+        let me = a.uuidString.lowercased()
         let refused =
             StorageNames.refused(owner: me, victim: UUID().uuidString.lowercased())
             + [

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// The stand-in against the reference facts of Supabase's surface.
 final class StandInTests: XCTestCase {
@@ -70,7 +71,8 @@ final class StandInTests: XCTestCase {
     }
 
     func testAuthFunctionsReadLegacyClaimFirst() throws {
-        let sub = UUID(), legacy = UUID()
+        let sub = UUID()
+        let legacy = UUID()
         try conn.rolledBack { c in
             XCTAssertNil(
                 try c.query("select auth.uid() as u, auth.role() as r, auth.email() as e, auth.jwt() as j").rows[0]

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// The storage path rules in SQL (private.storage_path_problem and the URL builder) and in
 /// Swift (StoragePath) over one table of hostile names, and against each other on generated ones.
@@ -104,7 +105,8 @@ final class StoragePathTests: XCTestCase {
     /// Generated names: SQL and Swift agree on every refusal and every URL.
     func testSQLAndSwiftAgreeOnGeneratedNames() throws {
         let c = try connection()
-        let seed: UInt64 = 20_240_601, count = 3000
+        let seed: UInt64 = 20_240_601
+        let count = 3000
         let names = StorageNames.generated(count: count, seed: seed)
         let started = Date()
         var refused = 0

@@ -89,7 +89,10 @@ final class SupabaseConfigTests: XCTestCase {
 
     func testWrongTypesAreFileLineErrors() {
         func message(_ text: String) -> String? {
-            do { _ = try SupabaseConfig.parse(text, path: "supabase/config.toml"); return nil } catch {
+            do {
+                _ = try SupabaseConfig.parse(text, path: "supabase/config.toml")
+                return nil
+            } catch {
                 return error.description
             }
         }

@@ -1,9 +1,10 @@
 import Foundation
+import RLSKit
+import XCTest
+
 #if canImport(FoundationXML)
     import FoundationXML
 #endif
-import RLSKit
-import XCTest
 
 final class TestReportWriterTests: XCTestCase {
     let report = TestReport(

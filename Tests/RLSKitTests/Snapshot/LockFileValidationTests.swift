@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// A lock file with a value rlskit would misread, or of a newer format, is refused at its line.
 final class LockFileValidationTests: XCTestCase {

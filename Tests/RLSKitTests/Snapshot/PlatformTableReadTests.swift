@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@_spi(CLI) @testable import RLSKit
 import TestSupport
 import XCTest
+
+@_spi(CLI) @testable import RLSKit
 
 /// audit, snapshot and init read storage.buckets, which a project may replace. Whatever it is
 /// replaced with, none of them runs the project's code (the log stays empty, nothing raises);

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@_spi(CLI) @testable import RLSKit
 import TestSupport
 import XCTest
+
+@_spi(CLI) @testable import RLSKit
 
 /// One way to quote: `SQL.ident` for SQL that runs, `SQL.display` for reports and lock files,
 /// both checked against the server's own `quote_ident` and keyword list.
@@ -54,7 +55,8 @@ final class QuotingTests: XCTestCase {
         for (n, q) in zip(names, quoted) {
             // Only keywords newer than this server may be quoted where it does not quote.
             if SQL.keywords.contains(n), !serverKeywords.contains(n) {
-                XCTAssertEqual(SQL.ident(n), "\"\(n)\""); continue
+                XCTAssertEqual(SQL.ident(n), "\"\(n)\"")
+                continue
             }
             XCTAssertEqual(SQL.ident(n), q, "name \(n.debugDescription)")
         }

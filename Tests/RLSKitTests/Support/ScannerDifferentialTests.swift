@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Our lexer and statement splitter against PostgreSQL's own (libpg_query, through pglast),
 /// on thousands of generated and mutated inputs from a fixed seed.
@@ -18,7 +19,9 @@ final class ScannerDifferentialTests: XCTestCase {
         for _ in 0..<3000 { inputs.append(SQLGrammar.random(&rng)) }
         for _ in 0..<2000 { inputs.append(SQLGrammar.mutated(&rng)) }
         for _ in 0..<2000 { inputs.append(SQLGrammar.validScript(&rng)) }
-        var tokenCases = 0, splitCases = 0, mismatches: [String] = []
+        var tokenCases = 0
+        var splitCases = 0
+        var mismatches: [String] = []
         let oracle: [PgLastOracle.Answer]
         do { oracle = try PgLastOracle.run(inputs) } catch {
             // Without pglast, only the server's check below runs; say so.
@@ -74,7 +77,8 @@ extension ScannerDifferentialTests {
         let db = try TestServer.makeDatabase(prefix: "lex")
         defer { TestServer.drop(db.name) }
         let conn = try PostgresConnection(db.connectionString)
-        var count = 0, mismatches: [String] = []
+        var count = 0
+        var mismatches: [String] = []
         for sql in scripts {
             for st in SQLScanner.statements(in: sql) where st.kind == .sql {
                 count += 1
@@ -145,13 +149,16 @@ enum PgLastOracle {
         var env = ProcessInfo.processInfo.environment
         env["PYTHONPATH"] = packages + (env["PYTHONPATH"].map { ":" + $0 } ?? "")
         p.environment = env
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
         p.standardInput = stdin
         p.standardOutput = stdout
         p.standardError = stderr
         try p.run()
         let group = DispatchGroup()
-        nonisolated(unsafe) var out = Data(), err = Data()
+        nonisolated(unsafe) var out = Data()
+        nonisolated(unsafe) var err = Data()
         DispatchQueue.global().async(group: group) { out = stdout.fileHandleForReading.readDataToEndOfFile() }
         DispatchQueue.global().async(group: group) { err = stderr.fileHandleForReading.readDataToEndOfFile() }
         stdin.fileHandleForWriting.write(input)

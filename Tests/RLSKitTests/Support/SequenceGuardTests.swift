@@ -1,9 +1,10 @@
 import Foundation
 import Postgres
-@_spi(CLI) @testable import RLSKit
 import Synchronization
 import TestSupport
 import XCTest
+
+@_spi(CLI) @testable import RLSKit
 
 final class SequenceGuardTests: XCTestCase {
     func makeTables(_ conn: PostgresConnection) throws {

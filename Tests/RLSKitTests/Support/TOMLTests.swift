@@ -1,13 +1,17 @@
 import Foundation
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 final class TOMLTests: XCTestCase {
     func parse(_ text: String) throws(InputError) -> TOMLTable { try TOMLReader.parse(text, file: "config.toml") }
 
     func error(_ text: String) -> String? {
-        do { _ = try parse(text); return nil } catch { return error.description }
+        do {
+            _ = try parse(text)
+            return nil
+        } catch { return error.description }
     }
 
     func testValuesOfEveryKind() throws {

@@ -63,7 +63,8 @@ extension AccessDraft {
         var tables: [String: Table] = [:]
         var order: [String] = []
         for r in try conn.query(Catalog.rlsColumnsSQL, [schemas]).rows {
-            let schema: String = try r.decode("schema"), name: String = try r.decode("name")
+            let schema: String = try r.decode("schema")
+            let name: String = try r.decode("name")
             let key = SQL.qualified(schema, name)
             if tables[key] == nil {
                 tables[key] = Table(schema: schema, name: name)
@@ -84,7 +85,8 @@ extension AccessDraft {
         var storage: [Policy] = []
         let withStorage = schemas.contains("storage") ? schemas : schemas + ["storage"]
         for r in try conn.query(Catalog.schemaPoliciesSQL, [withStorage]).rows {
-            let schema: String = try r.decode("schema"), name: String = try r.decode("name")
+            let schema: String = try r.decode("schema")
+            let name: String = try r.decode("name")
             let p = Policy(
                 name: try r.decode("policy"), command: try r.decode("cmd"), roles: try r.decode("roles"),
                 permissive: try r.decode("permissive"), using: try r.decode("using_expr"),
@@ -92,7 +94,8 @@ extension AccessDraft {
             if schema == "storage" && name == "objects" { storage.append(p) }
             tables[SQL.qualified(schema, name)]?.policies.append(p)
         }
-        var buckets: [Bucket] = [], unread: [String] = []
+        var buckets: [Bucket] = []
+        var unread: [String] = []
         switch try PlatformTable.read(
             conn, "storage", "buckets", columns: ["id", "public"], select: bucketSelect, order: "id")
         {

@@ -56,7 +56,8 @@ extension AccessFile.Parser {
     static let bucketAliases = ["upsert": "overwrite", "rename": "move"]
 
     func bucketSetting(_ line: Line, _ bucket: inout BucketIntent) throws(InputError) {
-        let what = "bucket \(bucket.id)", at = line.at
+        let what = "bucket \(bucket.id)"
+        let at = line.at
         let key = Self.bucketAliases[line.key] ?? line.key
         switch key {
         case "ownership":

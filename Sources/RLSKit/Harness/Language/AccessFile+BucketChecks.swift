@@ -45,18 +45,19 @@ extension AccessFile.Parser {
                 "'list' is for public buckets: in a private bucket 'read' says who lists and downloads (both SELECT); drop 'list'"
             )
         }
-        let where_ = { (op: String) in b.settings[op] ?? b.settings["write"] ?? b.location }
+        let settingAt = { (op: String) in b.settings[op] ?? b.settings["write"] ?? b.location }
         let kinds = standings(members)
         // Overwrites are INSERT … ON CONFLICT DO UPDATE: the insert policy must pass too, for the
         // new row (in an owner-id bucket, the caller's).
-        let ov = b.overwrite!, up = b.upload!
+        let ov = b.overwrite!
+        let up = b.upload!
         if kinds.contains(where: { s in
             var mine = s
             if b.model == .ownerID && s.signedIn { mine.isOwner = true }
             return ov.allows(s) && !up.allows(mine)
         }) {
             throw InputError(
-                where_("overwrite"),
+                settingAt("overwrite"),
                 "\(what): overwrite \(ov) but upload \(up): the Storage API overwrites with an upsert, which the upload (insert) policy must allow too; widen upload or narrow overwrite"
             )
         }
@@ -64,7 +65,7 @@ extension AccessFile.Parser {
         let lister = b.lister
         for (op, v) in ops.dropFirst() where kinds.contains(where: { v!.allows($0) && !lister.allows($0) }) {
             throw InputError(
-                where_(op),
+                settingAt(op),
                 "\(what): \(op) \(v!) but only \(lister) may list: the Storage API \(op)s with RETURNING, which needs the SELECT policy too; widen \(b.settings["list"] == nil ? "read" : "list") or narrow \(op)"
             )
         }

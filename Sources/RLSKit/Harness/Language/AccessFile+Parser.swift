@@ -2,7 +2,13 @@ extension AccessFile {
     /// Reads an access file line by line: a block line (`table`, `bucket`, `expose`) at the
     /// margin, its settings indented below it; `finish` checks what each block must say.
     struct Parser {
-        enum Block { case none, table(Int), bucket(Int), members(Int), role(Int) }
+        enum Block {
+            case none
+            case table(Int)
+            case bucket(Int)
+            case members(Int)
+            case role(Int)
+        }
         var file: AccessFile
         var block = Block.none
         /// Where each block's name was first declared ("table " + name, "role " + name, …), so
@@ -86,7 +92,8 @@ extension AccessFile {
         }
 
         mutating func blockLine(_ line: Line) throws(InputError) {
-            let words = line.words, at = line.at
+            let words = line.words
+            let at = line.at
             switch line.key {
             case "expose":
                 guard words.count > 1 else {
@@ -239,7 +246,9 @@ extension AccessFile {
         }
 
         func tableSetting(_ line: Line, _ table: inout TableIntent) throws(InputError) {
-            let what = "table \(table.qualifiedName)", key = line.key, at = line.at
+            let what = "table \(table.qualifiedName)"
+            let key = line.key
+            let at = line.at
             switch key {
             case "owner":
                 let col = try column(line, example: "user_id")
@@ -552,7 +561,8 @@ extension AccessFile {
             if let m = t.move { try checkNames(m, at: t.settings["move"]!, what: what, key: "move") }
             if !t.through.isEmpty {
                 let at = t.settings["group"] ?? t.location
-                var seen: Set<String> = [t.qualifiedName], next = t.through
+                var seen: Set<String> = [t.qualifiedName]
+                var next = t.through
                 while true {
                     guard let parent = known.tables[next], !parent.group.isEmpty
                     else {

@@ -154,7 +154,10 @@ extension AccessFile {
                 if quote == nil { quote = c } else if quote == c { quote = nil }
             }
             if quote == nil && (c == " " || c == "\t") {
-                if !word.isEmpty { out.append(word); word = "" }
+                if !word.isEmpty {
+                    out.append(word)
+                    word = ""
+                }
                 continue
             }
             word.append(c)
@@ -179,7 +182,9 @@ extension AccessFile {
         }
         var out: [Substring] = []
         let scalars = text.unicodeScalars
-        var from = text.startIndex, at = scalars.startIndex, position = 0
+        var from = text.startIndex
+        var at = scalars.startIndex
+        var position = 0
         for cut in cuts {
             at = scalars.index(at, offsetBy: cut - position)
             position = cut
@@ -213,7 +218,9 @@ extension AccessFile {
                 if text[i] == "\"" {
                     let next = text.index(after: i)
                     if next < text.endIndex, text[next] == "\"" {
-                        name.append("\""); i = text.index(after: next); continue
+                        name.append("\"")
+                        i = text.index(after: next)
+                        continue
                     }
                     return name.isEmpty ? nil : (name, text[next...])
                 }
@@ -270,7 +277,10 @@ extension AccessFile {
         let s = Array(line.unicodeScalars)
         var cut = s.count
         for tok in SQLLexer.tokens(s) where tok.kind == .op || tok.kind == .other {
-            if let k = s[tok.start..<tok.end].firstIndex(of: "#") { cut = k; break }
+            if let k = s[tok.start..<tok.end].firstIndex(of: "#") {
+                cut = k
+                break
+            }
         }
         return String(String.UnicodeScalarView(s[..<cut])).trimmingCharacters(in: .whitespaces)
     }

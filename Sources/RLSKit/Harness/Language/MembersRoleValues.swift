@@ -19,7 +19,8 @@ enum MembersRoleValues {
             """, [table, column]
         ).rows
         guard let row = rows.first else { return nil }
-        let schema: String = try row.decode("schema"), name: String = try row.decode("name")
+        let schema: String = try row.decode("schema")
+        let name: String = try row.decode("name")
         let json: String? = try row.decode("labels")
         let labels = (try? JSONSerialization.jsonObject(with: Data((json ?? "[]").utf8))) as? [String] ?? []
         return (SQL.qualified(schema, name), labels)

@@ -154,7 +154,8 @@ enum ScenarioFile {
         if existing.contains(where: { $0.name == name }) {
             throw InputError(at, "user '\(name)' is declared twice in this scenario")
         }
-        var meta = "{}", claims = "{}"
+        var meta = "{}"
+        var claims = "{}"
         var tailText = tail
         if let r = tailText.range(of: "claims ") {
             claims = String(tailText[r.upperBound...]).trimmingCharacters(in: .whitespaces)

@@ -112,7 +112,10 @@ struct Who: Sendable, Hashable, CustomStringConvertible {
             case "owner": p = .owner
             case "nobody": p = .nobody
             case "members":
-                if item.count == 1 { p = .members(roles: []); break }
+                if item.count == 1 {
+                    p = .members(roles: [])
+                    break
+                }
                 guard item.count >= 4, item[1] == "with", item[2] == "role" else {
                     throw InputError(
                         at,

@@ -60,7 +60,10 @@ extension BucketMatrix {
         lists(a, "A lists B's object", seeded(b), owns: false)
         lists(.anon, "anon lists A's object", seeded(a), owns: false)
 
-        let up = intent.upload!, ov = intent.overwrite!, mv = intent.move!, dl = intent.delete!
+        let up = intent.upload!
+        let ov = intent.overwrite!
+        let mv = intent.move!
+        let dl = intent.delete!
         if byFolder {
             add(
                 a, "insert", "upload", "A uploads into own folder", uploading(a, name(a, "new")),
@@ -146,7 +149,9 @@ extension BucketMatrix {
         }
         // The declared roles' holders and forgers, on A's object.
         for x in roleActors {
-            let u = x.actor, s = x.standing(), n = u.name
+            let u = x.actor
+            let s = x.standing()
+            let n = u.name
             add(u, "select", "list", "\(n) lists A's object", listing(seeded(a)), lister.allows(s), list: true)
             if byFolder {
                 add(

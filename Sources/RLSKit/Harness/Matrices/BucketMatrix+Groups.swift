@@ -7,14 +7,20 @@ extension BucketMatrix {
 
     func groupChecks(_ w: GroupWorld) -> [PolicyCheck] {
         var out: [PolicyCheck] = []
-        let lister = intent.lister, up = intent.upload!, ov = intent.overwrite!, mv = intent.move!
+        let lister = intent.lister
+        let up = intent.upload!
+        let ov = intent.overwrite!
+        let mv = intent.move!
         let dl = intent.delete!
-        let g1Object = seededIn(w.g1Key), g2Object = seededIn(w.g2Key)
+        let g1Object = seededIn(w.g1Key)
+        let g2Object = seededIn(w.g2Key)
         let everyone =
             w.g1Actors + [w.g2Owner, w.outsider] + (attacker.map { [MatrixActor(actor: $0)] } ?? []) + roleActors
             + [MatrixActor(actor: .anon)]
         for (i, x) in everyone.enumerated() {
-            let u = x.actor, n = u.name, s = x.standing(group: w.g1)
+            let u = x.actor
+            let n = u.name
+            let s = x.standing(group: w.g1)
             out.append(
                 check(u, "select", "list", "\(n) lists G1's object", listing(g1Object), lister.allows(s), list: true))
             out.append(
@@ -32,7 +38,10 @@ extension BucketMatrix {
                     mv.allows(s)))
             out.append(check(u, "delete", "delete", "\(n) deletes G1's object", deleting(g1Object), dl.allows(s)))
         }
-        let top = w.top.actor, t = top.name, in1 = w.top.standing(group: w.g1), in2 = w.top.standing(group: w.g2)
+        let top = w.top.actor
+        let t = top.name
+        let in1 = w.top.standing(group: w.g1)
+        let in2 = w.top.standing(group: w.g2)
         out.append(
             check(top, "select", "list", "\(t) lists G2's object", listing(g2Object), lister.allows(in2), list: true))
         out.append(
@@ -52,7 +61,9 @@ extension BucketMatrix {
             check(
                 top, "update", "move", "\(t) moves G1's object into G2's folder",
                 moving(top, g1Object, to: inGroup(w.g2Key, "moved-from-g1")), mv.allows(in1) && mv.allows(in2)))
-        let other = w.g2Owner.actor, o1 = w.g2Owner.standing(group: w.g1), o2 = w.g2Owner.standing(group: w.g2)
+        let other = w.g2Owner.actor
+        let o1 = w.g2Owner.standing(group: w.g1)
+        let o2 = w.g2Owner.standing(group: w.g2)
         out.append(
             check(
                 other, "update", "move", "\(other.name) moves G2's object into G1's folder",

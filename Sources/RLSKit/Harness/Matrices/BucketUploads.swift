@@ -14,7 +14,8 @@ struct BucketFacts: Sendable, Equatable {
             [id]
         ).rows
         guard let row = rows.first else { return nil }
-        let limit: String = try row.decode("l"), mime: String = try row.decode("m")
+        let limit: String = try row.decode("l")
+        let mime: String = try row.decode("m")
         return BucketFacts(sizeLimit: Int(limit), allowedTypes: mime.split(separator: ",").map(String.init))
     }
 
@@ -118,7 +119,8 @@ struct BucketUploads: Sendable {
     }
 
     static func matches(_ type: String, _ pattern: String) -> Bool {
-        let t = type.lowercased(), p = pattern.lowercased()
+        let t = type.lowercased()
+        let p = pattern.lowercased()
         if p == "*/*" { return true }
         if p.hasSuffix("/*") { return t.hasPrefix(String(p.dropLast())) }
         return t == p

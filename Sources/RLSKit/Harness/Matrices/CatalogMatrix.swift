@@ -49,7 +49,8 @@ struct CatalogMatrix {
         let anon = MatrixActor(actor: users[1])
         var n = 4000
         for x in [user, anon] + roleActors {
-            let u = x.actor, s = x.standing()
+            let u = x.actor
+            let s = x.standing()
             n += 1
             b.add(
                 u, "select", "\(u.name) reads the row", "select count(*) from \(t) where \(row)",

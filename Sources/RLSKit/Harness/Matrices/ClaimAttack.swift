@@ -28,9 +28,11 @@ enum ClaimAttack {
         guard hook || readsUserMetadata(texts) || signUpReads else { return nil }
         var pairs: [String: JSON] = [:]
         func scan(_ t: String, onlyGroupLike: Bool) {
-            let ns = t as NSString, all = NSRange(location: 0, length: ns.length)
+            let ns = t as NSString
+            let all = NSRange(location: 0, length: ns.length)
             for m in readOnly.matches(in: t, range: all) {
-                let k = ns.substring(with: m.range(at: 1)), l = k.lowercased()
+                let k = ns.substring(with: m.range(at: 1))
+                let l = k.lowercased()
                 let groupLike =
                     l.hasSuffix("_id")
                     || ["org", "team", "tenant", "account", "group", "company", "workspace"].contains {

@@ -196,7 +196,8 @@ extension Planner {
             .map(\.element)
         var given = [Set<String>](repeating: [], count: ordered.count)
         for c in try FunctionProbe.candidates(conn, exposedSchemas: exposedSchemas) {
-            var best = 0, top = -1
+            var best = 0
+            var top = -1
             for (i, site) in ordered.enumerated() {
                 var score = c.argNames.reduce(0) { sum, name in
                     let stem = FunctionProbe.argumentStem(name)

@@ -21,7 +21,8 @@ extension FunctionProbe {
     /// The call's argument list: positional until the first argument left to its default, then
     /// by name (an unnamed one after that is left to its default too). `values[i]` nil: default.
     static func argumentList(_ c: Candidate, _ values: [String?]) -> (sql: String, bound: [String]) {
-        var parts: [String] = [], bound: [String] = []
+        var parts: [String] = []
+        var bound: [String] = []
         var named = false
         for (i, v) in values.enumerated() {
             let name = i < c.argNames.count ? c.argNames[i] : ""
@@ -40,7 +41,8 @@ extension FunctionProbe {
     /// for `user_id`, else a row's value of the column it is named after (tables the body
     /// names first), else its default, else a constant of its type; nil: its default.
     static func value(_ c: Candidate, _ i: Int, _ args: Arguments, _ conn: PostgresConnection) throws -> String? {
-        let name = i < c.argNames.count ? c.argNames[i] : "", type = c.argTypes[i]
+        let name = i < c.argNames.count ? c.argNames[i] : ""
+        let type = c.argTypes[i]
         let base = i < c.argBases.count ? c.argBases[i] : type
         let stem = argumentStem(name)
         if let g = args.group, g.type == type || g.type == base || g.type.hasPrefix(base + "("),

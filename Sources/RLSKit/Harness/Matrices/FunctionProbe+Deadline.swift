@@ -17,8 +17,10 @@ enum CallDeadline {
         _ conn: PostgresConnection, seconds: Double, grace: Double, _ body: () throws -> R
     ) -> (result: Result<R, any Error>, stage: Stage) {
         guard let canceller = conn.canceller() else { return (Result { try body() }, .inTime) }
-        let pid = conn.backendPID, target = conn.connectionString
-        let ended = DispatchSemaphore(value: 0), watched = DispatchSemaphore(value: 0)
+        let pid = conn.backendPID
+        let target = conn.connectionString
+        let ended = DispatchSemaphore(value: 0)
+        let watched = DispatchSemaphore(value: 0)
         let stage = Mutex(Stage.inTime)
         Thread.detachNewThread {
             defer { watched.signal() }

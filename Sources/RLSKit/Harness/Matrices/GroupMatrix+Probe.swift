@@ -45,7 +45,8 @@ extension GroupMatrix {
     func probe(exposedSchemas: [String], intents: [FunctionIntent]) -> FunctionProbeRequest {
         let (g1, g2) = (world.g1, world.g2)
         func caller(_ x: MatrixActor, _ label: String) -> FunctionProbeRequest.Caller {
-            let in1 = x.groups[g1] != nil, in2 = x.groups[g2] != nil
+            let in1 = x.groups[g1] != nil
+            let in2 = x.groups[g2] != nil
             let others = (in1 ? [] : [world.g1Key]) + (in2 ? [] : [world.g2Key])
             return FunctionProbeRequest.Caller(
                 actor: x.actor, label: label, others: others, writer: x.standing(group: g2),

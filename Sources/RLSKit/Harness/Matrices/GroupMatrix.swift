@@ -82,7 +82,8 @@ struct GroupMatrix {
 
     /// G1's and G2's rows of each table between this one and the group, top down.
     func throughScript() -> String {
-        var sql = "", above = (world.g1, world.g2)
+        var sql = ""
+        var above = (world.g1, world.g2)
         for (i, level) in through.enumerated() {
             let owners = (actors.map(\.actor) + [r1Owner, r2Owner]).filter { $0.id != attacker?.id }.map(\.uid)
             for (n, (parent, key, owner)) in [(above.0, level.k1, r1Owner), (above.1, level.k2, r2Owner)].enumerated() {
@@ -117,7 +118,8 @@ struct GroupMatrix {
         if let m = intent.move {
             return m.allows(x.standing(group: from, owner: owner)) && m.allows(x.standing(group: to, owner: owner))
         }
-        let update = intent.update!, insert = intent.insert!
+        let update = intent.update!
+        let insert = intent.insert!
         return update.allows(x.standing(group: from, owner: owner))
             && update.allows(x.standing(group: to, owner: owner))
             && insert.allows(x.standing(group: to, owner: owner))
@@ -142,8 +144,12 @@ struct GroupMatrix {
         }
         var lastInsert: CheckRow?
         let (g1, g2) = (world.g1, world.g2)
-        let owner1 = ownerColumn.map { _ in r1Owner.uid }, owner2 = ownerColumn.map { _ in r2Owner.uid }
-        let read = intent.read!, insert = intent.insert!, update = intent.update!, delete = intent.delete!
+        let owner1 = ownerColumn.map { _ in r1Owner.uid }
+        let owner2 = ownerColumn.map { _ in r2Owner.uid }
+        let read = intent.read!
+        let insert = intent.insert!
+        let update = intent.update!
+        let delete = intent.delete!
         var n = 2000
         let clear1 = groupUnique && !isGroupTable ? ["delete from \(t) where \(whereGroup(k1))"] : []
         // One row per group: a row moving into G2 first makes room there.
@@ -152,7 +158,8 @@ struct GroupMatrix {
             n += 1
             let s = seeder(isGroupTable ? GroupWorld.key(info.column(intent.group), n) : group)
             // M signs up after the parents are made: its rows use the plain member's parents.
-            let owner = u.kind == .user && u.id != attacker?.id ? u.uid : r1Owner.uid, r = s.row(owner: owner, n: n)
+            let owner = u.kind == .user && u.id != attacker?.id ? u.uid : r1Owner.uid
+            let r = s.row(owner: owner, n: n)
             lastInsert = CheckRow(table: t, name: info.name, command: "INSERT", role: "", insert: (r.columns, r.values))
             return s.insert(owner: owner, n: n)
         }
@@ -160,7 +167,9 @@ struct GroupMatrix {
         let touch = "update \(t) set \(touchColumn) = \(touchColumn) where "
         let everyone = actors + [MatrixActor(actor: .anon)]
         for x in everyone {
-            let u = x.actor, name = u.name, on1 = x.standing(group: g1, owner: owner1)
+            let u = x.actor
+            let name = u.name
+            let on1 = x.standing(group: g1, owner: owner1)
             b.add(
                 u, "select", "\(name) reads G1's row", [], select + whereGroup(k1), read.allows(on1), on("SELECT", k1))
             let rowOwner = u.id == attacker?.id ? r1Owner.uid : u.uid
@@ -212,7 +221,9 @@ struct GroupMatrix {
         guard !isGroupTable else {
             return finished(b.checks)
         }
-        let top = world.top, plain = world.plain, other = world.g2Owner
+        let top = world.top
+        let plain = world.plain
+        let other = world.g2Owner
         b.add(
             top.actor, "select", "\(top.actor.name) reads G2's row", [], select + whereGroup(k2),
             read.allows(top.standing(group: g2, owner: owner2)), on("SELECT", k2))

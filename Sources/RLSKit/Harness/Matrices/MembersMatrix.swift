@@ -25,9 +25,14 @@ struct MembersMatrix {
                 existing: world.whereMember(group, u), assignments: set)
         }
         var lastJoin: CheckRow?
-        let g1 = world.g1, g2 = world.g2, top = world.top, plain = world.plain, other = world.g2Owner
+        let g1 = world.g1
+        let g2 = world.g2
+        let top = world.top
+        let plain = world.plain
+        let other = world.g2Owner
         let outsider = world.outsider
-        let lowest = intent.roles.last ?? "", highest = intent.roles.first ?? ""
+        let lowest = intent.roles.last ?? ""
+        let highest = intent.roles.first ?? ""
         var n = 3000
         // One group per user (profiles.org_id): joining is moving one's row into the group.
         let joinOp = world.onePerUser ? "update" : "insert"
@@ -48,7 +53,10 @@ struct MembersMatrix {
         }
         let anon = MatrixActor(actor: .anon)
         let everyone = world.g1Actors + [other, outsider] + roleActors + [anon]
-        let read = intent.read!, addWho = intent.add!, remove = intent.remove!, leave = intent.leave!
+        let read = intent.read!
+        let addWho = intent.add!
+        let remove = intent.remove!
+        let leave = intent.leave!
         // Each reads another G1 member's membership (the owner's; the owner reads the plain member's).
         for x in everyone {
             let target = x.actor.uid == top.actor.uid ? plain.actor : top.actor
@@ -103,7 +111,8 @@ struct MembersMatrix {
             addWho.allows(plain.standing(group: g2)) && leave.allows(plain.standing(group: g1)),
             on("UPDATE", g1, plain.actor, set: [(SQL.ident(intent.groupColumn), g2)]))
         if world.hasRoles && highest != lowest {
-            let col = SQL.ident(intent.roleColumn), change = intent.changeRole!
+            let col = SQL.ident(intent.roleColumn)
+            let change = intent.changeRole!
             let next = intent.roles[intent.roles.count >= 3 ? 1 : 0]
             b.add(
                 plain.actor, "update", "\(plain.actor.name) promotes self to \(highest)",

@@ -38,7 +38,8 @@ struct ProtectedColumns {
 
     /// The update judged by how many rows now hold the changed value (0 = protected).
     static func update(_ c: TableInfo.ColumnInfo, table: String, where w: String) -> String {
-        let col = SQL.ident(c.name), v = changed(c)
+        let col = SQL.ident(c.name)
+        let v = changed(c)
         return
             "with u as (update \(table) set \(col) = \(v) where \(w) returning \(col)) select count(*) from u where \(col) is not distinct from \(v)"
     }
@@ -63,7 +64,8 @@ struct ProtectedColumns {
     static func insert(_ c: TableInfo.ColumnInfo, seeder: Seeder, owner: String, n: Int) -> String {
         var s = seeder
         s.fixed[c.name] = changed(c)
-        let r = s.row(owner: owner, n: n), col = SQL.ident(c.name)
+        let r = s.row(owner: owner, n: n)
+        let col = SQL.ident(c.name)
         return
             "with i as (insert into \(seeder.table.sqlName)"
             + InsertSQL.values(r.columns, r.values, overriding: s.overriding)

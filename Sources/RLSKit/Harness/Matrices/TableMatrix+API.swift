@@ -34,7 +34,8 @@ extension TableMatrix {
             func target(_ u: HarnessActor, _ n: Int) -> [String] {
                 ownKey ? [] : asService(seeder.insert(owner: u.uid, n: n))
             }
-            let nA = counter + 950, nB = counter + 951
+            let nA = counter + 950
+            let nB = counter + 951
             add(
                 a, "insert", "A upserts own row", target(a, nA), upsert(owner: a.uid, n: nA, key),
                 both ? .allowed : .blocked, prefer: merge)

@@ -90,9 +90,15 @@ struct TableMatrix {
         }
         func clear(_ u: HarnessActor) -> [String] { ownerUnique ? ["delete from \(t) where \(whereOwner(u))"] : [] }
         var n = counter
-        func insert(_ u: HarnessActor) -> String { n += 1; return seeder.insert(owner: u.uid, n: n) }
+        func insert(_ u: HarnessActor) -> String {
+            n += 1
+            return seeder.insert(owner: u.uid, n: n)
+        }
 
-        let read = intent.read, own = Self.own, others = Self.others, nobody = Self.nobody
+        let read = intent.read
+        let own = Self.own
+        let others = Self.others
+        let nobody = Self.nobody
         checks.append(
             PolicyCheck(
                 suite: suite, actor: "admin", operation: "rls", name: "row level security is enabled",
@@ -177,7 +183,9 @@ struct TableMatrix {
         }
         // A role's holder acts on A's row with the role; its forger as any other user.
         for r in roleActors {
-            let s = r.standing(owner: a.uid), u = r.actor, who = u.name
+            let s = r.standing(owner: a.uid)
+            let u = r.actor
+            let who = u.name
             add(
                 u, "select", "\(who) reads A's row", [], select + whereOwner(a), expect(read, s, read: true), reading(a)
             )

@@ -178,7 +178,8 @@ enum Planner {
         if plan.units.contains(where: { !$0.users.isEmpty }) { try options.accessTokenHook?.checkExists(conn) }
         let roleRows = input.access.flatMap(\.roles).filter(\.byRow)
         for i in plan.units.indices where !plan.units[i].users.isEmpty {
-            let users = plan.units[i].users, late = plan.units[i].lateUsers
+            let users = plan.units[i].users
+            let late = plan.units[i].lateUsers
             plan.units[i].signUp = SignUp.script(
                 users.filter { !late.contains($0.id) }, columns: authColumns, authAdminExists: authAdmin)
             if !late.isEmpty {
@@ -357,7 +358,8 @@ extension Planner {
                 )
             }
             try MembersRoleValues.check(m, conn)
-            var groupTable: TableInfo?, key = m.groupColumn
+            var groupTable: TableInfo?
+            var key = m.groupColumn
             if let ref = info.column(m.groupColumn)?.references, let (schema, name, column) = splitReference(ref) {
                 groupTable = try Catalog.table(conn, schema: schema, name: name)
                 key = column
@@ -374,7 +376,9 @@ extension Planner {
     /// Membership by claim: the key's type and the group table come from the first table
     /// whose group column follows this block (the only block, or one referencing a table).
     static func claimWorld(_ m: MembersIntent, _ file: AccessFile, conn: PostgresConnection) throws -> PlannedWorld {
-        var keyColumn: TableInfo.ColumnInfo?, groupTable: TableInfo?, key = ""
+        var keyColumn: TableInfo.ColumnInfo?
+        var groupTable: TableInfo?
+        var key = ""
         let grouped = file.tables.filter { !$0.group.isEmpty }
         let infos = try Catalog.tables(conn, grouped.map { ($0.schema, $0.name) })
         // A foreign key names the group table; else a table keyed by its group column is it.

@@ -50,7 +50,8 @@ extension Scenario {
     static func storageSQL(_ text: String, actor: HarnessActor) -> (String, String)? {
         let parts = text.split(separator: " ").map(String.init)
         guard parts.count == 3 else { return nil }
-        let bucket = SQL.literal(parts[1]), name = SQL.literal(parts[2])
+        let bucket = SQL.literal(parts[1])
+        let name = SQL.literal(parts[2])
         let owner = actor.kind == .user ? SQL.literal(actor.uid) : "null"
         switch parts[0] {
         case "upload":

@@ -41,7 +41,7 @@ enum Observed: Sendable, Equatable, CustomStringConvertible {
 
     var isDenied: Bool {
         switch self {
-        case .deniedByRLS, .deniedByPrivilege, .refused: true;
+        case .deniedByRLS, .deniedByPrivilege, .refused: true
         default: false
         }
     }

@@ -31,7 +31,8 @@ public struct TestSuite: Sendable {
 
     /// Splits PATHs between the harness and the pgTAP runner.
     static func route(_ paths: [String]) throws -> (ours: [String], pgtap: [String]) {
-        var ours: [String] = [], pgtap: [String] = []
+        var ours: [String] = []
+        var pgtap: [String] = []
         let fm = FileManager.default
         for p in paths {
             var isDir: ObjCBool = false

@@ -160,7 +160,7 @@ struct UnitRunner {
             "\(check.suite) · \(check.operation) · as \(check.actor): expected \(check.expectations.filter { !$0.accepts(observed) }.map(\.description).joined(separator: ", ")), got \(observed)"
         if let s = failedSetup {
             message =
-                "\(check.suite) · \(check.operation) · as \(check.actor): preparing the check failed: \(observed)";
+                "\(check.suite) · \(check.operation) · as \(check.actor): preparing the check failed: \(observed)"
             outcome.sql = s
         }
         outcome.message = message + APIChecks.hint(observed)

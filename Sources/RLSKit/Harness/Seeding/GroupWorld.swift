@@ -35,9 +35,11 @@ struct GroupWorld {
         g2Key = Self.rawKey(column, 2)
         g1 = Self.literal(column, g1Key)
         g2 = Self.literal(column, g2Key)
-        let k1 = (raw: g1Key, sql: g1), k2 = (raw: g2Key, sql: g2)
+        let k1 = (raw: g1Key, sql: g1)
+        let k2 = (raw: g2Key, sql: g2)
         let roles = members.roles.isEmpty ? [""] : members.roles
-        let g1 = g1, g2 = g2
+        let g1 = g1
+        let g2 = g2
         func claims(_ key: String, _ role: String) -> String {
             var pairs = [(members.claimPath.last ?? "", JSON.string(key))]
             if let r = members.roleClaimPath.last { pairs.append((r, JSON.string(role))) }

@@ -171,13 +171,17 @@ extension ParentPlan {
     /// connecting role, with the user's id as the JWT's `sub`.
     func script(owners: [String]) -> String {
         guard !nodes.isEmpty else { return "" }
-        var sql = "", role = "none"
+        var sql = ""
+        var role = "none"
         for (i, owner) in owners.enumerated() {
             // auth.uid() is the owner while its parents are made (defaults and triggers read it).
             sql += "select set_config('request.jwt.claims', \(SQL.literal("{\"sub\":\"\(owner)\"}")), true);\n"
             for (id, node) in nodes.enumerated() {
                 let want = node.table.serviceRoleCanInsert ? "service_role" : "none"
-                if want != role { sql += "select set_config('role', \(SQL.literal(want)), true);\n"; role = want }
+                if want != role {
+                    sql += "select set_config('role', \(SQL.literal(want)), true);\n"
+                    role = want
+                }
                 sql += insert(node, id: id, owner: owner, n: 100 + id * 10 + i) + ";\n"
             }
         }
@@ -203,7 +207,8 @@ extension ParentPlan {
             return "select "
                 + node.keys.map { keep($0, "coalesce(\(existing($0)), \(missing))") }.joined(separator: ", ")
         }
-        var cols: [String] = [], vals: [String] = []
+        var cols: [String] = []
+        var vals: [String] = []
         for c in t.columns where c.writable {
             if let s = node.sources[c.name] {
                 vals.append(value(s, c, owner: owner, n: n))

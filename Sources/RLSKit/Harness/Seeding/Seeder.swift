@@ -55,7 +55,8 @@ struct Seeder: Sendable {
 
     /// Column list and value expressions of one row owned by `owner`.
     func row(owner: String, n: Int) -> (columns: [String], values: [String]) {
-        var cols: [String] = [], vals: [String] = []
+        var cols: [String] = []
+        var vals: [String] = []
         for c in table.columns where c.writable || fixed[c.name] != nil {
             let value: String?
             if let f = fixed[c.name] {
@@ -74,7 +75,10 @@ struct Seeder: Sendable {
             } else {
                 value = nil
             }
-            if let value { cols.append(SQL.ident(c.name)); vals.append(value) }
+            if let value {
+                cols.append(SQL.ident(c.name))
+                vals.append(value)
+            }
         }
         return (cols, vals)
     }
@@ -152,7 +156,8 @@ struct Seeder: Sendable {
         let s = Array(expr.unicodeScalars)
         let toks = SQLLexer.tokens(s).filter { !$0.isTrivia }
         func text(_ t: SQLToken) -> String { String(String.UnicodeScalarView(s[t.start..<t.end])) }
-        var out = "", at = 0
+        var out = ""
+        var at = 0
         for (i, t) in toks.enumerated() {
             let name = t.kind == .word ? text(t).lowercased() : t.kind == .quotedName ? text(t) : nil
             guard let name, name == column || name == SQL.ident(column) else { continue }

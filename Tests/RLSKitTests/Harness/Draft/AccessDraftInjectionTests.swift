@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@_spi(CLI) @testable import RLSKit
 import TestSupport
 import XCTest
+
+@_spi(CLI) @testable import RLSKit
 
 /// Catalog text is the schema author's: a line break in a name, an enum label, a policy's
 /// string literal, a claim key or a bucket id must not give `rlskit init`'s draft a line of its

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@_spi(CLI) @testable import RLSKit
 import TestSupport
 import XCTest
+
+@_spi(CLI) @testable import RLSKit
 
 /// `rlskit init` asks which privilege-named columns are protected, and drafts a `role ?` block
 /// per claim today's policies (or the functions they call) read: the claim as a comment only.

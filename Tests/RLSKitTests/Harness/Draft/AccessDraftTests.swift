@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@_spi(CLI) @testable import RLSKit
 import TestSupport
 import XCTest
+
+@_spi(CLI) @testable import RLSKit
 
 /// `rlskit init`'s draft: candidates from foreign keys, policies quoted, every intent a question
 /// the parser refuses until it is answered; answered, the file runs.

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// An owner-only table whose policies we vary; the rest of the schema is ours.
 let itemsSQL = """

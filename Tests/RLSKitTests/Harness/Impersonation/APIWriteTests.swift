@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Writes as supabase-js sends them: with `.select()` (RETURNING), as upserts, and refused by triggers.
 final class APIWriteTests: XCTestCase {

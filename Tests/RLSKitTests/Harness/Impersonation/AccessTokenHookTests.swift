@@ -1,7 +1,8 @@
 import Foundation
-@_spi(CLI) @testable import RLSKit
 import TestSupport
 import XCTest
+
+@_spi(CLI) @testable import RLSKit
 
 /// A custom access-token hook stands between sign-in and every claim a policy reads: the
 /// checks run with what it returns, after sign-up and seeding, as GoTrue would call it.

@@ -1,7 +1,8 @@
 import Foundation
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// The language of groups, roles and catalogs: every mistake is one line at the right place,
 /// and random files built from its words never crash the parser.
@@ -158,7 +159,8 @@ final class AccessLanguageTests: XCTestCase {
             "claim app_metadata.role = admin", "claim user_role = 'mod'", "read members with role", "write or",
             "read nobody or owner", "seed x = 1", "read signed-in or members with role owner, member",
         ]
-        var parsed = 0, refused = 0
+        var parsed = 0
+        var refused = 0
         let valid =
             (Self.members
             + "role admin\n  claim app_metadata.role = admin\ntable public.t\n  group team_id\n  read members or admin\n  write members with role owner\n")
@@ -170,7 +172,9 @@ final class AccessLanguageTests: XCTestCase {
                 lines = valid
                 switch Int.random(in: 0..<3, using: &rng) {
                 case 0: lines.remove(at: Int.random(in: 0..<lines.count, using: &rng))
-                case 1: let i = Int.random(in: 0..<lines.count, using: &rng); lines.insert(lines[i], at: i)
+                case 1:
+                    let i = Int.random(in: 0..<lines.count, using: &rng)
+                    lines.insert(lines[i], at: i)
                 default: break
                 }
             }

@@ -1,7 +1,8 @@
 import Foundation
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Lists in an access file are cut at top-level commas only: a comma inside 'a string',
 /// "a name" or f(x, y) belongs to its value. A NUL byte anywhere is one line at its place.

@@ -1,7 +1,8 @@
 import Foundation
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Bucket blocks: per-operation settings, ownership models and upload files.
 final class BucketParserTests: XCTestCase {

@@ -1,7 +1,8 @@
 import Foundation
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Bucket values are the table language's `who`; `ownership group` follows a members block.
 final class BucketWhoParserTests: XCTestCase {

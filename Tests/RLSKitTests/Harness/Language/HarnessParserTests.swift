@@ -1,7 +1,8 @@
 import Foundation
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 final class HarnessParserTests: XCTestCase {
     func testAccessFileParses() throws {

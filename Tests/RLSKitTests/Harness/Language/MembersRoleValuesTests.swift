@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// A members block's `roles` values must be labels of the role column's enum: otherwise the run
 /// stops before any test with the line, instead of every group table failing on the seed.

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Mistakes in access files and scenarios are one `file:line: …` line and nothing runs; tables
 /// whose names need quotes are declarable and run.

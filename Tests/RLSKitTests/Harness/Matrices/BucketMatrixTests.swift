@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Two buckets of ours: `receipts` (folder ownership; upload yes, overwrite, move and delete no;
 /// PNG up to 2 KiB, enforced by the upload policy, as the bucket takes text and 4 KiB too) and `files` (owner-id ownership, random names

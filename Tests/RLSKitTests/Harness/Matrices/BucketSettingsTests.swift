@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// A bucket's own allowed_mime_types and file_size_limit: the Storage API refuses what they
 /// forbid before the database, so only what the bucket takes and the access file does not must

@@ -1,7 +1,8 @@
 import Foundation
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Tables no user owns: a public price list, a service-only log, a signed-in reference table.
 final class CatalogMatrixTests: XCTestCase {

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Where the probe's arguments come from when a file has several own-row tables, `callable-by`
 /// a declared role, and functions that send requests through the recording pg_net stand-in.

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// A call that does not end within the probe's 5 s is cut off for real, whatever it catches:
 /// a cancel first, then its backend is terminated; the call is "not covered" and the probe goes

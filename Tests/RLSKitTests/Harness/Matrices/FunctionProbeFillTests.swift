@@ -1,7 +1,8 @@
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Arguments the probe used to leave out (enums, domains, defaults), callers it used to miss
 /// (G1's owner), and argument choices of its own that made false verdicts.

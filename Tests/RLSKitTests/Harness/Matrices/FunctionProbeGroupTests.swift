@@ -1,7 +1,8 @@
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Files whose tables all use groups are probed too: anon, the outsider, G1's owner and plain
 /// member, and G2's owner call each function with G2's rows (the group's id for `team_id`).

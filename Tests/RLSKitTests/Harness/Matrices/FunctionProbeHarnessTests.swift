@@ -1,7 +1,8 @@
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// `rlskit test` calls the exposed SECURITY DEFINER functions with A's seeded row as anon, A
 /// and B, and fails those that hand another user's rows over or change them.

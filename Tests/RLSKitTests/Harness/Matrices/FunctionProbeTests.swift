@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// The probe calls the exposed SECURITY DEFINER functions on a real server and reports what
 /// they did, as anon and as a stranger; nothing it does survives.

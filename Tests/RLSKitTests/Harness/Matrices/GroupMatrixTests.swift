@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Access through team membership: the correct schema passes; each bug class a team app
 /// invites fails at the check naming its table, actor and operation.

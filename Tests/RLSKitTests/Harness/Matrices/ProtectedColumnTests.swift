@@ -1,7 +1,8 @@
 import Foundation
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// An own-row UPDATE policy must not let users set their own is_admin, plan or balance:
 /// whatever protects the column (a column privilege, a trigger that raises or resets it).

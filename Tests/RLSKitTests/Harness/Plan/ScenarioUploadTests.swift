@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// A scenario's `upload` step carries the metadata of the Storage API's permission check, the
 /// same as the bucket matrix's uploads: a policy on the type behaves the same in both.

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// A failed matrix check names the policies that let its row through or blocked it.
 final class BlameTests: XCTestCase {

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Deliberate breakages applied to a copy of our schema: each must make the run fail, with a
 /// message naming the table (or bucket), the actor and the operation.

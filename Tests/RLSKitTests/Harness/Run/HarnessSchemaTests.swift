@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 final class HarnessSchemaTests: XCTestCase {
     func testMatrixAndScenariosPassOnOurSchemaAndNothingPersists() throws {

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// How a unit's sign-up and seeding reach the server: together in one round trip, and apart
 /// only when that fails, so that the report still names the step that failed.

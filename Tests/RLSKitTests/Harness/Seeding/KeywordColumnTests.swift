@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@_spi(CLI) @testable import RLSKit
 import TestSupport
 import XCTest
+
+@_spi(CLI) @testable import RLSKit
 
 /// Owner columns named after keywords the old partial list missed: each table is seeded and
 /// tested, none skipped.
@@ -10,9 +11,11 @@ final class KeywordColumnTests: XCTestCase {
     static let columns = ["unique", "current_user", "window", "left", "full", "user", "between", "Owner Id"]
 
     func testOwnerColumnsNamedAfterKeywords() throws {
-        var sql = "", access = ""
+        var sql = ""
+        var access = ""
         for (i, c) in Self.columns.enumerated() {
-            let t = "public.kw\(i)", col = SQL.ident(c, always: true)
+            let t = "public.kw\(i)"
+            let col = SQL.ident(c, always: true)
             sql += """
                 create table \(t) (id bigint generated always as identity primary key, \(col) uuid not null references auth.users (id), "order" text not null);
                 alter table \(t) enable row level security;

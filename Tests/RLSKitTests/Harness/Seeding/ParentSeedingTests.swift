@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import RLSKit
 import TestSupport
 import XCTest
+
+@testable import RLSKit
 
 /// Tables whose rows need parent rows (through NOT NULL foreign keys) are seeded and tested
 /// without hand-written seeds; where that cannot be done the table is not covered, with why.
