@@ -9,6 +9,7 @@ public enum Tools {
 
     public struct Missing: Error, CustomStringConvertible {
         public var description: String
+        public init(description: String) { self.description = description }
     }
 
     /// The first of `names` found on PATH, nil when none is.
@@ -64,7 +65,8 @@ public enum Python {
         guard p.terminationStatus == 0 else {
             throw Tools.Missing(
                 description:
-                    "python3 \(args.joined(separator: " ")) failed: \(String(decoding: err, as: UTF8.self).suffix(400))")
+                    "python3 \(args.joined(separator: " ")) failed: \(String(decoding: err, as: UTF8.self).suffix(400))"
+            )
         }
         return out
     }

@@ -135,7 +135,9 @@ final class EnsureDepsTests: XCTestCase {
     /// Without --tests, none of the test suite's tools are asked for.
     func testWithoutTestsNoTestTools() throws {
         try installEverything()
-        for tool in ["chromium", "pg_prove", "cmark-gfm", "python3"] { try FileManager.default.removeItem(atPath: tmp + "/bin/" + tool) }
+        for tool in ["chromium", "pg_prove", "cmark-gfm", "python3"] {
+            try FileManager.default.removeItem(atPath: tmp + "/bin/" + tool)
+        }
         let (code, said, calls) = try run([])
         XCTAssertEqual(code, 0, said)
         XCTAssertEqual(calls, [])
