@@ -74,6 +74,7 @@ public enum Python {
     /// Makes `import module` work, installing `package` with pip when it does not; an error
     /// with the command to run when that fails.
     public static func ensure(module: String, package: String) throws {
+        _ = try Tools.require("python3", for: "the test scripts")
         if (try? run(["-c", "import \(module)"])) != nil { return }
         let base = ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target", packages, package]
         do {
