@@ -156,38 +156,43 @@ final class CIActionTests: XCTestCase {
     /// step reads; Swift found, so only the upload step is left to GitHub.
     func testActionPassesAProjectAndWritesSummaryAndSARIF() throws {
         let workspace = tmp + "/ws"
-        try project(workspace + "/app")
-        let r = try runAction(["working-directory": "app"], workspace: workspace)
+        try project(workspace)
+        let r = try runAction([:], workspace: workspace)
         XCTAssertEqual(r.code, 0, r.output)
         // Swift is here, so setup-swift is left out; the upload gets the SARIF file.
         XCTAssertEqual(r.uses.map(\.action), ["github/codeql-action/upload-sarif@v3"], r.output)
-        XCTAssertEqual(r.uses.first?.with["sarif_file"], workspace + "/app/rlskit.sarif")
+        XCTAssertEqual(r.uses.first?.with["sarif_file"], workspace + "/rlskit.sarif")
         XCTAssertTrue(r.summary.hasPrefix("## rlskit check: passed\n"), r.summary)
         XCTAssertEqual(r.outputs["exit-code"], "0")
-        XCTAssertEqual(r.outputs["sarif-file"], workspace + "/app/rlskit.sarif")
+        XCTAssertEqual(r.outputs["sarif-file"], workspace + "/rlskit.sarif")
         let sarif = try XCTUnwrap(
             try JSONSerialization.jsonObject(
-                with: Data(contentsOf: URL(fileURLWithPath: workspace + "/app/rlskit.sarif")))
+                with: Data(contentsOf: URL(fileURLWithPath: workspace + "/rlskit.sarif")))
                 as? [String: Any])
         XCTAssertEqual(sarif["version"] as? String, "2.1.0")
         XCTAssertFalse(r.output.contains("::error"), r.output)
         XCTAssertTrue(r.output.contains("passed in"), r.output)
     }
 
-    /// A leak: the check step fails with rlskit's exit code, after writing the summary, an
-    /// annotation, the SARIF file and exit-code=1 for the steps after it.
+    /// A leak in a project in a subfolder: the check step fails with rlskit's exit code, after
+    /// writing the summary, annotations on the access file's path from the workspace, the SARIF
+    /// file and exit-code=1; the upload still runs.
     func testActionFailsOnALeakWithAnnotationsAndOutputs() throws {
         let workspace = tmp + "/ws"
-        try project(workspace, hole: true)
-        let r = try runAction(["args": "--jobs 2", "sarif-file": "rls.sarif"], workspace: workspace)
+        try project(workspace + "/app", hole: true)
+        let r = try runAction(
+            ["working-directory": "app", "args": "--jobs 2", "sarif-file": "rls.sarif"], workspace: workspace)
         XCTAssertEqual(r.code, 1, r.output)
         XCTAssertTrue(r.summary.hasPrefix("## rlskit check: failed\n"), r.summary)
-        XCTAssertTrue(r.output.split(separator: "\n").contains { $0.hasPrefix("::error file=") }, r.output)
-        XCTAssertEqual(r.steps["check"], ["exit-code": "1", "sarif": workspace + "/rls.sarif"])
-        XCTAssertTrue(FileManager.default.fileExists(atPath: workspace + "/rls.sarif"))
-        // The upload still runs after the failed step.
+        let annotations = r.output.split(separator: "\n").filter { $0.hasPrefix("::error file=") }
+        XCTAssertFalse(annotations.isEmpty, r.output)
+        for a in annotations {
+            XCTAssertTrue(a.hasPrefix("::error file=app/supabase/tests/access.rls,line="), "\(a)")
+        }
+        XCTAssertEqual(r.steps["check"], ["exit-code": "1", "sarif": workspace + "/app/rls.sarif"])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: workspace + "/app/rls.sarif"))
         XCTAssertEqual(r.uses.map(\.action), ["github/codeql-action/upload-sarif@v3"], r.output)
-        XCTAssertEqual(r.uses.first?.with["sarif_file"], workspace + "/rls.sarif")
+        XCTAssertEqual(r.uses.first?.with["sarif_file"], workspace + "/app/rls.sarif")
         XCTAssertEqual(r.outputs["exit-code"], "1")
     }
 
