@@ -56,12 +56,8 @@ public enum PgTAPFixtures {
         return try conn.query(sql).rows.map { $0.values[0] ?? "" }
     }
 
-    /// pg_prove's path, when installed.
-    public static var pgProve: String? {
-        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
-            let p = "\(dir)/pg_prove"
-            if FileManager.default.isExecutableFile(atPath: p) { return p }
-        }
-        return nil
+    /// pg_prove's path; an error with the command that installs it when it is missing.
+    public static func requirePgProve() throws -> String {
+        try Tools.require("pg_prove", for: "the pgTAP comparison tests")
     }
 }

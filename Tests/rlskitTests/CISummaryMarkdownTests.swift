@@ -8,17 +8,15 @@ import XCTest
 /// GitHub's extensions): names with backticks, pipes, line breaks, HTML and Markdown keep each
 /// table row one row of the right cells, show as written, and make no link, image or markup.
 final class CISummaryMarkdownTests: XCTestCase {
-    static var cmark: String? {
-        ["/usr/bin/cmark-gfm", "/usr/local/bin/cmark-gfm"].first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
+    static func cmark() throws -> String { try Tools.require("cmark-gfm", for: "the step summary's rendering tests") }
 
     override func setUpWithError() throws {
-        if Self.cmark == nil { throw XCTSkip("cmark-gfm is not installed (scripts/test installs it)") }
+        _ = try Self.cmark()
     }
 
     static func html(_ markdown: String) throws -> String {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: cmark!)
+        p.executableURL = URL(fileURLWithPath: try cmark())
         p.arguments = ["-e", "table", "-e", "autolink", "-e", "strikethrough", "-e", "tagfilter"]
         let input = Pipe()
         let output = Pipe()

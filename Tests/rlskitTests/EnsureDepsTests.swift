@@ -60,15 +60,15 @@ final class EnsureDepsTests: XCTestCase {
             calls,
             [
                 "update -qq",
-                "install -y -qq --no-install-recommends pkg-config libpq-dev postgresql postgresql-16-pgtap postgresql-server-dev-16 gcc libc6-dev chromium libtap-parser-sourcehandler-pgtap-perl cmark-gfm",
+                "install -y -qq --no-install-recommends pkg-config libpq-dev libcurl4-openssl-dev postgresql postgresql-16-pgtap postgresql-server-dev-16 gcc libc6-dev chromium libtap-parser-sourcehandler-pgtap-perl cmark-gfm python3 python3-pip",
             ])
         XCTAssertEqual(
             said.split(separator: "\n"),
             [
-                "rlskit: installing build (libpq): pkg-config libpq-dev",
+                "rlskit: installing build (libpq, libcurl): pkg-config libpq-dev libcurl4-openssl-dev",
                 "rlskit: installing PostgreSQL 16 server: postgresql", "rlskit: installing pgTAP: postgresql-16-pgtap",
                 "rlskit: installing the sandbox's server module (compiler, server headers): postgresql-server-dev-16 gcc libc6-dev",
-                "rlskit: installing test suite (chromium for the HTML report, pg_prove for the pgTAP comparison, cmark-gfm for the step summary): chromium libtap-parser-sourcehandler-pgtap-perl cmark-gfm",
+                "rlskit: installing test suite (chromium for the HTML report, pg_prove for the pgTAP comparison, cmark-gfm for the step summary, python3 and pip for the test scripts): chromium libtap-parser-sourcehandler-pgtap-perl cmark-gfm python3 python3-pip",
             ])
         XCTAssertEqual(
             try String(
@@ -82,7 +82,7 @@ final class EnsureDepsTests: XCTestCase {
         XCTAssertTrue(said.contains("E: Unable to locate package postgresql-16-pgtap"), said)
         XCTAssertTrue(
             said.contains(
-                "rlskit: apt-get install pkg-config libpq-dev postgresql postgresql-16-pgtap postgresql-server-dev-16 gcc libc6-dev failed"
+                "rlskit: apt-get install pkg-config libpq-dev libcurl4-openssl-dev postgresql postgresql-16-pgtap postgresql-server-dev-16 gcc libc6-dev failed"
             ), said)
     }
 
@@ -95,23 +95,51 @@ final class EnsureDepsTests: XCTestCase {
         XCTAssertEqual(calls, [])
     }
 
-    func testNothingMissingSaysNothing() throws {
+    /// Everything installed: the system tree's files, and the tools on PATH (python3 with pip).
+    func installEverything() throws {
         for f in [
             "usr/include/postgresql/libpq-fe.h", "usr/lib/postgresql/16/bin/initdb",
             "usr/share/postgresql/16/extension/pgtap.control", "usr/include/postgresql/16/server/postgres.h",
+            "usr/lib/x86_64-linux-gnu/libcurl.so",
         ] {
             let path = tmp + "/root/" + f
             try FileManager.default.createDirectory(
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             _ = FileManager.default.createFile(atPath: path, contents: Data())
         }
-        for tool in ["pkg-config", "chromium", "pg_prove", "cc", "cmark-gfm"] {
+        for tool in ["pkg-config", "chromium", "pg_prove", "cc", "cmark-gfm", "python3"] {
             try "#!/bin/bash\n".write(toFile: tmp + "/bin/" + tool, atomically: true, encoding: .utf8)
             chmod(tmp + "/bin/" + tool, 0o755)
         }
+    }
+
+    func testNothingMissingSaysNothing() throws {
+        try installEverything()
         let (code, said, calls) = try run()
         XCTAssertEqual(code, 0, said)
         XCTAssertEqual(said, "")
+        XCTAssertEqual(calls, [])
+    }
+
+    /// A python3 without pip (Debian's python3 package alone): the tests' pip installs need python3-pip.
+    func testPythonWithoutPipGetsPip() throws {
+        try installEverything()
+        try "#!/bin/bash\n[ \"$1 $2\" = \"-m pip\" ] && exit 1\nexit 0\n".write(
+            toFile: tmp + "/bin/python3", atomically: true, encoding: .utf8)
+        let (code, said, calls) = try run()
+        XCTAssertEqual(code, 0, said)
+        XCTAssertEqual(calls, ["update -qq", "install -y -qq --no-install-recommends python3-pip"])
+        XCTAssertTrue(said.hasSuffix(": python3-pip\n"), said)
+    }
+
+    /// Without --tests, none of the test suite's tools are asked for.
+    func testWithoutTestsNoTestTools() throws {
+        try installEverything()
+        for tool in ["chromium", "pg_prove", "cmark-gfm", "python3"] {
+            try FileManager.default.removeItem(atPath: tmp + "/bin/" + tool)
+        }
+        let (code, said, calls) = try run([])
+        XCTAssertEqual(code, 0, said)
         XCTAssertEqual(calls, [])
     }
 }

@@ -6,7 +6,7 @@ import XCTest
 /// The HTML report in a real browser: the rendered DOM, a screenshot, print, and its speed.
 final class HTMLReportTests: XCTestCase {
     override func setUpWithError() throws {
-        if Browser.executable == nil { throw XCTSkip("chromium is not installed (scripts/test installs it)") }
+        _ = try Browser.require()
     }
 
     /// The built-in schema with one deliberate hole (anyone signed in updates any post): the
@@ -129,15 +129,8 @@ final class HTMLReportTests: XCTestCase {
 
     /// One pixel's RGB, read by a small PNG reader (Tests/Scripts/png_pixel.py).
     static func pixel(_ png: String, _ x: Int, _ y: Int) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", Provisioned.repositoryRoot + "/Tests/Scripts/png_pixel.py", png, "\(x)", "\(y)"]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let out = try Python.run(["Tests/Scripts/png_pixel.py", png, "\(x)", "\(y)"])
+        return String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// 2,000 tables: the browser loads the report within twice the time of a plain table with

@@ -6,7 +6,7 @@ import XCTest
 /// order, the membership table's own operations, each cell's policies narrowed to its role.
 final class HTMLTeamReportTests: XCTestCase {
     override func setUpWithError() throws {
-        if Browser.executable == nil { throw XCTSkip("chromium is not installed (scripts/test installs it)") }
+        _ = try Browser.require()
     }
 
     /// A small team app: squads, their memberships (lead or crew) and squad tasks. Tasks are

@@ -87,11 +87,13 @@ final class ReadmeExamplesTests: XCTestCase {
         XCTAssertEqual(commands, ["./scripts/check", "./scripts/test"])
     }
 
-    /// The README's workflow is the one docs/ci.md explains.
+    /// The README's GitHub workflow and GitLab job are the ones docs/ci.md explains (and
+    /// CIActionTests runs).
     func testTheREADMEWorkflowIsTheCIPageOne() throws {
-        let workflow = { (page: String) throws -> String in
-            try DocPage.block(startingWith: "# .github/workflows/rls.yml", in: page)
+        for start in ["# .github/workflows/rls.yml", "# .gitlab-ci.yml"] {
+            XCTAssertEqual(
+                try DocPage.block(startingWith: start, in: "README.md"),
+                try DocPage.block(startingWith: start, in: "docs/ci.md"), start)
         }
-        XCTAssertEqual(try workflow("README.md"), try workflow("docs/ci.md"))
     }
 }

@@ -9,11 +9,7 @@ import XCTest
 /// rlskit must agree with it file by file.
 final class PgTAPComparisonTests: XCTestCase {
     func testPgProveAgreesWithTheShippedVerdicts() throws {
-        guard let pgProve = PgTAPFixtures.pgProve else {
-            throw XCTSkip(
-                "pg_prove is not installed (apt-get install libtap-parser-sourcehandler-pgtap-perl); PgTAPRunnerTests still checks rlskit against the shipped verdicts"
-            )
-        }
+        let pgProve = try PgTAPFixtures.requirePgProve()
         // pg_prove has no built-in helpers: install ours for it, committed, in its own database.
         let db = try PgTAPFixtures.standInDatabase(pgtap: true, extraSQL: SupabaseTestHelpers.installSQL())
         defer { TestServer.drop(db.name) }
@@ -52,7 +48,7 @@ final class PgTAPComparisonTests: XCTestCase {
     /// The shared-state suite, one pg_prove per file in name order on one database (each file
     /// its own psql session, as `pg_prove dir/` runs them), with basejump's helpers installed.
     func testPgProveAgreesOnTheSharedStateSuite() throws {
-        guard let pgProve = PgTAPFixtures.pgProve else { throw XCTSkip("pg_prove is not installed") }
+        let pgProve = try PgTAPFixtures.requirePgProve()
         let project = try String(contentsOfFile: PgTAPFixtures.sharedProjectSQL, encoding: .utf8)
         let theirs = try PgTAPFixtures.standInDatabase(
             extraSQL: "create extension pgtap with schema extensions;\n" + SupabaseTestHelpers.installSQL(.basejump)
@@ -105,7 +101,7 @@ final class PgTAPComparisonTests: XCTestCase {
 
     /// A suite with its own copy of some helpers: pg_prove with only pgTAP installed.
     func testPgProveAgreesOnASuiteWithItsOwnHelpers() throws {
-        guard let pgProve = PgTAPFixtures.pgProve else { throw XCTSkip("pg_prove is not installed") }
+        let pgProve = try PgTAPFixtures.requirePgProve()
         let theirs = try PgTAPFixtures.standInDatabase(extraSQL: "create extension pgtap with schema extensions;\n")
         defer { TestServer.drop(theirs.name) }
         try PostgresConnection(theirs.connectionString).query(

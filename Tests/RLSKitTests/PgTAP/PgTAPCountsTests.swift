@@ -21,7 +21,7 @@ final class PgTAPCountsTests: XCTestCase {
 
     /// Runs pg_prove on each file in turn (each its own psql session, as `pg_prove dir/` does).
     static func pgProve(_ files: [String], in dir: String, on db: ConnectionString) throws -> [String: Counts] {
-        guard let pgProve = PgTAPFixtures.pgProve else { throw XCTSkip("pg_prove is not installed") }
+        let pgProve = try PgTAPFixtures.requirePgProve()
         let (args, env) = try PgTAPComparisonTests.psqlArguments(db)
         var out: [String: Counts] = [:]
         for file in files {
