@@ -39,7 +39,7 @@ public enum Auditor {
     static func run(
         _ conn: PostgresConnection, lints: [Lint] = LintRegistry.all, exposedSchemas: [String]
     ) throws -> AuditResult {
-        try run(conn, lints: lints, exposed: ExposedSchemas(names: exposedSchemas, origin: .given("given")))
+        try run(conn, lints: lints, exposed: AuditOptions(exposedSchemas: exposedSchemas).exposed)
     }
 
     /// Runs `lints` on one connection: one read-only snapshot, every query in one pipeline.
