@@ -73,9 +73,9 @@ enum Catalog {
         reach(oid) as (
           select oid from q0 where oid is not null
           union
+          -- Nullable keys too: a seeder that sets one (an owner column referencing a profile table) needs the parent.
           select f.confrelid from reach r join pg_constraint f on f.conrelid = r.oid and f.contype = 'f'
-           where f.confrelid is distinct from to_regclass('auth.users')
-             and exists (select 1 from pg_attribute a where a.attrelid = f.conrelid and a.attnum = any (f.conkey) and a.attnotnull)),
+           where f.confrelid is distinct from to_regclass('auth.users')),
         q as (
           select oid, o from q0
           union all

@@ -217,6 +217,32 @@ final class ProverTests: XCTestCase {
         XCTAssertTrue(f[0].proof!.actor.contains("public.memberships"), f[0].proof!.actor)
     }
 
+    /// The member's user column references a profile table (made at sign-up, or not), not
+    /// auth.users: the stranger's membership needs the profile row first.
+    func testSelfComparisonProvenThroughAProfileTable() throws {
+        for profiles in [
+            // a profile made by a sign-up trigger; the membership's user column nullable
+            """
+            create table public.users (id uuid primary key references auth.users on delete cascade, email text);
+            create function public.on_signup() returns trigger language plpgsql security definer set search_path = '' as $$
+              begin insert into public.users (id, email) values (new.id, new.email); return new; end $$;
+            create trigger on_signup after insert on auth.users for each row execute function public.on_signup();
+            """,
+            // no trigger: rlskit inserts the profile, which has a NOT NULL column of its own
+            """
+            create table public.users (id uuid primary key references auth.users on delete cascade, handle text not null);
+            """,
+        ] {
+            let f = try prove(
+                "policy_self_comparison",
+                profiles
+                    + Self.selfComparison.replacingOccurrences(
+                        of: "memberships (user_id uuid,", with: "memberships (user_id uuid references public.users,")
+                    + "grant select on public.memberships to authenticated;")
+            assertProven(f, actor: "a stranger", effect: "read", keys: ["id=2"])
+        }
+    }
+
     func testSelfComparisonWithMembershipsClosedIsDemoted() throws {
         let f = try prove("policy_self_comparison", Self.selfComparison)
         assertDemoted(f, "permission denied for table memberships")
