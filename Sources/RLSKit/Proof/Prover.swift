@@ -27,6 +27,8 @@ public enum Prover {
         case Lint.withCheckWeakerThanUsing.name: { try $1.handOver($0) }
         case Lint.anonSecurityDefinerFunctionExecutable.name: { try $1.function($0) }
         case Lint.authUsersExposed.name: { try $1.authUsersView($0) }
+        case Lint.nullDefeatedGuard.name: { try $1.guardedFunction($0) }
+        case Lint.storageWriteWithoutOwnerCheck.name: { try $1.storageWrite($0) }
         case Lint.securityDefinerView.name: { try $1.definerView($0) }
         default: nil
         }

@@ -435,15 +435,110 @@ final class ProverTests: XCTestCase {
         }
     }
 
+    // MARK: 1008 null_defeated_guard
+
+    static let members = "create table public.members (account uuid, user_id uuid references auth.users, role text);\n"
+
+    func testNullDefeatedGuardProvenByAnon() throws {
+        let f = try prove(
+            "null_defeated_guard",
+            Self.members + """
+                create function public.promote(acct uuid, member_id uuid) returns void language plpgsql
+                  security definer set search_path = '' as $$
+                declare v_role text;
+                begin
+                  select role into v_role from public.members where account = acct and user_id = auth.uid();
+                  if v_role <> 'owner' then raise exception 'only owners'; end if;
+                  update public.members set role = 'owner' where account = acct and user_id = member_id;
+                end $$;
+                """)
+        assertProven(f, actor: "anon", effect: "got past the guard, wrote")
+    }
+
+    func testNullDefeatedGuardProvenByStranger() throws {
+        let f = try prove(
+            "null_defeated_guard",
+            Self.members + """
+                create function public.caller_role(acct uuid) returns jsonb language sql stable set search_path = ''
+                  as $$ select jsonb_build_object('account_role', role) from public.members
+                        where account = acct and user_id = auth.uid() $$;
+                create function public.remove_member(acct uuid, user_id uuid) returns void language plpgsql
+                  security definer set search_path = '' as $$
+                begin
+                  if not ((select public.caller_role(acct)) ->> 'account_role' = 'owner') then raise exception 'only owners'; end if;
+                  delete from public.members m where m.account = acct and m.user_id = remove_member.user_id;
+                end $$;
+                revoke execute on function public.remove_member(uuid, uuid) from public, anon;
+                grant execute on function public.remove_member(uuid, uuid) to authenticated;
+                """)
+        assertProven(f, actor: "a stranger", effect: "got past the guard, wrote")
+    }
+
+    func testNullDefeatedGuardWhoseWriteIsTheCallersOwnIsDemoted() throws {
+        let f = try prove(
+            "null_defeated_guard",
+            Self.members + """
+                create function public.leave(acct uuid) returns void language plpgsql security definer set search_path = '' as $$
+                declare v_role text;
+                begin
+                  select role into v_role from public.members where account = acct and user_id = auth.uid();
+                  if v_role <> 'member' then raise exception 'not a member'; end if;
+                  delete from public.members where account = acct and user_id = auth.uid();
+                end $$;
+                """)
+        assertDemoted(f, "changed no row")
+    }
+
+    // MARK: 1001 storage_write_without_owner_check
+
+    func testStorageUploadAnywhereProven() throws {
+        for (policy, actor) in [
+            ("create policy \"up\" on storage.objects for insert with check (bucket_id = 'avatars');", "anon"),
+            // members of any team may upload anywhere: a stranger with a team of their own
+            (
+                """
+                create policy "up" on storage.objects for insert to authenticated with check (
+                  bucket_id = 'avatars' and auth.uid() is not null and storage.extension(name) = 'png');
+                """, "a stranger"
+            ),
+        ] {
+            let f = try prove(
+                "storage_write_without_owner_check",
+                "insert into storage.buckets (id, name) values ('avatars', 'avatars');\n" + policy)
+            assertProven(f, actor: actor, effect: "uploaded into another user's folder")
+        }
+    }
+
+    func testStorageOverwriteAnywhereProven() throws {
+        let f = try prove(
+            "storage_write_without_owner_check",
+            """
+            create policy "replace" on storage.objects for update to authenticated using (bucket_id = 'docs');
+            create policy "read" on storage.objects for select to authenticated using (bucket_id = 'docs');
+            """)
+        assertProven(f, actor: "a stranger", effect: "overwrote another user's object")
+    }
+
+    func testStorageWriteStoppedElsewhereIsDemoted() throws {
+        // The lint sees no owner check in the policy, but a restrictive policy ties the folder.
+        let f = try prove(
+            "storage_write_without_owner_check",
+            """
+            insert into storage.buckets (id, name) values ('avatars', 'avatars');
+            create policy "up" on storage.objects for insert to authenticated with check (bucket_id = 'avatars');
+            create policy "own folder" on storage.objects as restrictive for insert to authenticated
+              with check ((storage.foldername(name))[1] = (select auth.uid())::text);
+            """)
+        assertDemoted(f, "upload was denied")
+    }
+
     // MARK: the rest
 
     func testLintWithoutExploitIsDemotedWithTheReason() throws {
         let f = try prove(
-            "security_definer_view",
+            "fkey_to_auth_unique",
             """
-            create table public.notes (id int primary key);
-            create view public.all_notes as select * from public.notes;
-            grant select on public.all_notes to anon;
+            create table public.contacts (id int primary key, phone text references auth.users (phone));
             """)
         assertDemoted(f, "no exploit written for this lint yet")
     }

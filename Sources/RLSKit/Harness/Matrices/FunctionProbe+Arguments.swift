@@ -63,8 +63,20 @@ extension FunctionProbe {
             + c.columns.filter {
                 ($0.table == entity || $0.table == entity + "s") && $0.column == "id" && $0.type == type
             }
+        // An argument named after nothing (`acct`, `target`) takes a value of its type from a
+        // table the body names (not a user's column), before a constant no row holds.
+        // Keys only: a text argument is a new value (`new_name`), and the same old one would
+        // change nothing visible.
+        let typed =
+            hasDefault(c, i) || textual || !["uuid", "bigint", "integer", "smallint"].contains(base)
+            ? []
+            : c.columns.filter { inBody($0) && $0.type == type && !userNames.contains($0.column) }
+                .enumerated().sorted { a, b in
+                    let (x, y) = (kinship(stem, a.element), kinship(stem, b.element))
+                    return x != y ? x > y : a.offset < b.offset
+                }.map(\.element)
         // The victim's row first: the call acts on what another user (or group) owns.
-        for m in matches {
+        for m in matches + typed {
             if let v: String = try conn.query(
                 "select t.\(SQL.ident(m.column))::text from \(SQL.qualified(m.schema, m.table)) t where t.\(SQL.ident(m.column)) is not null order by (to_jsonb(t)::text ~ $1) desc limit 1",
                 [args.prefer ?? "^$x"]
@@ -82,6 +94,19 @@ extension FunctionProbe {
         case "text", "character varying": return "probe"
         default: return "1"
         }
+    }
+
+    /// How well `column` suits an argument named `stem`: `target_membership_id` is a
+    /// memberships' id (2), `org_id` an `organization_id` (1), else 0.
+    static func kinship(_ stem: String, _ column: Column) -> Int {
+        let table = column.table.lowercased()
+        let single = table.hasSuffix("s") ? String(table.dropLast()) : table
+        if column.column == "id", stem.hasSuffix(single + "_id") || stem == single { return 2 }
+        let a = stem.hasSuffix("_id") ? String(stem.dropLast(3)) : stem
+        let col = column.column.lowercased()
+        let b = col.hasSuffix("_id") ? String(col.dropLast(3)) : col
+        guard a.count >= 2, b.count >= 2 else { return 0 }
+        return b.hasPrefix(a) || a.hasPrefix(b) || a.hasSuffix("_" + b) ? 1 : 0
     }
 
     /// The names in a function body (lowercased), to tell which tables it reads or writes.
