@@ -173,6 +173,8 @@ final class APILoginCLITests: XCTestCase {
                 """
             ])
         assertPassed(r, 4)
+        // The proof calls it as the API would, and the platform's answer is a refusal.
+        XCTAssertTrue(r.output.contains("not proven: anon's call raised: upgrade is for the backend only"), r.output)
     }
 
     /// A project function cannot switch to the roles the harness seeds and signs up as, from an
