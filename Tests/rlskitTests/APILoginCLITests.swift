@@ -15,7 +15,9 @@ final class APILoginCLITests: XCTestCase {
     func check(migrations: String, tests: [String: String]) throws -> CLI.Outcome {
         let dir = try CLI.temporaryDirectory()
         dirs.append(dir)
-        for sub in ["m", "t"] { try FileManager.default.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true) }
+        for sub in ["m", "t"] {
+            try FileManager.default.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true)
+        }
         try migrations.write(toFile: dir + "/m/0001_schema.sql", atomically: true, encoding: .utf8)
         for (n, t) in tests { try t.write(toFile: dir + "/t/" + n, atomically: true, encoding: .utf8) }
         return try CLI.run(
@@ -211,7 +213,8 @@ final class APILoginCLITests: XCTestCase {
     /// Bucket checks log in as the Storage API does: a policy that requires its login passes for
     /// the owner's folder (on a postgres or authenticator session every check of it failed).
     func testBucketChecksLogInAsTheStorageAPI() throws {
-        let only = "bucket_id = 'docs' and public.via_storage_api() and (storage.foldername(name))[1] = (select auth.uid())::text"
+        let only =
+            "bucket_id = 'docs' and public.via_storage_api() and (storage.foldername(name))[1] = (select auth.uid())::text"
         let r = try check(
             migrations: """
                 insert into storage.buckets (id, name, public) values ('docs', 'docs', false);

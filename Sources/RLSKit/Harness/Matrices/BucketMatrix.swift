@@ -107,7 +107,8 @@ struct BucketMatrix {
     func unit() -> HarnessUnit {
         let suite = "bucket \(intent.id)"
         if let p = world?.problem { return HarnessUnit(suite: suite, notCovered: p, location: intent.location) }
-        var unit = HarnessUnit(suite: suite, users: users, setup: seedScript(), checks: checks(), location: intent.location)
+        var unit = HarnessUnit(
+            suite: suite, users: users, setup: seedScript(), checks: checks(), location: intent.location)
         unit.storage = true
         return unit
     }

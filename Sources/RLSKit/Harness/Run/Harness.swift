@@ -55,7 +55,8 @@ public enum Harness {
         let outcomes = try execute(
             plan.units, on: options.apiConnection ?? target, storage: storage, reuse: api ?? conn, jobs: options.jobs,
             skipUntested: options.allowUntested && !options.strict)
-        return TestReport(outcomes: plan.extra + order(outcomes), notes: plan.notes + Coverage.notes(outcomes, plan: plan))
+        return TestReport(
+            outcomes: plan.extra + order(outcomes), notes: plan.notes + Coverage.notes(outcomes, plan: plan))
     }
 
     /// What `run` would do, without doing it: the units and checks planned (bench/plan.sh).
@@ -84,7 +85,8 @@ public enum Harness {
                 units.count, workers: jobs,
                 open: {
                     UnitRunner(
-                        conn: try PostgresConnection(target), storageConn: try storage.map { try PostgresConnection($0) },
+                        conn: try PostgresConnection(target),
+                        storageConn: try storage.map { try PostgresConnection($0) },
                         skipUntested: skipUntested)
                 }
             ) { runner, i in (try runner.run(units[i]), false) }

@@ -44,10 +44,13 @@ final class SignUpRoleTests: XCTestCase {
                 """)
         var o = try db.connectionString.options()
         o["user"] = login
-        let target = ConnectionString(o.map { "\($0.key)='\(TestServerQuote.escape($0.value))'" }.joined(separator: " "))
+        let target = ConnectionString(
+            o.map { "\($0.key)='\(TestServerQuote.escape($0.value))'" }.joined(separator: " "))
         let report = try run(on: target)
         let text = TestReportWriter.render(report, format: .text)
-        XCTAssertTrue(report.passed, text + "\n" + report.outcomes.map { "\($0.name): \($0.message ?? "")" }.joined(separator: "\n"))
+        XCTAssertTrue(
+            report.passed,
+            text + "\n" + report.outcomes.map { "\($0.name): \($0.message ?? "")" }.joined(separator: "\n"))
         let notes = report.notes.filter { $0.contains("not as supabase_auth_admin") }
         XCTAssertEqual(notes.count, 1, text)
         XCTAssertTrue(notes.first?.contains("\(login) is not a member of it") == true, text)
