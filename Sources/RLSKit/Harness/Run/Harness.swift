@@ -49,11 +49,13 @@ public enum Harness {
         let conn = try PostgresConnection(target)
         defer { conn.close() }
         let plan = try Planner.plan(input, conn: conn, options: options)
-        let api = try options.apiConnection.map { try PostgresConnection($0) }
+        // Where the login fails (not rlskit's sandbox), the units run on `target`, as before.
+        let api = options.apiConnection.flatMap { try? PostgresConnection($0) }
         defer { api?.close() }
-        let storage = plan.units.contains(where: \.storage) ? options.storageConnection : nil
+        let storage = api != nil && plan.units.contains(where: \.storage) ? options.storageConnection : nil
         let outcomes = try execute(
-            plan.units, on: options.apiConnection ?? target, storage: storage, reuse: api ?? conn, jobs: options.jobs,
+            plan.units, on: api != nil ? options.apiConnection! : target, storage: storage, reuse: api ?? conn,
+            jobs: options.jobs,
             skipUntested: options.allowUntested && !options.strict)
         return TestReport(
             outcomes: plan.extra + order(outcomes), notes: plan.notes + Coverage.notes(outcomes, plan: plan))
@@ -76,7 +78,7 @@ public enum Harness {
     ) throws -> [TestOutcome] {
         let results: [[TestOutcome]?]
         if min(jobs, units.count) <= 1 {
-            let storageConn = try storage.map { try PostgresConnection($0) }
+            let storageConn = storage.flatMap { try? PostgresConnection($0) }
             defer { storageConn?.close() }
             let runner = UnitRunner(conn: reuse, storageConn: storageConn, skipUntested: skipUntested)
             results = try WorkerPool.serial(units.count, on: runner) { runner, i in (try runner.run(units[i]), false) }
@@ -86,7 +88,7 @@ public enum Harness {
                 open: {
                     UnitRunner(
                         conn: try PostgresConnection(target),
-                        storageConn: try storage.map { try PostgresConnection($0) },
+                        storageConn: storage.flatMap { try? PostgresConnection($0) },
                         skipUntested: skipUntested)
                 }
             ) { runner, i in (try runner.run(units[i]), false) }
