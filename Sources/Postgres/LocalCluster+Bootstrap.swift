@@ -8,10 +8,13 @@ extension LocalCluster {
         /// Run as `superuser` on the first login; it must create `postgres` (with LOGIN), the role
         /// of `connectionString`.
         public var setup: String
+        /// Other roles only rlskit may log in as (`LocalCluster.login(as:)`), created later.
+        public var logins: [String]
 
-        public init(superuser: String, setup: String) {
+        public init(superuser: String, setup: String, logins: [String] = []) {
             self.superuser = superuser
             self.setup = setup
+            self.logins = logins
         }
     }
 

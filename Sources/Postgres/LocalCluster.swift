@@ -107,7 +107,8 @@ public final class LocalCluster: Sendable {
         let projectSecret = passwords ? try Self.randomSecret() : nil
         var fromTemplate = false
         var templateFolder: String?
-        let files = ServerFiles(folder: made, admin: options.bootstrap?.superuser, passwords: passwords)
+        var files = ServerFiles(folder: made, admin: options.bootstrap?.superuser, passwords: passwords)
+        files.logins = options.bootstrap?.logins ?? []
         do {
             if let runAs {
                 // The server runs as that user: every folder above the cluster must let it through.

@@ -10,6 +10,8 @@ struct ServerFiles {
     let admin: String?
     /// Not root: after the first login, passwords (scram-sha-256); as root, the kernel's word.
     let passwords: Bool
+    /// Further roles rlskit logs in as (the kernel's word as root, else their per-run passwords).
+    var logins: [String] = []
     var conf: String { folder + "/postgresql.conf" }
     var hba: String { folder + "/pg_hba.conf" }
     var ident: String { folder + "/pg_ident.conf" }
@@ -24,13 +26,14 @@ struct ServerFiles {
         if admin == nil {
             rules += "local all all trust\n"
         } else if !passwords {
-            rules += "local all \(superuser),postgres peer map=rlskit\nlocal all all reject\n"
+            rules += "local all \(([superuser, "postgres"] + logins).joined(separator: ",")) peer map=rlskit\n"
+            rules += "local all all reject\n"
         } else {
             if boot { rules += "local all \(superuser) peer map=rlskit\n" }
             rules += "local all all scram-sha-256\n"
         }
         try Self.replace(hba, rules)
-        try Self.replace(ident, "rlskit \(me) \(superuser)\nrlskit \(me) postgres\n")
+        try Self.replace(ident, ([superuser, "postgres"] + logins).map { "rlskit \(me) \($0)\n" }.joined())
     }
 
     /// A regular file of the folder `dir`, opened without following a link.

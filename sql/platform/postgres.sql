@@ -19,18 +19,13 @@ grant all on schema storage to supabase_storage_admin;
 alter role supabase_auth_admin set search_path = auth;
 alter role supabase_storage_admin set search_path = storage;
 revoke supabase_storage_admin, supabase_auth_admin from postgres;
--- rlskit's harness signs users up as GoTrue does (SET ROLE supabase_auth_admin) in postgres's
--- sessions: postgres may switch to the services' roles through rlskit_services, which does not
--- inherit their rights, so postgres itself holds none of them (a reserved role and membership).
-do $$
-begin
-  if not exists (select 1 from pg_catalog.pg_roles where rolname = 'rlskit_services') then
-    create role rlskit_services nologin noinherit;
-  end if;
-end
-$$;
-grant supabase_storage_admin, supabase_auth_admin to rlskit_services;
-grant rlskit_services to postgres;
+-- So postgres cannot SET ROLE to them either, as there. rlskit's harness signs users up as GoTrue
+-- does from its own sessions, which log in as the APIs do (rlskit_sandbox.harness_roles):
+-- PostgREST as authenticator, the Storage API as supabase_storage_admin, a member of authenticator
+-- so it may switch to the API roles. Only rlskit can log in (its per-run passwords, or peer).
+alter role authenticator login;
+alter role supabase_storage_admin login;
+grant authenticator to supabase_storage_admin;
 grant usage on schema auth to postgres;
 grant all on all tables in schema auth to postgres;
 grant all on all sequences in schema auth to postgres;

@@ -8,6 +8,10 @@
  *  - while such a function runs in a session that logged in as a superuser, it cannot
  *    change role or session authorization (it would get the session's superuser back);
  *  - reserved roles and reserved memberships as supautils has them on the platform;
+ *  - sessions that log in as an API's login role (authenticator, as PostgREST) are rlskit's
+ *    harness: outside a project's function they may switch to the roles it seeds and signs up
+ *    as (postgres, supabase_auth_admin), which the login role is no member of; inside one, the
+ *    platform's memberships alone decide, as there;
  *  - COPY to or from a server file or program, ALTER SYSTEM, LOAD and CREATE TABLESPACE refused
  *    to everyone; the server-file functions (built in, adminpack's, file_fdw's) refused to
  *    everyone; dblink and postgres_fdw never connect.
@@ -52,6 +56,8 @@ static char *file_libraries = NULL;
 static char *definer_role = NULL;
 static char *policy_grants = NULL;
 static bool admin_writes = false;
+static char *harness_logins = NULL;
+static char *harness_roles = NULL;
 
 static ProcessUtility_hook_type prev_utility = NULL;
 static needs_fmgr_hook_type prev_needs_fmgr = NULL;
@@ -63,6 +69,10 @@ static GucStringCheckHook prev_session_auth_check = NULL;
 
 /* How many functions of a non-superuser are running in a session that logged in as a superuser. */
 static int project_depth = 0;
+/* The same in a harness session (one that logged in as a role of rlskit_sandbox.harness_logins). */
+static int harness_depth = 0;
+/* -1: not known yet; else whether this session logged in as a harness login. */
+static int harness_session = -1;
 
 static bool admin_guarded(void);
 static void check_admin_write(Oid relid);
@@ -102,6 +112,19 @@ listed(const char *list, const char *name, bool *starred)
 	list_free(items);
 	pfree(copy);
 	return found;
+}
+
+static bool
+logged_in_as_harness(void)
+{
+	if (harness_session < 0 && OidIsValid(GetAuthenticatedUserId()) && IsTransactionState())
+	{
+		char	   *name = GetUserNameFromId(GetAuthenticatedUserId(), true);
+
+		harness_session = name != NULL && !superuser_arg(GetAuthenticatedUserId())
+			&& listed(harness_logins, name, NULL);
+	}
+	return harness_session == 1;
 }
 
 static bool
@@ -747,12 +770,22 @@ sandbox_fmgr(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
 			project_depth++;
 			*arg = (Datum) 1;
 		}
+		else if (kind == 1 && logged_in_as_harness())
+		{
+			harness_depth++;
+			*arg = (Datum) 2;
+		}
 		else
 			*arg = (Datum) 0;
 	}
 	else if (*arg == (Datum) 1)
 	{
 		project_depth--;
+		*arg = (Datum) 0;
+	}
+	else if (*arg == (Datum) 2)
+	{
+		harness_depth--;
 		*arg = (Datum) 0;
 	}
 }
@@ -881,11 +914,46 @@ admin_writes_check(bool *newval, void **extra, GucSource source)
 	return !refuse_change("rlskit_sandbox.admin_writes");
 }
 
+/* What PostgreSQL's check_role hands its assign hook (role_auth_extra in variable.c). */
+typedef struct
+{
+	Oid			roleid;
+	bool		is_superuser;
+} sandbox_role_extra;
+
+/*
+ * rlskit's harness logs in as authenticator, as PostgREST does, and seeds and signs users up in
+ * the same transaction as postgres and supabase_auth_admin: outside a project's function it may
+ * switch to those (never to a superuser); everything else is PostgreSQL's membership check.
+ */
+static bool
+harness_switch(char **newval, void **extra)
+{
+	Oid			role;
+	sandbox_role_extra *e;
+
+	if (*newval == NULL || harness_depth > 0 || !IsTransactionState() || !listed(harness_roles, *newval, NULL)
+		|| !logged_in_as_harness())
+		return false;
+	role = get_role_oid(*newval, true);
+	if (!OidIsValid(role) || superuser_arg(role))
+		return false;
+	e = (sandbox_role_extra *) malloc(sizeof(sandbox_role_extra));
+	if (e == NULL)
+		return false;
+	e->roleid = role;
+	e->is_superuser = false;
+	*extra = (void *) e;
+	return true;
+}
+
 static bool
 role_check(char **newval, void **extra, GucSource source)
 {
 	if (refuse_change("role"))
 		return false;
+	if (harness_switch(newval, extra))
+		return true;
 	return prev_role_check ? prev_role_check(newval, extra, source) : true;
 }
 
@@ -948,6 +1016,12 @@ _PG_init(void)
 	DefineCustomBoolVariable("rlskit_sandbox.admin_writes",
 							 "This superuser session installs the stand-in and may write its tables.", NULL,
 							 &admin_writes, false, PGC_SUSET, 0, admin_writes_check, NULL, NULL);
+	DefineCustomStringVariable("rlskit_sandbox.harness_logins",
+							   "Login roles of rlskit's harness sessions (the APIs' login roles).", NULL,
+							   &harness_logins, "", PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("rlskit_sandbox.harness_roles",
+							   "Roles a harness session may switch to outside a project's function.", NULL,
+							   &harness_roles, "", PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("rlskit_sandbox");
 
 	prev_utility = ProcessUtility_hook;

@@ -268,6 +268,24 @@ enum Catalog {
         ).rows.map { try $0.decode("prosrc") }
     }
 
+    /// GoTrue's role: whether it exists, and whether this session may SET ROLE to it (a member,
+    /// or rlskit's harness login on its throwaway server, which the server module lets switch),
+    /// with the login role's name for the note when it may not.
+    static func authAdmin(_ conn: PostgresConnection) throws -> (exists: Bool, usable: Bool, login: String) {
+        let r = try conn.query(
+            """
+            select exists (select 1 from pg_roles where rolname = 'supabase_auth_admin') as e,
+                   session_user::text as login,
+                   coalesce((select pg_has_role(session_user, 'supabase_auth_admin', 'MEMBER')
+                              where exists (select 1 from pg_roles where rolname = 'supabase_auth_admin')), false)
+                   or coalesce(session_user::text = any (string_to_array(current_setting('rlskit_sandbox.harness_logins', true), ','))
+                       and 'supabase_auth_admin' = any (string_to_array(current_setting('rlskit_sandbox.harness_roles', true), ',')),
+                       false) as u
+            """
+        ).rows[0]
+        return (try r.decode("e"), try r.decode("u"), try r.decode("login"))
+    }
+
     static func roleExists(_ conn: PostgresConnection, _ role: String) throws -> Bool {
         try conn.query("select exists (select 1 from pg_roles where rolname = $1) as e", [role]).rows[0].decode("e")
     }

@@ -189,8 +189,13 @@ public enum ProjectCheck {
         var result = try Auditor.run(options: AuditOptions(exposed: exposure), on: target)
         // Every ERROR is proven by its exploit (rolled back) or lowered to WARN with the reason.
         progress("proving findings")
+        // As the API sends them: on a throwaway server through a login as authenticator.
+        let api =
+            result.findings.contains { $0.level == .error }
+            ? database.project.flatMap { Sandbox.apiConnection(admin: target, project: $0) } : nil
         let proofs = try Prover.prove(
-            result.findings, on: database.project ?? target, admin: target, ownsDatabase: database.isThrowaway)
+            result.findings, on: database.project ?? target, admin: target, api: api, ownsDatabase: database.isThrowaway
+        )
         result.findings = proofs.findings
         if !proofs.sequences.isEmpty {
             tests.sequences = SequenceAdvance.merged(tests.sequences, proofs.sequences)

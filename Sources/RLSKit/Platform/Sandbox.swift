@@ -12,7 +12,6 @@ import Postgres
         "supabase_admin", "supabase_auth_admin", "supabase_storage_admin", "supabase_read_only_user",
         "supabase_realtime_admin", "supabase_replication_admin", "supabase_functions_admin", "supabase_etl_admin",
         "dashboard_user", "pgbouncer", "service_role*", "authenticator*", "authenticated*", "anon*", definerRole,
-        servicesRole,
     ]
     /// supautils' reserved memberships: only a superuser may grant them.
     static let reservedMemberships = [
@@ -20,13 +19,18 @@ import Postgres
         "supabase_admin",
         "supabase_auth_admin", "supabase_storage_admin", "supabase_read_only_user", "supabase_realtime_admin",
         "supabase_replication_admin", "supabase_functions_admin", "supabase_etl_admin", "dashboard_user", "pgbouncer",
-        "authenticator", definerRole, servicesRole,
+        "authenticator", definerRole,
     ]
     /// What a superuser's SECURITY DEFINER function runs as when a project's session calls it.
     static let definerRole = "rlskit_definer"
-    /// Lets postgres SET ROLE to the services' roles (the harness signs users up as GoTrue does)
-    /// without inheriting their rights: postgres is a member of none of them, as on the platform.
-    static let servicesRole = "rlskit_services"
+    /// The Data API's login role: rlskit's harness logs in as it, as PostgREST does, so
+    /// `session_user` is `authenticator` inside an API check (the server module lets these
+    /// sessions switch to `harnessRoles` outside a project's function; see rlskit_sandbox.c).
+    static let apiLogin = "authenticator"
+    /// The Storage API's login role (its DATABASE_URL's user): bucket checks log in as it.
+    static let storageLogin = "supabase_storage_admin"
+    /// Where the harness seeds (postgres) and signs users up (supabase_auth_admin).
+    static let harnessRoles = ["postgres", "supabase_auth_admin"]
     /// supautils' policy_grants: postgres manages these tables' policies (and drops their
     /// triggers) without owning them; the server module runs the statement as the owner.
     static let policyGrants = [
@@ -40,6 +44,7 @@ import Postgres
     public static func options(_ options: LocalCluster.Options, cache: Bool = true) throws -> LocalCluster.Options {
         var o = options
         o.bootstrap = PlatformRole.bootstrap
+        o.bootstrap?.logins = [apiLogin, storageLogin]
         if cache, ProcessInfo.processInfo.environment["RLSKIT_NO_CACHE"].map({ $0.isEmpty }) ?? true,
             let folder = try? privateCacheFolder()
         {
@@ -49,8 +54,42 @@ import Postgres
         o.settings["rlskit_sandbox.reserved_roles"] = "'\(reservedRoles.joined(separator: ","))'"
         o.settings["rlskit_sandbox.reserved_memberships"] = "'\(reservedMemberships.joined(separator: ","))'"
         o.settings["rlskit_sandbox.definer_role"] = "'\(definerRole)'"
+        o.settings["rlskit_sandbox.harness_logins"] = "'\(apiLogin),\(storageLogin)'"
+        o.settings["rlskit_sandbox.harness_roles"] = "'\(harnessRoles.joined(separator: ","))'"
         o.settings["rlskit_sandbox.policy_grants"] = "'\(policyGrants.joined(separator: ","))'"
         return o
+    }
+
+    /// How the harness reaches a throwaway server as an API does: `project` (its `postgres`)
+    /// with user `login`, a new per-run password where logins need one (set by `admin`),
+    /// starting as postgres (`-c role=postgres`), so `set_config('role', null, true)` comes back
+    /// there. Whoever connects falls back to `project` where the login fails (a server rlskit did
+    /// not start as a sandbox): nothing is tried here, a connection costs time.
+    static func apiConnection(
+        _ login: String = apiLogin, admin: ConnectionString, project: ConnectionString
+    ) -> ConnectionString? {
+        guard var o = try? project.options(), o["password"] == nil || o["password"]?.isEmpty == false else {
+            return nil
+        }
+        o["user"] = login
+        o["options"] = "-c role=postgres"
+        do {
+            if o["password"] != nil {
+                var rng = SystemRandomNumberGenerator()
+                let secret = (0..<24).map { _ in String(format: "%02x", rng.next() as UInt8) }.joined()
+                let conn = try PostgresConnection(admin)
+                defer { conn.close() }
+                let verifier = try conn.escapeLiteral(
+                    try conn.passwordVerifier(secret, user: login, algorithm: "scram-sha-256"))
+                _ = try conn.runScript("alter role \(SQL.ident(login)) password \(verifier)")
+                o["password"] = secret
+            }
+            return ConnectionString(
+                o.sorted { $0.key < $1.key }.map { "\($0.key)=\(ConnectionString.quoted($0.value))" }.joined(
+                    separator: " "))
+        } catch {
+            return nil
+        }
     }
 
     static var source: String {

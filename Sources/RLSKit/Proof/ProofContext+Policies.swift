@@ -170,7 +170,7 @@ extension ProofContext {
                 try conn.query(
                     a.impersonation() + APIRequest(schema: t.schema, table: t.name).settings("update", as: a))
                 let n = try conn.query(sql).affectedRows ?? 0
-                try conn.query("select set_config('role', 'none', true), set_config('request.jwt.claims', '', true)")
+                try conn.query("select set_config('role', null, true), set_config('request.jwt.claims', '', true)")
                 let moved: Int64 = try conn.query(
                     "select count(*) from \(t.sqlName) where \(target) and \(SQL.ident(column))::text = \(SQL.literal(b.uid))"
                 ).rows[0].decode(0)

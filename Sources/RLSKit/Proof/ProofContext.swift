@@ -14,7 +14,8 @@ struct ProofContext {
     init(_ conn: PostgresConnection) throws {
         self.conn = conn
         authColumns = try Catalog.authUserColumns(conn)
-        authAdmin = try Catalog.roleExists(conn, "supabase_auth_admin")
+        let gotrue = try Catalog.authAdmin(conn)
+        authAdmin = gotrue.exists && gotrue.usable
     }
 
     /// Who attacks: anon, or a signed-in user who owns nothing (with a membership of their own
@@ -111,7 +112,7 @@ struct ProofContext {
             let row = try conn.query(
                 "insert into \(t.sqlName)" + InsertSQL.values(r.columns, r.values, overriding: seeder.overriding)
                     + " returning \(key) as k")
-            try conn.query("select set_config('role', 'none', true)")
+            try conn.query("select set_config('role', null, true)")
             try conn.query("RELEASE SAVEPOINT rlskit_seed")
             return try row.rows[0].decode("k")
         } catch let e as PostgresError {

@@ -40,11 +40,13 @@ public enum Prover {
     /// The exploits run on `target` (on a throwaway server, the project's own `postgres`, as the
     /// harness seeds); sequences are read, and put back where rlskit owns the database, on
     /// `admin` (default: `target`).
+    /// With `api` (a throwaway server's login as authenticator), they run there when it connects.
     public static func prove(
-        _ findings: [Finding], on target: ConnectionString, admin: ConnectionString? = nil, ownsDatabase: Bool
+        _ findings: [Finding], on target: ConnectionString, admin: ConnectionString? = nil,
+        api: ConnectionString? = nil, ownsDatabase: Bool
     ) throws -> Result {
         guard findings.contains(where: { $0.level == .error }) else { return Result(findings: findings, sequences: []) }
-        let conn = try PostgresConnection(target)
+        let conn = try api.flatMap { try? PostgresConnection($0) } ?? PostgresConnection(target)
         defer { conn.close() }
         let adminConn = try admin.map { try PostgresConnection($0) } ?? conn
         defer { if admin != nil { adminConn.close() } }

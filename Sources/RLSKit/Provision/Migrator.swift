@@ -180,7 +180,7 @@ public struct Migrator {
         result.seeded = try seed(strings: strings, warnings: &result.warnings)
         // As the Storage API creates them (the CLI goes through it), never as rlskit's superuser.
         result.buckets = try ConfigBuckets.create(
-            project, options.buckets, as: separate ? "supabase_storage_admin" : nil)
+            separate ? conn : project, options.buckets, as: separate ? "supabase_storage_admin" : nil)
         let already = plan.count { $0.status != .pending }
         log(
             result.applied.isEmpty

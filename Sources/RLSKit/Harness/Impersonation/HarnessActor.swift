@@ -101,8 +101,15 @@ struct HarnessActor: Sendable, Hashable {
             ("storage.allow_delete_query", operation == nil ? "" : "true"),
         ]
         return "select "
-            + sets.map { "set_config(\(SQL.literal($0.0)), \(SQL.literal($0.1)), true)" }.joined(separator: ", ")
+            + sets.map {
+                "set_config(\(SQL.literal($0.0)), \($0.0 == "role" ? Self.roleValue($0.1) : SQL.literal($0.1)), true)"
+            }.joined(separator: ", ")
     }
+
+    /// `role` as set_config's value: `none` (the connecting role) is null, which resets the role
+    /// to the session's own: postgres where the harness logged in as authenticator, as PostgREST
+    /// does (rlskit's throwaway server), else the login role itself.
+    static func roleValue(_ role: String) -> String { role == "none" ? "null" : SQL.literal(role) }
 
     /// Shown in reports.
     var label: String {
@@ -169,10 +176,17 @@ enum SignUp {
             + rows.joined(separator: ",\n  ") + ";\n"
         if authAdminExists {
             sql +=
-                "select set_config('role', 'none', true),"
+                "select set_config('role', null, true),"
                 + " set_config('search_path', current_setting('rlskit.search_path'), true);\n"
         }
         return sql
+    }
+
+    /// The note when users cannot be signed up as GoTrue's role on a given database.
+    static func notAsAuthAdmin(_ login: String) -> String {
+        "note: test users are signed up as \(login), not as supabase_auth_admin (GoTrue's role): \(login) is not a member of"
+            + " it, so sign-up triggers run with \(login)'s rights and search path; grant supabase_auth_admin to \(login),"
+            + " or run on rlskit's throwaway server, to test them as GoTrue runs them"
     }
 
     /// GoTrue's search_path: its role's setting on the platform.

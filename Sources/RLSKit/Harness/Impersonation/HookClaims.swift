@@ -37,7 +37,7 @@ enum HookClaims {
                     + "'authentication_method', 'password'))::text from jsonb_array_elements($1::jsonb) u",
                 [events.rendered(pretty: false)]
             ).rows.map(\.values)
-            try conn.query("select set_config('role', 'none', true)")
+            try conn.query("select set_config('role', null, true)")
         } catch let e as PostgresError where !e.isConnectionFailure {
             return failure(hook, "failed: \(e.message)")
         }

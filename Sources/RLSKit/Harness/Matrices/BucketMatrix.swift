@@ -98,7 +98,7 @@ struct BucketMatrix {
         }
         if serviceRole {
             sql +=
-                "select set_config('role', 'none', true),"
+                "select set_config('role', null, true),"
                 + " set_config('search_path', current_setting('rlskit.search_path'), true);\n"
         }
         return sql
@@ -107,6 +107,9 @@ struct BucketMatrix {
     func unit() -> HarnessUnit {
         let suite = "bucket \(intent.id)"
         if let p = world?.problem { return HarnessUnit(suite: suite, notCovered: p, location: intent.location) }
-        return HarnessUnit(suite: suite, users: users, setup: seedScript(), checks: checks(), location: intent.location)
+        var unit = HarnessUnit(
+            suite: suite, users: users, setup: seedScript(), checks: checks(), location: intent.location)
+        unit.storage = true
+        return unit
     }
 }

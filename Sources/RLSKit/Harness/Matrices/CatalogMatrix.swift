@@ -31,7 +31,7 @@ struct CatalogMatrix {
         sql += serviceRole ? "select set_config('role', 'service_role', true);\n" : ""
         sql +=
             "with r as (insert into \(t)\(columns) returning ctid) select set_config('rlskit.catalog_row', ctid::text, true) from r;\n"
-        if serviceRole { sql += "select set_config('role', 'none', true);\n" }
+        if serviceRole { sql += "select set_config('role', null, true);\n" }
         return sql
     }
 

@@ -208,7 +208,7 @@ enum FunctionProbe {
                 return o
             }
             othersRows = Int(try result.get().rows.first?.decode(0) as Int64? ?? 0)
-            try conn.query("select set_config('role', 'none', true), set_config('request.jwt.claims', '', true)")
+            try conn.query("select set_config('role', null, true), set_config('request.jwt.claims', '', true)")
             after = try stats(conn)
             if let watch, let prints {
                 let now = try fingerprints(watch, conn)

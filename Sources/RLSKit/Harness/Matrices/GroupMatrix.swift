@@ -76,7 +76,7 @@ struct GroupMatrix {
                 "insert into \(t)" + InsertSQL.select(r.columns, r.values)
                 + " where not exists (select 1 from \(t) where \(whereGroup(group)));\n"
         }
-        if serviceRole { sql += "select set_config('role', 'none', true);\n" }
+        if serviceRole { sql += "select set_config('role', null, true);\n" }
         return sql
     }
 

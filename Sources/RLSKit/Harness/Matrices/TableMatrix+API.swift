@@ -55,7 +55,7 @@ extension TableMatrix {
 
     func asService(_ sql: String) -> [String] {
         serviceRole
-            ? ["select set_config('role', 'service_role', true)", sql, "select set_config('role', 'none', true)"]
+            ? ["select set_config('role', 'service_role', true)", sql, "select set_config('role', null, true)"]
             : [sql]
     }
 

@@ -63,7 +63,7 @@ struct TableMatrix {
                 "insert into \(t)" + InsertSQL.select(r.columns, r.values)
                 + " where not exists (select 1 from \(t) where \(whereOwner(u)));\n"
         }
-        if serviceRole { sql += "select set_config('role', 'none', true);\n" }
+        if serviceRole { sql += "select set_config('role', null, true);\n" }
         return sql
     }
 

@@ -8,6 +8,8 @@ struct HarnessPlan {
     var extra: [TestOutcome] = []
     var uncovered: [String] = []
     var accessFiles: [String] = []
+    /// Lines for the report about how the run was made (sign-ups not as GoTrue's role).
+    var notes: [String] = []
 }
 
 enum Planner {
@@ -22,7 +24,9 @@ enum Planner {
         }
         let hasServiceRole = try Catalog.roleExists(conn, "service_role")
         let authColumns = try Catalog.authUserColumns(conn)
-        let authAdmin = try Catalog.roleExists(conn, "supabase_auth_admin")
+        let gotrue = try Catalog.authAdmin(conn)
+        // The units run on the API login where there is one (the throwaway server), which may switch.
+        let authAdmin = gotrue.exists && (options.apiConnection != nil || gotrue.usable)
         let needsAuth =
             !input.access.flatMap(\.tables).isEmpty || !input.access.flatMap(\.buckets).isEmpty
             || input.scenarios.contains { $0.scenarios.contains { !$0.users.isEmpty } }
@@ -177,6 +181,9 @@ enum Planner {
         }
         if plan.units.contains(where: { !$0.users.isEmpty }) { try options.accessTokenHook?.checkExists(conn) }
         let roleRows = input.access.flatMap(\.roles).filter(\.byRow)
+        if gotrue.exists && !authAdmin && plan.units.contains(where: { !$0.users.isEmpty }) {
+            plan.notes.append(SignUp.notAsAuthAdmin(gotrue.login))
+        }
         for i in plan.units.indices where !plan.units[i].users.isEmpty {
             let users = plan.units[i].users
             let late = plan.units[i].lateUsers

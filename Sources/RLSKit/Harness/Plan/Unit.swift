@@ -24,6 +24,8 @@ struct HarnessUnit: Sendable {
     var hook: AccessTokenHook?
     /// GoTrue's role exists, so the hook is called as it.
     var hookAsAuthAdmin = false
+    /// Storage API requests: run on the Storage API's login where there is one.
+    var storage = false
     /// Call the exposed SECURITY DEFINER functions after the checks, in the seeded state.
     var probe: FunctionProbeRequest?
 

@@ -83,7 +83,7 @@ struct Blame {
         for s in check.statements.dropLast(2) { try conn.query(s) }
         // The actor's claims, so defaults such as auth.uid() fill the new row as in the check.
         try conn.query(imp)
-        try conn.query("select set_config('role', 'none', true)")
+        try conn.query("select set_config('role', null, true)")
         if let existing = row.existing {
             try conn.query(
                 "create temp table rlskit_old on commit drop as select * from \(row.table) where \(existing) limit 1")

@@ -24,6 +24,12 @@ public struct HarnessOptions: Sendable {
     /// Where pgTAP files run when not on the target: a throwaway server's `postgres`, not a
     /// superuser, as `supabase test db` runs them on the platform.
     public var pgtapConnection: ConnectionString?
+    /// A throwaway server's login as `authenticator` (`Sandbox.apiConnection`): the units run
+    /// there, so `session_user` is what PostgREST's requests see. Nil on a given database, where
+    /// rlskit has no such login: the units run as the connecting role.
+    public var apiConnection: ConnectionString?
+    /// The same for the Storage API, which logs in as `supabase_storage_admin`: bucket units.
+    public var storageConnection: ConnectionString?
     public init() {}
 
     /// The search_path PostgREST sets for a request to `schema`: that schema, then the extras.
@@ -43,10 +49,16 @@ public enum Harness {
         let conn = try PostgresConnection(target)
         defer { conn.close() }
         let plan = try Planner.plan(input, conn: conn, options: options)
+        // Where the login fails (not rlskit's sandbox), the units run on `target`, as before.
+        let api = options.apiConnection.flatMap { try? PostgresConnection($0) }
+        defer { api?.close() }
+        let storage = api != nil && plan.units.contains(where: \.storage) ? options.storageConnection : nil
         let outcomes = try execute(
-            plan.units, on: target, reuse: conn, jobs: options.jobs,
+            plan.units, on: api != nil ? options.apiConnection! : target, storage: storage, reuse: api ?? conn,
+            jobs: options.jobs,
             skipUntested: options.allowUntested && !options.strict)
-        return TestReport(outcomes: plan.extra + order(outcomes), notes: Coverage.notes(outcomes, plan: plan))
+        return TestReport(
+            outcomes: plan.extra + order(outcomes), notes: plan.notes + Coverage.notes(outcomes, plan: plan))
     }
 
     /// What `run` would do, without doing it: the units and checks planned (bench/plan.sh).
@@ -61,19 +73,23 @@ public enum Harness {
 
     /// Runs units on `jobs` threads, one connection each (a connection belongs to one thread).
     static func execute(
-        _ units: [HarnessUnit], on target: ConnectionString, reuse: PostgresConnection, jobs: Int, skipUntested: Bool
+        _ units: [HarnessUnit], on target: ConnectionString, storage: ConnectionString? = nil,
+        reuse: PostgresConnection, jobs: Int, skipUntested: Bool
     ) throws -> [TestOutcome] {
         let results: [[TestOutcome]?]
         if min(jobs, units.count) <= 1 {
-            results = try WorkerPool.serial(units.count, on: UnitRunner(conn: reuse, skipUntested: skipUntested)) {
-                runner, i in
-                (try runner.run(units[i]), false)
-            }
+            let storageConn = storage.flatMap { try? PostgresConnection($0) }
+            defer { storageConn?.close() }
+            let runner = UnitRunner(conn: reuse, storageConn: storageConn, skipUntested: skipUntested)
+            results = try WorkerPool.serial(units.count, on: runner) { runner, i in (try runner.run(units[i]), false) }
         } else {
             results = try WorkerPool.run(
                 units.count, workers: jobs,
                 open: {
-                    UnitRunner(conn: try PostgresConnection(target), skipUntested: skipUntested)
+                    UnitRunner(
+                        conn: try PostgresConnection(target),
+                        storageConn: storage.flatMap { try? PostgresConnection($0) },
+                        skipUntested: skipUntested)
                 }
             ) { runner, i in (try runner.run(units[i]), false) }
         }

@@ -82,6 +82,12 @@ public enum PolicyTests {
         var problems: [InputError] = []
         do {
             if !suite.harness.isEmpty {
+                var options = options
+                if let project = options.pgtapConnection, options.apiConnection == nil {
+                    options.apiConnection = Sandbox.apiConnection(admin: target, project: project)
+                    options.storageConnection = Sandbox.apiConnection(
+                        Sandbox.storageLogin, admin: target, project: project)
+                }
                 report = try Harness.run(suite.harness, options: options, on: options.pgtapConnection ?? target)
             }
             if !suite.pgtap.isEmpty {

@@ -7,7 +7,19 @@ struct UnitRunner {
     /// A unit that cannot run is skipped (the user allowed it) instead of failed.
     let skipUntested: Bool
 
+    init(conn: PostgresConnection, storageConn: PostgresConnection? = nil, skipUntested: Bool) {
+        self.conn = conn
+        self.storageConn = storageConn
+        self.skipUntested = skipUntested
+    }
+
+    /// Where bucket units run: the Storage API's login, when there is one.
+    let storageConn: PostgresConnection?
+
     func run(_ unit: HarnessUnit) throws -> [TestOutcome] {
+        if unit.storage, let storageConn, storageConn !== conn {
+            return try UnitRunner(conn: storageConn, skipUntested: skipUntested).run(unit)
+        }
         if let reason = unit.notCovered { return [notCovered(unit, reason)] }
         let start = Date()
         defer { _ = try? conn.query("ROLLBACK") }

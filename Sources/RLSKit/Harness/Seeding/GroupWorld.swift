@@ -186,7 +186,7 @@ struct GroupWorld {
     func seedScript(serviceRole: Bool) -> String {
         var sql = ""
         let asService = serviceRole ? "select set_config('role', 'service_role', true);\n" : ""
-        let back = serviceRole ? "select set_config('role', 'none', true);\n" : ""
+        let back = serviceRole ? "select set_config('role', null, true);\n" : ""
         if let g = groupTable {
             for (key, owner) in [(g1, top.actor), (g2, g2Owner.actor)] {
                 let s = groupSeeder(key, owner: owner)

@@ -179,13 +179,13 @@ extension ParentPlan {
             for (id, node) in nodes.enumerated() {
                 let want = node.table.serviceRoleCanInsert ? "service_role" : "none"
                 if want != role {
-                    sql += "select set_config('role', \(SQL.literal(want)), true);\n"
+                    sql += "select set_config('role', \(HarnessActor.roleValue(want)), true);\n"
                     role = want
                 }
                 sql += insert(node, id: id, owner: owner, n: 100 + id * 10 + i) + ";\n"
             }
         }
-        if role != "none" { sql += "select set_config('role', 'none', true);\n" }
+        if role != "none" { sql += "select set_config('role', null, true);\n" }
         return sql + "select set_config('request.jwt.claims', '', true);\n"
     }
 
