@@ -251,7 +251,20 @@ extension AccessFile {
             let at = line.at
             switch key {
             case "owner":
-                let col = try column(line, example: "user_id")
+                var l = line
+                if line.words.count == 4 && line.words[2] == "through" {
+                    guard let parts = nameParts(line.words[3]), parts.count <= 2 else {
+                        throw InputError(at, "'\(line.words[3])' is not a table name: write schema.name")
+                    }
+                    table.ownerThrough = SQL.qualified(parts.count == 2 ? parts[0] : "public", parts.last!)
+                    l = Line(words: Array(line.words.prefix(2)), text: line.text, at: at)
+                } else if line.words.count > 2 {
+                    throw InputError(
+                        at,
+                        "write 'owner column' or 'owner column through schema.table' (the row's owner is that of the row the column points at)"
+                    )
+                }
+                let col = try column(l, example: "user_id")
                 try line.once("owner", &table.settings, what)
                 table.owner = col
             case "group":
@@ -577,11 +590,39 @@ extension AccessFile {
                     next = parent.through
                 }
             }
+            if !t.ownerThrough.isEmpty { try checkOwnerChain(t) }
             if !t.group.isEmpty && file.memberships.isEmpty {
                 throw InputError(
                     t.settings["group"] ?? t.location,
                     "\(what) has a 'group' but no 'members' block says who belongs to a group: add 'members schema.table' with group and user lines"
                 )
+            }
+        }
+
+        /// `owner c through P`: P is declared with an owner line, and the chain ends at a user's id.
+        func checkOwnerChain(_ t: TableIntent) throws(InputError) {
+            let what = "table \(t.qualifiedName)"
+            let at = t.settings["owner"] ?? t.location
+            if let g = t.settings["group"] {
+                throw InputError(
+                    at,
+                    "\(what): 'owner … through' and a 'group' line (line \(g.line)) together are not supported: keep the group, or make 'owner' name a column holding the user's id"
+                )
+            }
+            var seen: Set<String> = [t.qualifiedName]
+            var next = t.ownerThrough
+            while true {
+                guard let parent = known.tables[next], !parent.owner.isEmpty else {
+                    throw InputError(
+                        at,
+                        "\(what): 'owner \(t.owner) through \(next)' needs a 'table \(next)' block with an 'owner' line in this file (the column holding its owner's user id)"
+                    )
+                }
+                guard seen.insert(parent.qualifiedName).inserted else {
+                    throw InputError(at, "\(what): 'owner … through' goes round in a circle through \(next)")
+                }
+                if parent.ownerThrough.isEmpty { break }
+                next = parent.ownerThrough
             }
         }
 
