@@ -258,7 +258,7 @@ extension AccessFile {
                     }
                     table.ownerThrough = SQL.qualified(parts.count == 2 ? parts[0] : "public", parts.last!)
                     l = Line(words: Array(line.words.prefix(2)), text: line.text, at: at)
-                } else if line.words.count > 2 {
+                } else if line.words.count == 4 {
                     throw InputError(
                         at,
                         "write 'owner column' or 'owner column through schema.table' (the row's owner is that of the row the column points at)"
@@ -413,14 +413,27 @@ extension AccessFile {
                 throw InputError(line.at, "role \(r.name) is already given by a row at line \(prev.line): keep one way")
             }
             let usage =
-                "write 'claim app_metadata.KEY = VALUE' (set by the service) or 'claim KEY = VALUE' (a top-level claim, as a custom access-token hook adds it)"
+                "write 'claim app_metadata.KEY = VALUE' (set by the service) or 'claim KEY = VALUE' (a top-level claim, as a custom access-token hook adds it); KEY may be a path (app_metadata.org.role), VALUE JSON ([\"admin\"])"
             let words = line.words
-            guard words.count == 4, words[2] == "=" else { throw InputError(line.at, usage) }
+            guard words.count >= 4, words[2] == "=" else { throw InputError(line.at, usage) }
             let path = words[1].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            guard !path.contains(where: \.isEmpty), path.count <= 2, path.count == 1 || path[0] == "app_metadata" else {
-                throw InputError(line.at, usage + " (only app_metadata.KEY or KEY)")
+            guard !path.contains(where: \.isEmpty), path != ["app_metadata"] else {
+                throw InputError(line.at, usage + " (app_metadata.KEY, KEY, or a path of keys)")
             }
-            if path.count == 1, Self.platformClaims.contains(path[0]) {
+            if path[0] == "user_metadata" {
+                throw InputError(
+                    line.at,
+                    "claim 'user_metadata…' is written by users themselves, so it cannot give a role: name where the service puts it (app_metadata.KEY)"
+                )
+            }
+            // The value is the rest of the line after '=': JSON, or a word taken as a string.
+            let text = line.text.drop(while: { $0 == " " || $0 == "\t" })
+            let raw = text[text.index(after: text.firstIndex(of: "=")!)...].trimmingCharacters(in: .whitespaces)
+            guard let value = Self.claimValue(raw) else {
+                throw InputError(
+                    line.at, "role \(r.name): '\(raw)' is not a JSON value or one word: write e.g. admin, 3, true or [\"admin\"]")
+            }
+            if path[0] != "app_metadata", Self.platformClaims.contains(path[0]) {
                 throw InputError(
                     line.at,
                     "claim '\(path[0])' is set by the platform for every user: name the claim the role is given in (app_metadata.KEY, or the hook's own claim)"
@@ -428,7 +441,7 @@ extension AccessFile {
             }
             try line.once("claim", &r.settings, "role \(r.name)")
             r.claimPath = path
-            r.value = Self.claimValue(words[3])
+            r.value = value
         }
 
         /// `row public.user_roles user_id, role = 'admin'`: the holder has that row (seeded by the service).
@@ -478,12 +491,17 @@ extension AccessFile {
             "amr", "session_id", "iss",
         ]
 
-        /// `true`, `false` and numbers stay JSON; anything else is a string ('quoted' or not).
-        static func claimValue(_ w: String) -> String {
-            if w == "true" || w == "false" || Double(w) != nil { return w }
+        /// JSON stays JSON (`true`, `3`, `["admin"]`, `{"level": 2}`, `"x"`); a 'quoted' or plain
+        /// word is a string; nil for anything else (two words, malformed JSON).
+        static func claimValue(_ w: String) -> String? {
+            if let first = w.first, "[{\"".contains(first) || w == "true" || w == "false" || w == "null" || Double(w) != nil {
+                return (try? JSON(parsing: w))?.rendered(pretty: false)
+            }
             var v = w
             if v.count >= 2, v.first == "'", v.last == "'" {
                 v = String(v.dropFirst().dropLast()).replacingOccurrences(of: "''", with: "'")
+            } else if v.contains(where: { $0 == " " || $0 == "\t" }) {
+                return nil
             }
             return JSON.string(v).rendered(pretty: false)
         }
