@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-@testable import RLSKit
+@_spi(CLI) @testable import RLSKit
 
 /// Rows owned through a parent: a product is its shop's owner's, a card its list's board's.
 final class OwnerThroughTests: XCTestCase {
@@ -184,6 +184,36 @@ final class OwnerThroughTests: XCTestCase {
             XCTAssertTrue(text.contains("c.rls:10:"), text)
             XCTAssertTrue(text.contains("has no foreign key to public.boards"), text)
         }
+    }
+
+    /// `rlskit init` drafts the chain instead of calling the tables catalogs; the answered draft runs.
+    func testInitDraftsOwnershipThroughParents() throws {
+        let db = try StandIn.makeDatabase(prefix: "draft")
+        defer { TestServer.drop(db.name) }
+        let catalog = """
+            create table public.colors (id bigint generated always as identity primary key, name text not null);
+            create table public.swatches (id bigint generated always as identity primary key,
+              color_id bigint not null references public.colors (id));
+            alter table public.colors enable row level security;
+            alter table public.swatches enable row level security;
+            """
+        _ = try db.conn.runScript(Self.boards + catalog)
+        let d = try AccessDraft.run(on: db.connectionString)
+        func owner(_ table: String) -> String? {
+            let lines = d.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            guard let i = lines.firstIndex(of: "table public.\(table)") else { return nil }
+            return lines[(i + 1)...].prefix { !$0.isEmpty }.map(AccessFile.stripComment).first { $0.hasPrefix("owner") }
+        }
+        XCTAssertEqual(owner("boards"), "owner owner_id", d.text)
+        XCTAssertEqual(owner("lists"), "owner board_id through public.boards", d.text)
+        XCTAssertEqual(owner("cards"), "owner list_id through public.lists", d.text)
+        XCTAssertNil(owner("swatches"), d.text)
+        XCTAssertTrue(d.text.contains("references public.lists(id), owned through its own parent"), d.text)
+        // Answered, the draft reads back with its chain.
+        let answered = d.text.replacingOccurrences(of: "read ?", with: "read signed-in")
+            .replacingOccurrences(of: "write ?", with: "write nobody")
+        let parsed = try AccessFile.parse(answered, path: "access.rls")
+        XCTAssertEqual(parsed.tables.first { $0.name == "cards" }?.ownerThrough, "public.lists")
     }
 
     func testOwnerThroughMistakes() throws {
