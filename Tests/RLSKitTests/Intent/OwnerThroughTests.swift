@@ -151,6 +151,62 @@ final class OwnerThroughTests: XCTestCase {
             ])
     }
 
+    /// A two-column key (channel and workspace) to the parent: both columns follow it.
+    static let channels = """
+        create table public.channels (
+          id bigint generated always as identity,
+          workspace_id int not null check (workspace_id > 0),
+          owner_id uuid not null references auth.users (id),
+          primary key (id, workspace_id)
+        );
+        create table public.messages (
+          id bigint generated always as identity primary key,
+          channel_id bigint not null,
+          workspace_id int not null,
+          body text not null,
+          foreign key (channel_id, workspace_id) references public.channels (id, workspace_id)
+        );
+        create function public.my_channel(c bigint, w int) returns boolean language sql stable security definer
+          set search_path = '' as $$
+          select exists (select 1 from public.channels where id = c and workspace_id = w and owner_id = auth.uid()) $$;
+        alter table public.channels enable row level security;
+        alter table public.messages enable row level security;
+        grant select, insert, update, delete on public.channels, public.messages to authenticated;
+        grant all on public.channels, public.messages to service_role;
+        grant usage on all sequences in schema public to authenticated, service_role;
+        create policy channels_own on public.channels for all to authenticated using (owner_id = auth.uid());
+        create policy messages_own on public.messages for all to authenticated
+          using (public.my_channel(channel_id, workspace_id)) with check (public.my_channel(channel_id, workspace_id));
+        """
+
+    func testMessagesFollowTheirChannelThroughATwoColumnKey() throws {
+        let access = """
+            table public.channels
+              owner owner_id
+              read owner
+              write owner
+            table public.messages
+              owner channel_id through public.channels
+              read owner
+              write owner
+            """
+        try IntentFixture.assertCatches(
+            schema: Self.channels, access: access,
+            present: ["public.messages: B reads A's row", "public.messages: A hands own row over to B"],
+            bugs: [
+                .init(
+                    what: "messages of any channel in the workspace",
+                    sql: """
+                        create function public.in_workspace(w int) returns boolean language sql stable security definer
+                          set search_path = '' as $$ select exists (select 1 from public.channels where workspace_id = w) $$;
+                        drop policy messages_own on public.messages;
+                        create policy m on public.messages for all to authenticated
+                          using (public.in_workspace(workspace_id)) with check (public.my_channel(channel_id, workspace_id));
+                        """,
+                    fails: ["public.messages: B reads A's row", "public.messages: A deletes B's row"])
+            ])
+    }
+
     func testOwnerThatReachesNoUserIsRefused() throws {
         // owner shop_id without 'through': the shop's id is not a user's id.
         let plain = Self.shopsAccess.replacingOccurrences(
