@@ -71,6 +71,13 @@ final class OwnerThroughTests: XCTestCase {
             ])
     }
 
+    func testDocumentedExampleIsTheFixture() throws {
+        let doc = try DocPage.block(startingWith: "table public.shops", in: "docs/access-files.md") + "\n"
+        XCTAssertEqual(
+            try AccessFile.parse(doc, path: "a.rls").tables,
+            try AccessFile.parse(Self.shopsAccess, path: "a.rls").tables)
+    }
+
     /// Three levels, the middle key nullable: a card is its list's board's owner's.
     static let boards = """
         create table public.boards (

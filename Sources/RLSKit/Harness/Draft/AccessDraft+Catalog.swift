@@ -137,7 +137,8 @@ extension AccessDraft {
                     guard let r = c.references, let j = index[SQL.qualified(r.schema, r.table)], j != i,
                         out[j].columns.contains(where: \.holdsUserID) || out[j].ownerThrough != nil
                     else { continue }
-                    let via = out[j].columns.first(where: \.holdsUserID).map { "its \(SQL.ident($0.name))" }
+                    let via =
+                        out[j].columns.first(where: \.holdsUserID).map { "its \(SQL.ident($0.name))" }
                         ?? "its own parent"
                     out[i].ownerThrough = (
                         c.name, r.schema, r.table,

@@ -42,7 +42,9 @@ enum TokenRefresh {
 
     /// The stored object with the given keys laid over it; nil when that says nothing new.
     static func refreshed(_ stored: String, given: String) -> String? {
-        guard let s = try? JSON(parsing: stored), case .object = s, let g = try? JSON(parsing: given) else { return nil }
+        guard let s = try? JSON(parsing: stored), case .object = s, let g = try? JSON(parsing: given) else {
+            return nil
+        }
         let platform = (try? JSON(parsing: HarnessActor.platformAppMetadata)) ?? .object([])
         let merged = s.merging(g)
         // What sign-up wrote (the provider keys, the given keys) is not news.

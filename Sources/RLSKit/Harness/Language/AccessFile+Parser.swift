@@ -431,7 +431,9 @@ extension AccessFile {
             let raw = text[text.index(after: text.firstIndex(of: "=")!)...].trimmingCharacters(in: .whitespaces)
             guard let value = Self.claimValue(raw) else {
                 throw InputError(
-                    line.at, "role \(r.name): '\(raw)' is not a JSON value or one word: write e.g. admin, 3, true or [\"admin\"]")
+                    line.at,
+                    "role \(r.name): '\(raw)' is not a JSON value or one word: write e.g. admin, 3, true or [\"admin\"]"
+                )
             }
             if path[0] != "app_metadata", Self.platformClaims.contains(path[0]) {
                 throw InputError(
@@ -494,7 +496,9 @@ extension AccessFile {
         /// JSON stays JSON (`true`, `3`, `["admin"]`, `{"level": 2}`, `"x"`); a 'quoted' or plain
         /// word is a string; nil for anything else (two words, malformed JSON).
         static func claimValue(_ w: String) -> String? {
-            if let first = w.first, "[{\"".contains(first) || w == "true" || w == "false" || w == "null" || Double(w) != nil {
+            if let first = w.first,
+                "[{\"".contains(first) || w == "true" || w == "false" || w == "null" || Double(w) != nil
+            {
                 return (try? JSON(parsing: w))?.rendered(pretty: false)
             }
             var v = w

@@ -46,7 +46,9 @@ enum Planner {
             let position = Dictionary(file.tables.enumerated().map { ($0.element.qualifiedName, $0.offset) }) { a, _ in
                 a
             }
-            let declared = Dictionary(file.tables.map { ($0.qualifiedName, (owner: $0.owner, through: $0.ownerThrough, seeds: $0.seeds)) }) {
+            let declared = Dictionary(
+                file.tables.map { ($0.qualifiedName, (owner: $0.owner, through: $0.ownerThrough, seeds: $0.seeds)) }
+            ) {
                 a, _ in a
             }
             for i in infos.indices { infos[i].declared = declared }
@@ -299,7 +301,8 @@ enum Planner {
         }
         // A key to another table's row (shops.id) is not a user's id, unless that column is one (profiles.id).
         let keys = info.foreignKeys.filter { $0.columns.contains(owner.name) }
-        guard !keys.isEmpty, !keys.contains(where: { holdsUser(info, [owner.name], info.parents, depth: 0) || $0.toAuthUsers })
+        guard !keys.isEmpty,
+            !keys.contains(where: { holdsUser(info, [owner.name], info.parents, depth: 0) || $0.toAuthUsers })
         else { return }
         let fk = keys[0]
         let ref = "\(fk.refName)(\(fk.refColumns.map { SQL.ident($0) }.joined(separator: ", ")))"
@@ -325,8 +328,7 @@ enum Planner {
         for fk in t.foreignKeys where columns.allSatisfy(fk.columns.contains) {
             if fk.toAuthUsers { return true }
             let mapped = columns.compactMap { c in fk.columns.firstIndex(of: c).map { fk.refColumns[$0] } }
-            if let p = catalog[fk.refName], holdsUser(p, mapped, catalog, depth: depth + 1)
-            {
+            if let p = catalog[fk.refName], holdsUser(p, mapped, catalog, depth: depth + 1) {
                 return true
             }
         }
