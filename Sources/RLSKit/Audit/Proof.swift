@@ -55,7 +55,8 @@ public struct Proof: Sendable, Codable, Equatable {
         case .proven:
             var s = "proof: as \(actor)"
             if !role.isEmpty && role != actor { s += " (role \(role))" }
-            s += ", \(request) \(effect) \(rows) row\(rows == 1 ? "" : "s")"
+            // A proof by a request the server would send has no rows to count.
+            s += ", \(request) \(effect)" + (rows > 0 ? " \(rows) row\(rows == 1 ? "" : "s")" : "")
             if !keys.isEmpty { s += " (\(keys.joined(separator: ", "))\(rows > keys.count ? ", …" : ""))" }
             return s + "; rolled back"
         }

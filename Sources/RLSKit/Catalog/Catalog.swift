@@ -76,6 +76,7 @@ enum Catalog {
         reach(oid) as (
           select oid from q0 where oid is not null
           union
+          -- Nullable keys too: a seeder that sets one (an owner column referencing a profile table) needs the parent.
           select f.confrelid from reach r join pg_constraint f on f.conrelid = r.oid and f.contype = 'f'
            where f.confrelid is distinct from to_regclass('auth.users')),
         q as (

@@ -5,7 +5,8 @@ import Postgres
 /// methods refuse pgvector's index options (`with (lists = 100)`, `with (m = 16,
 /// ef_construction = 64)`). On a server whose `vector` is the stand-in, the migrator blanks
 /// that clause out (spaces, so error positions stay right): the options only tune a real
-/// index's speed and recall, which the stand-in has not got anyway.
+/// index's speed and recall, which the stand-in has not got anyway. `db dump` quotes all of it:
+/// `USING "ivfflat" ("embedding" "extensions"."vector_cosine_ops") WITH ("lists"='100')`.
 enum VectorIndexOptions {
     /// Scalar ranges, relative to the statement's start, of `with (…)` clauses to blank.
     static func ranges(in text: String) -> [Range<Int>] {
@@ -15,7 +16,9 @@ enum VectorIndexOptions {
             ("A"..."Z").contains(c) ? Unicode.Scalar(c.value + 32)! : c
         }
         let lower = String(String.UnicodeScalarView(ls))
-        guard let m = lower.range(of: #"\busing\s+(hnsw|ivfflat)\s*\("#, options: .regularExpression) else { return [] }
+        guard let m = lower.range(of: #"\busing\s+"?(hnsw|ivfflat)"?\s*\("#, options: .regularExpression) else {
+            return []
+        }
         var i = lower.unicodeScalars.distance(from: lower.startIndex, to: m.upperBound) - 1
         guard let close = matching(ls, from: i) else { return [] }
         i = close + 1

@@ -2,7 +2,8 @@ import Postgres
 
 /// 0028: anon calls the function as RPC, with arguments taken from the rows (a signed-up
 /// user's id first), as `rlskit test`'s probe calls it. Proven only when the call succeeds
-/// and writes rows or returns another user's rows.
+/// and writes rows, returns another user's rows, or queues a request carrying the project's
+/// service credentials (the Storage or Auth API would then act for anon).
 extension ProofContext {
     func function(_ f: Finding) throws -> Proof {
         let candidates = try FunctionProbe.candidates(conn, exposedSchemas: [f.object.schema])
@@ -27,6 +28,9 @@ extension ProofContext {
         var effect: [String] = []
         if !o.writes.isEmpty { effect.append("wrote (\(o.writes.joined(separator: "; ")))") }
         if o.othersRows > 0 { effect.append("returned another user's rows") }
+        if !o.privileged.isEmpty {
+            effect.append("made the server send \(o.privileged.joined(separator: ", ")) (recorded, not sent)")
+        }
         if !o.catalogChanges.isEmpty {
             effect.append("changed the catalog (\(o.catalogChanges.joined(separator: "; ")))")
         }

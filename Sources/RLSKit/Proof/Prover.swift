@@ -26,6 +26,8 @@ public enum Prover {
             { try $1.policy($0, attacker: .stranger) }
         case Lint.withCheckWeakerThanUsing.name: { try $1.handOver($0) }
         case Lint.anonSecurityDefinerFunctionExecutable.name: { try $1.function($0) }
+        case Lint.authUsersExposed.name: { try $1.authUsersView($0) }
+        case Lint.securityDefinerView.name: { try $1.definerView($0) }
         default: nil
         }
     }

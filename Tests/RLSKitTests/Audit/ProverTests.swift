@@ -217,6 +217,32 @@ final class ProverTests: XCTestCase {
         XCTAssertTrue(f[0].proof!.actor.contains("public.memberships"), f[0].proof!.actor)
     }
 
+    /// The member's user column references a profile table (made at sign-up, or not), not
+    /// auth.users: the stranger's membership needs the profile row first.
+    func testSelfComparisonProvenThroughAProfileTable() throws {
+        for profiles in [
+            // a profile made by a sign-up trigger; the membership's user column nullable
+            """
+            create table public.users (id uuid primary key references auth.users on delete cascade, email text);
+            create function public.on_signup() returns trigger language plpgsql security definer set search_path = '' as $$
+              begin insert into public.users (id, email) values (new.id, new.email); return new; end $$;
+            create trigger on_signup after insert on auth.users for each row execute function public.on_signup();
+            """,
+            // no trigger: rlskit inserts the profile, which has a NOT NULL column of its own
+            """
+            create table public.users (id uuid primary key references auth.users on delete cascade, handle text not null);
+            """,
+        ] {
+            let f = try prove(
+                "policy_self_comparison",
+                profiles
+                    + Self.selfComparison.replacingOccurrences(
+                        of: "memberships (user_id uuid,", with: "memberships (user_id uuid references public.users,")
+                    + "grant select on public.memberships to authenticated;")
+            assertProven(f, actor: "a stranger", effect: "read", keys: ["id=2"])
+        }
+    }
+
     func testSelfComparisonWithMembershipsClosedIsDemoted() throws {
         let f = try prove("policy_self_comparison", Self.selfComparison)
         assertDemoted(f, "permission denied for table memberships")
@@ -345,6 +371,68 @@ final class ProverTests: XCTestCase {
             create function public.answer() returns int language sql security definer set search_path = '' as $$ select 42 $$;
             """)
         assertDemoted(f, "changed no row and returned no other user's row")
+    }
+
+    // MARK: 0002 auth_users_exposed, 0010 security_definer_view
+
+    func testAuthUsersViewProvenByAnon() throws {
+        let f = try prove(
+            "auth_users_exposed",
+            "create view public.user_emails as select id, email from auth.users; grant select on public.user_emails to anon;"
+        )
+        assertProven(f, actor: "anon", effect: "read another user's auth.users data")
+        XCTAssertEqual(f[0].proof?.request, "GET /rest/v1/user_emails?select=*")
+    }
+
+    func testAuthUsersViewsProvenByStranger() throws {
+        for exposed in [
+            "create view public.user_names as select u.email, u.raw_user_meta_data ->> 'name' as name from auth.users u;",
+            // made before anyone signed up: the proof refreshes it
+            "create materialized view public.user_names as select id from auth.users;",
+        ] {
+            let f = try prove("auth_users_exposed", exposed + "grant select on public.user_names to authenticated;")
+            assertProven(f, actor: "a stranger", effect: "read another user's auth.users data")
+        }
+    }
+
+    func testAuthUsersViewOfTheCallerOnlyIsDemoted() throws {
+        let f = try prove(
+            "auth_users_exposed",
+            """
+            create view public.me as select id, email from auth.users where id = auth.uid();
+            grant select on public.me to anon, authenticated;
+            """)
+        assertDemoted(f, "read no other user's row")
+    }
+
+    static let notes = """
+        create table public.notes (id int primary key, owner uuid references auth.users, body text);
+        alter table public.notes enable row level security;
+        create policy "own notes" on public.notes for select to authenticated using (owner = (select auth.uid()));
+        grant select, insert on public.notes to anon, authenticated, service_role;
+        """
+
+    func testDefinerViewProvenByStranger() throws {
+        for view in [
+            "create view public.all_notes as select id, body from public.notes;",
+            // a join and an aggregate read through the owner's rights too
+            "create view public.all_notes as select n.owner, count(*) as c from public.notes n group by n.owner;",
+        ] {
+            let f = try prove(
+                "security_definer_view", Self.notes + view + "grant select on public.all_notes to anon, authenticated;")
+            assertProven(f, actor: "anon", effect: "read rows the tables' own policies hide")
+        }
+    }
+
+    func testDefinerViewShowingNoMoreThanThePoliciesIsDemoted() throws {
+        for view in [
+            "create view public.all_notes as select id, body from public.notes where owner = (select auth.uid());",
+            "create view public.all_notes as select id, body from public.notes where false;",
+        ] {
+            let f = try prove(
+                "security_definer_view", Self.notes + view + "grant select on public.all_notes to anon, authenticated;")
+            assertDemoted(f, "no more than directly")
+        }
     }
 
     // MARK: the rest

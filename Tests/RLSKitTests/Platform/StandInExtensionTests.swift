@@ -112,6 +112,17 @@ final class StandInExtensionTests: XCTestCase {
         XCTAssertFalse(String(String.UnicodeScalarView(scalars)).contains("ef_construction"))
         XCTAssertNoThrow(try conn.query(blanked[0].text))
         XCTAssertEqual(VectorIndexOptions.ranges(in: "create index i on t using btree (a) with (fillfactor = 70)"), [])
+        // A `db dump` quotes the method, the columns and the options; these apply too.
+        for dumped in [
+            #"CREATE INDEX "i1" ON "public"."docs" USING "ivfflat" ("e" "extensions"."vector_cosine_ops") WITH ("lists"='100')"#,
+            #"CREATE INDEX "i2" ON "public"."docs" USING "hnsw" ("e" "extensions"."vector_l2_ops") WITH ("m"='16', "ef_construction"='64')"#,
+            "create index concurrently if not exists i3 on docs using HNSW ((e)) with (m=8) where e is not null",
+        ] {
+            var own = Array(dumped.unicodeScalars)
+            let done = VectorIndexOptions.blank(SQLScanner.statements(in: dumped), in: &own)
+            XCTAssertFalse(done[0].text.lowercased().contains("with ("), dumped)
+            XCTAssertNoThrow(try conn.query(done[0].text.replacingOccurrences(of: "concurrently", with: "")), dumped)
+        }
     }
 
     func testNetAndHttpRecordInsteadOfSending() throws {

@@ -145,6 +145,9 @@ struct FunctionProbeRequest: Sendable {
         if o.othersRows > 0, !who.allows(caller.reader) {
             wrong.append("returned \(o.othersRows) row\(o.othersRows == 1 ? "" : "s") of \(others)")
         }
+        if !o.privileged.isEmpty, !who.allows(caller.writer) {
+            wrong.append("made the server send " + o.privileged.joined(separator: ", "))
+        }
         // A declared role's holder is who the function is for: its call must go through.
         if let refused = o.refused, let d = declared,
             !d.callableBy.roleNames.isEmpty || !d.callableBy.memberRoles.isEmpty,

@@ -19,6 +19,8 @@ enum FunctionProbe {
         var refused: String?
         /// Requests the stand-ins recorded (`POST https://…`), never sent.
         var requests: [String] = []
+        /// Those of them carrying elevated credentials, as "DELETE https://… with a service_role token".
+        var privileged: [String] = []
         /// Why the call gave no verdict: an argument the probe chose was not a value the function
         /// takes, or it did not end in time (`cutOff`).
         var unfilled: String?
@@ -29,7 +31,8 @@ enum FunctionProbe {
         var lasting: [String] = []
         /// A write or another user's rows, done by a caller that should get neither.
         var isFinding: Bool {
-            refused == nil && unfilled == nil && (!writes.isEmpty || othersRows > 0 || !catalogChanges.isEmpty)
+            refused == nil && unfilled == nil
+                && (!writes.isEmpty || othersRows > 0 || !catalogChanges.isEmpty || !privileged.isEmpty)
         }
 
         var sentence: String {
@@ -245,7 +248,11 @@ enum FunctionProbe {
         }
         var o = Outcome(function: function, caller: label, writes: writes, othersRows: othersRows, refused: refused)
         o.catalogChanges = catalogChanges
-        if recorded > 0 { o.requests = try requests(recorded, conn) }
+        if recorded > 0 {
+            let sent = try self.recorded(recorded, conn)
+            o.requests = sent.map(\.request)
+            o.privileged = sent.compactMap { r in r.credential.map { "\(r.request) with \($0)" } }
+        }
         return o
     }
 
@@ -317,20 +324,6 @@ enum FunctionProbe {
         return [
             "took \(n) session advisory lock\(n == 1 ? "" : "s"), which no rollback undoes (rlskit released \(n == 1 ? "it" : "them"))"
         ]
-    }
-
-    /// The newest `n` recorded requests, as `METHOD url`.
-    static func requests(_ n: Int, _ conn: PostgresConnection) throws -> [String] {
-        var out: [String] = []
-        for table in ["net.http_request_queue", "rlskit_http.requests"] {
-            let exists: Bool =
-                try conn.query("select to_regclass($1) is not null", [table]).rows.first?.decode(0) ?? false
-            guard exists else { continue }
-            out += try conn.query("select method || ' ' || url from \(table) order by id desc limit \(n)").rows.map {
-                try $0.decode(0)
-            }
-        }
-        return Array(out.prefix(n).reversed())
     }
 
     /// Every watched table's fingerprint in one round trip (they are taken before and after each call).
