@@ -22,6 +22,8 @@ struct TableInfo: Sendable {
         var enumLabels: [String] = []
         /// "schema.table(column)" this column references, if a single-column foreign key.
         var references: String?
+        /// The default is the signed-in user's id (`auth.uid()`): NULL when seeded as service_role.
+        var userDefault = false
         var writable: Bool { identity != "a" && generated.isEmpty }
     }
 
@@ -39,13 +41,13 @@ struct TableInfo: Sendable {
     var foreignKeys: [ForeignKey] = []
     /// Check constraints on a single column: column → expressions (as pg_get_expr prints them).
     var checks: [String: [String]] = [:]
-    /// Tables this one reaches through NOT NULL foreign keys, by `qualifiedName` (parents to seed).
+    /// Tables this one reaches through foreign keys, by `qualifiedName` (parents to seed).
     var parents: [String: TableInfo] = [:]
     /// Declared tables of the same access file, by `qualifiedName`: their owner and seed lines
     /// also hold when they are seeded as parents (set by the planner).
     var declared: [String: Declared] = [:]
     /// What an access file says about a table's rows; the catalog keeps it for the parent seeder.
-    typealias Declared = (owner: String, seeds: [(column: String, expression: String)])
+    typealias Declared = (owner: String, through: String, seeds: [(column: String, expression: String)])
     /// `schema.name`, quoted where needed.
     var qualifiedName: String { SQL.qualified(schema, name) }
     var sqlName: String { SQL.qualified(schema, name) }
@@ -66,8 +68,9 @@ struct TableInfo: Sendable {
 
 enum Catalog {
     // Every query takes all tables at once ($1 = qualified names) and tags rows with their position.
-    // Tables reached from them through foreign keys with a NOT NULL column (auth.users left out)
-    // follow as o > count($1): parents the seeder may have to fill.
+    // Tables reached from them through foreign keys (auth.users left out) follow as o > count($1):
+    // parents the seeder may have to fill (NOT NULL keys, ownership through a parent, nullable
+    // keys a policy reads).
     static let tablesCTE = """
         with recursive q0 as (select to_regclass(n) as oid, o from unnest($1::text[]) with ordinality u(n, o)),
         reach(oid) as (
@@ -107,6 +110,8 @@ enum Catalog {
                    a.attidentity::text as identity, a.attgenerated::text as generated,
                    (select e.enumlabel::text from pg_enum e where e.enumtypid = t.oid order by e.enumsortorder limit 1) as enum_label,
                    \(SQLParts.enumLabels("t")) as enum_labels,
+                   coalesce((select pg_get_expr(d.adbin, d.adrelid) ~* '\\mauth\\.uid\\s*\\(|request\\.jwt\\.claim'
+                               from pg_attrdef d where d.adrelid = a.attrelid and d.adnum = a.attnum), false) as user_default,
                    (select fn.nspname || '.' || fc.relname || '(' || fa.attname || ')'
                       \(SQLParts.singleColumnReference("a.attrelid", "a.attnum"))) as refs
               from q join pg_attribute a on a.attrelid = q.oid join pg_type t on t.oid = a.atttypid
@@ -187,7 +192,8 @@ enum Catalog {
                     notNull: try r.decode("not_null"),
                     hasDefault: try r.decode("has_default"), identity: try r.decode("identity"),
                     generated: try r.decode("generated"), enumLabel: try r.decode("enum_label"),
-                    enumLabels: try r.decode("enum_labels"), references: try r.decode("refs"))
+                    enumLabels: try r.decode("enum_labels"), references: try r.decode("refs"),
+                    userDefault: try r.decode("user_default"))
             }
             let keys = try (uniques[k] ?? []).compactMap { r -> [String]? in
                 try r.decode("plain", as: Bool.self) ? try r.decode("cols", as: [String].self) : nil

@@ -44,6 +44,9 @@ extension AccessDraft {
         var columns: [Column] = []
         var uniqueKeys: [Set<String>] = []
         var policies: [Policy] = []
+        /// With no user column of its own: the column pointing at a drafted table that has an
+        /// owner (a product's shop), for `owner shop_id through public.shops`.
+        var ownerThrough: (column: String, schema: String, table: String, note: String)?
         var qualifiedName: String { SQL.qualified(schema, name) }
         func column(_ name: String) -> Column? { columns.first { $0.name == name } }
     }
@@ -117,6 +120,33 @@ extension AccessDraft {
         var out: [String: String] = [:]
         for r in try conn.query(Catalog.functionBodiesSQL, [Array(called)]).rows {
             out[try r.decode("name"), default: ""] += try r.decode("prosrc", as: String.self) + "\n"
+        }
+        return out
+    }
+
+    /// Sets `ownerThrough` on tables without a user column whose foreign key reaches a drafted
+    /// table that has an owner, directly or through such tables (three levels at most).
+    /// `grouped`: membership and group tables, and tables pointing at a group (their rows are a group's).
+    static func markOwnersThrough(_ tables: [Table], grouped: Set<String>) -> [Table] {
+        var out = tables
+        var index: [String: Int] = [:]
+        for (i, t) in out.enumerated() where !grouped.contains(t.qualifiedName) { index[t.qualifiedName] = i }
+        for _ in 0..<3 {
+            for i in out.indices where out[i].ownerThrough == nil && !out[i].columns.contains(where: \.holdsUserID) {
+                for c in out[i].columns where Text.name(c.name) != nil {
+                    guard let r = c.references, let j = index[SQL.qualified(r.schema, r.table)], j != i,
+                        out[j].columns.contains(where: \.holdsUserID) || out[j].ownerThrough != nil
+                    else { continue }
+                    let via =
+                        out[j].columns.first(where: \.holdsUserID).map { "its \(SQL.ident($0.name))" }
+                        ?? "its own parent"
+                    out[i].ownerThrough = (
+                        c.name, r.schema, r.table,
+                        "references \(SQL.qualified(r.schema, r.table))(\(SQL.ident(r.column))), owned through \(via)"
+                    )
+                    break
+                }
+            }
         }
         return out
     }

@@ -57,7 +57,15 @@ extension AccessDraft {
         let rolesAt = w.lines.count
         var draft = Draft(text: "")
         let members = tables.compactMap(membership)
-        for t in tables {
+        let groupTables = Set(members.compactMap { $0.group.references.map { SQL.qualified($0.schema, $0.table) } })
+        let grouped = Set(
+            members.map(\.table.qualifiedName) + groupTables
+                + tables.filter { t in
+                    t.columns.contains { c in
+                        c.references.map { groupTables.contains(SQL.qualified($0.schema, $0.table)) } ?? false
+                    }
+                }.map(\.qualifiedName))
+        for t in markOwnersThrough(tables, grouped: grouped) {
             w.lines.append("")
             guard let name = Text.qualified(t.schema, t.name) else {
                 w.lines.append(
@@ -140,11 +148,14 @@ extension AccessDraft {
                 "the column holding the row's group: " + groups.map { SQL.ident($0.column) }.joined(separator: " | ")
                     + " (or delete the line)")
         }
-        if owners.isEmpty && groups.isEmpty {
+        let parent = owners.isEmpty && groups.isEmpty ? t.ownerThrough : nil
+        if let p = parent, let table = Text.qualified(p.schema, p.table) {
+            w.add("owner \(SQL.ident(p.column)) through \(table)", p.note)
+        } else if owners.isEmpty && groups.isEmpty {
             w.add("# no column references auth.users or a group: a catalog or a service table?")
         }
         var choices = ["anyone", "signed-in"]
-        if !owners.isEmpty { choices.append("owner") }
+        if !owners.isEmpty || parent != nil { choices.append("owner") }
         if !groups.isEmpty {
             choices.append("members")
             let roles = groups.flatMap(\.roles)

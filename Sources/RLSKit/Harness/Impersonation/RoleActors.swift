@@ -2,18 +2,24 @@
 /// one who wrote the same value where users can write (user_metadata, through
 /// `supabase.auth.updateUser`), who must be treated as any other signed-in user.
 extension RoleIntent {
-    /// The claim as a one-key JSON object, e.g. {"role":"admin"}.
+    /// The claim as a JSON object below app_metadata (or the token), e.g. {"role":"admin"} or
+    /// {"org":{"role":"owner"}} for `app_metadata.org.role`.
     var claimObject: String {
         // A role held through a table row is forged as `{"role": name}`, what users write most.
-        byRow
-            ? "{\"role\":\(JSON.string(name).rendered(pretty: false))}"
-            : "{\(JSON.string(claimPath.last ?? "").rendered(pretty: false)):\(value)}"
+        if byRow { return "{\"role\":\(JSON.string(name).rendered(pretty: false))}" }
+        let keys = inAppMetadata ? Array(claimPath.dropFirst()) : claimPath
+        var json = (try? JSON(parsing: value)) ?? .string(value)
+        for k in keys.reversed() { json = .object([(k, json)]) }
+        return json.rendered(pretty: false)
     }
+
+    /// Set by the service in raw_app_meta_data, rather than a claim of the token's own.
+    var inAppMetadata: Bool { claimPath.count >= 2 && claimPath[0] == "app_metadata" }
 
     var holder: HarnessActor {
         var u = HarnessActor.user(name)
         if byRow { return u }
-        if claimPath.count == 2 { u.appMetadata = claimObject } else { u.extraClaims = claimObject }
+        if inAppMetadata { u.appMetadata = claimObject } else { u.extraClaims = claimObject }
         return u
     }
 

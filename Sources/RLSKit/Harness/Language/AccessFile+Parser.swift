@@ -251,7 +251,20 @@ extension AccessFile {
             let at = line.at
             switch key {
             case "owner":
-                let col = try column(line, example: "user_id")
+                var l = line
+                if line.words.count == 4 && line.words[2] == "through" {
+                    guard let parts = nameParts(line.words[3]), parts.count <= 2 else {
+                        throw InputError(at, "'\(line.words[3])' is not a table name: write schema.name")
+                    }
+                    table.ownerThrough = SQL.qualified(parts.count == 2 ? parts[0] : "public", parts.last!)
+                    l = Line(words: Array(line.words.prefix(2)), text: line.text, at: at)
+                } else if line.words.count == 4 {
+                    throw InputError(
+                        at,
+                        "write 'owner column' or 'owner column through schema.table' (the row's owner is that of the row the column points at)"
+                    )
+                }
+                let col = try column(l, example: "user_id")
                 try line.once("owner", &table.settings, what)
                 table.owner = col
             case "group":
@@ -400,14 +413,29 @@ extension AccessFile {
                 throw InputError(line.at, "role \(r.name) is already given by a row at line \(prev.line): keep one way")
             }
             let usage =
-                "write 'claim app_metadata.KEY = VALUE' (set by the service) or 'claim KEY = VALUE' (a top-level claim, as a custom access-token hook adds it)"
+                "write 'claim app_metadata.KEY = VALUE' (set by the service) or 'claim KEY = VALUE' (a top-level claim, as a custom access-token hook adds it); KEY may be a path (app_metadata.org.role), VALUE JSON ([\"admin\"])"
             let words = line.words
-            guard words.count == 4, words[2] == "=" else { throw InputError(line.at, usage) }
+            guard words.count >= 4, words[2] == "=" else { throw InputError(line.at, usage) }
             let path = words[1].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            guard !path.contains(where: \.isEmpty), path.count <= 2, path.count == 1 || path[0] == "app_metadata" else {
-                throw InputError(line.at, usage + " (only app_metadata.KEY or KEY)")
+            guard !path.contains(where: \.isEmpty), path != ["app_metadata"] else {
+                throw InputError(line.at, usage + " (app_metadata.KEY, KEY, or a path of keys)")
             }
-            if path.count == 1, Self.platformClaims.contains(path[0]) {
+            if path[0] == "user_metadata" {
+                throw InputError(
+                    line.at,
+                    "claim 'user_metadata…' is written by users themselves, so it cannot give a role: name where the service puts it (app_metadata.KEY)"
+                )
+            }
+            // The value is the rest of the line after '=': JSON, or a word taken as a string.
+            let text = line.text.drop(while: { $0 == " " || $0 == "\t" })
+            let raw = text[text.index(after: text.firstIndex(of: "=")!)...].trimmingCharacters(in: .whitespaces)
+            guard let value = Self.claimValue(raw) else {
+                throw InputError(
+                    line.at,
+                    "role \(r.name): '\(raw)' is not a JSON value or one word: write e.g. admin, 3, true or [\"admin\"]"
+                )
+            }
+            if path[0] != "app_metadata", Self.platformClaims.contains(path[0]) {
                 throw InputError(
                     line.at,
                     "claim '\(path[0])' is set by the platform for every user: name the claim the role is given in (app_metadata.KEY, or the hook's own claim)"
@@ -415,7 +443,7 @@ extension AccessFile {
             }
             try line.once("claim", &r.settings, "role \(r.name)")
             r.claimPath = path
-            r.value = Self.claimValue(words[3])
+            r.value = value
         }
 
         /// `row public.user_roles user_id, role = 'admin'`: the holder has that row (seeded by the service).
@@ -465,12 +493,19 @@ extension AccessFile {
             "amr", "session_id", "iss",
         ]
 
-        /// `true`, `false` and numbers stay JSON; anything else is a string ('quoted' or not).
-        static func claimValue(_ w: String) -> String {
-            if w == "true" || w == "false" || Double(w) != nil { return w }
+        /// JSON stays JSON (`true`, `3`, `["admin"]`, `{"level": 2}`, `"x"`); a 'quoted' or plain
+        /// word is a string; nil for anything else (two words, malformed JSON).
+        static func claimValue(_ w: String) -> String? {
+            if let first = w.first,
+                "[{\"".contains(first) || w == "true" || w == "false" || w == "null" || Double(w) != nil
+            {
+                return (try? JSON(parsing: w))?.rendered(pretty: false)
+            }
             var v = w
             if v.count >= 2, v.first == "'", v.last == "'" {
                 v = String(v.dropFirst().dropLast()).replacingOccurrences(of: "''", with: "'")
+            } else if v.contains(where: { $0 == " " || $0 == "\t" }) {
+                return nil
             }
             return JSON.string(v).rendered(pretty: false)
         }
@@ -577,11 +612,39 @@ extension AccessFile {
                     next = parent.through
                 }
             }
+            if !t.ownerThrough.isEmpty { try checkOwnerChain(t) }
             if !t.group.isEmpty && file.memberships.isEmpty {
                 throw InputError(
                     t.settings["group"] ?? t.location,
                     "\(what) has a 'group' but no 'members' block says who belongs to a group: add 'members schema.table' with group and user lines"
                 )
+            }
+        }
+
+        /// `owner c through P`: P is declared with an owner line, and the chain ends at a user's id.
+        func checkOwnerChain(_ t: TableIntent) throws(InputError) {
+            let what = "table \(t.qualifiedName)"
+            let at = t.settings["owner"] ?? t.location
+            if let g = t.settings["group"] {
+                throw InputError(
+                    at,
+                    "\(what): 'owner … through' and a 'group' line (line \(g.line)) together are not supported: keep the group, or make 'owner' name a column holding the user's id"
+                )
+            }
+            var seen: Set<String> = [t.qualifiedName]
+            var next = t.ownerThrough
+            while true {
+                guard let parent = known.tables[next], !parent.owner.isEmpty else {
+                    throw InputError(
+                        at,
+                        "\(what): 'owner \(t.owner) through \(next)' needs a 'table \(next)' block with an 'owner' line in this file (the column holding its owner's user id)"
+                    )
+                }
+                guard seen.insert(parent.qualifiedName).inserted else {
+                    throw InputError(at, "\(what): 'owner … through' goes round in a circle through \(next)")
+                }
+                if parent.ownerThrough.isEmpty { break }
+                next = parent.ownerThrough
             }
         }
 

@@ -40,6 +40,9 @@ struct TableIntent: Sendable, Equatable {
     var name: String
     /// The column holding the owner's user id; empty for tables without one (catalogs, service tables).
     var owner: String = ""
+    /// `owner shop_id through public.shops`: the row's owner is that of the row `owner` points at
+    /// (a declared table with its own `owner` line); empty when `owner` holds the user id itself.
+    var ownerThrough: String = ""
     /// The column holding the row's group (through a `members` block); empty when rows have none.
     var group: String = ""
     /// `group project_id through public.projects`: the row's group is that of the row it points at.
@@ -62,7 +65,8 @@ struct TableIntent: Sendable, Equatable {
     var qualifiedName: String { SQL.qualified(schema, name) }
 
     static func == (a: TableIntent, b: TableIntent) -> Bool {
-        a.schema == b.schema && a.name == b.name && a.owner == b.owner && a.group == b.group && a.read == b.read
+        a.schema == b.schema && a.name == b.name && a.owner == b.owner && a.ownerThrough == b.ownerThrough
+            && a.group == b.group && a.read == b.read
             && a.insert == b.insert
             && a.update == b.update && a.delete == b.delete && a.location == b.location
             && a.seeds.map(\.column) == b.seeds.map(\.column) && a.seeds.map(\.expression) == b.seeds.map(\.expression)

@@ -20,14 +20,16 @@ struct CatalogMatrix {
             .map { SQL.ident($0.name) }
     }
 
-    static let nobody = "00000000-0000-0000-0000-000000000000"
     var users: [HarnessActor] { [user.actor, HarnessActor.anon] + roleActors.map(\.actor) }
     let user = MatrixActor(actor: .user("A"))
+    /// A signed-up user who is none of the actors: the seeded row's and its parents' columns
+    /// referencing auth.users (or defaulting to auth.uid()) hold a real user, who is nobody checked.
+    let keeper = HarnessActor.user("row owner")
 
     func seedScript() -> String {
-        let r = seeder.row(owner: Self.nobody, n: 1)
+        let r = seeder.row(owner: keeper.uid, n: 1)
         let columns = InsertSQL.values(r.columns, r.values)
-        var sql = seeder.parents.script(owners: [Self.nobody] + users.map(\.uid))
+        var sql = seeder.parents.script(owners: [keeper.uid] + users.map(\.uid))
         sql += serviceRole ? "select set_config('role', 'service_role', true);\n" : ""
         sql +=
             "with r as (insert into \(t)\(columns) returning ctid) select set_config('rlskit.catalog_row', ctid::text, true) from r;\n"
@@ -68,7 +70,7 @@ struct CatalogMatrix {
                 on("DELETE"))
         }
         return HarnessUnit(
-            suite: suite, users: [user.actor] + roleActors.map(\.actor), setup: seedScript(), checks: b.checks,
+            suite: suite, users: [user.actor, keeper] + roleActors.map(\.actor), setup: seedScript(), checks: b.checks,
             location: intent.location)
     }
 }

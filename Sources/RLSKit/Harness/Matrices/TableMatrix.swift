@@ -18,6 +18,7 @@ struct TableMatrix {
     ) {
         self.info = info
         self.intent = intent
+        seeder = Seeder(table: info, intent: intent)
         a = .user("A")
         b = .user("B")
         attacker = ClaimAttack.attacker(info.policyTexts, hook: hook)
@@ -35,7 +36,8 @@ struct TableMatrix {
         return read ? (yes ? .visible : .hidden) : (yes ? .allowed : .blocked)
     }
 
-    var seeder: Seeder { Seeder(table: info, intent: intent) }
+    /// Built once: its parent plan walks the foreign keys.
+    let seeder: Seeder
     var owner: String { SQL.ident(intent.owner) }
     var t: String { info.sqlName }
     /// A single-column unique owner (profiles.id): a second row for the same owner cannot exist,
@@ -45,7 +47,23 @@ struct TableMatrix {
     /// The users whose own rows are seeded.
     var seededUsers: [HarnessActor] { [a, b] + (attacker.map { [$0] } ?? []) }
 
-    func whereOwner(_ u: HarnessActor) -> String { "\(owner) = \(SQL.literal(u.uid))" }
+    func whereOwner(_ u: HarnessActor) -> String {
+        ownerValues(u).map { "\($0.column) = \($0.value)" }.joined(separator: " and ")
+    }
+
+    /// The columns that say who owns a row and their values for `u`'s rows: the owner column, or
+    /// with `owner … through` the key to `u`'s seeded parent (kept in a setting, so no policy of
+    /// the parent's table hides it from the check).
+    func ownerValues(_ u: HarnessActor) -> [(column: String, value: String)] {
+        let s = seeder
+        guard let fk = ParentPlan.ownerKey(info, owner: intent.owner, through: intent.ownerThrough) else {
+            return [(owner, SQL.literal(u.uid))]
+        }
+        return fk.columns.compactMap { name in
+            guard let c = info.column(name), let p = s.parents.root[name] else { return nil }
+            return (SQL.ident(name), s.parents.value(p, c, owner: u.uid, n: 0))
+        }
+    }
 
     /// The column a no-op UPDATE sets to itself: any plain column, the owner as a last resort.
     var touchColumn: String {
@@ -109,7 +127,8 @@ struct TableMatrix {
             "update \(t) set \(touchColumn) = \(touchColumn) where \(whereOwner(u))"
         }
         func handOver(_ from: HarnessActor, to: HarnessActor) -> String {
-            "update \(t) set \(owner) = \(SQL.literal(to.uid)) where \(whereOwner(from))"
+            let set = ownerValues(to).map { "\($0.column) = \($0.value)" }.joined(separator: ", ")
+            return "update \(t) set \(set) where \(whereOwner(from))"
         }
         func remove(_ u: HarnessActor) -> String { "delete from \(t) where \(whereOwner(u))" }
         add(a, "select", "A reads own row", [], select + whereOwner(a), expect(read, own, read: true), reading(a))
@@ -137,7 +156,7 @@ struct TableMatrix {
         add(
             a, "update", "A hands own row over to B", clear(b), handOver(a, to: b),
             update.allows(own) && update.allows(others) ? .allowed : .blocked,
-            updating(a, set: owner, to: SQL.literal(b.uid)))
+            updating(a, set: ownerValues(b)[0].column, to: ownerValues(b)[0].value))
         add(
             .anon, "update", "anon updates A's row", [], touch(a), expect(update, nobody),
             updating(a, set: touchColumn, to: touchColumn))
@@ -159,7 +178,7 @@ struct TableMatrix {
             add(
                 m, "update", "M hands own row over to B", clear(b), handOver(m, to: b),
                 update.allows(own) && update.allows(others) ? .allowed : .blocked,
-                updating(m, set: owner, to: SQL.literal(b.uid)))
+                updating(m, set: ownerValues(b)[0].column, to: ownerValues(b)[0].value))
             add(m, "delete", "M deletes B's row", [], remove(b), expect(intent.delete, others), deleting(b))
         }
         for name in intent.protected {

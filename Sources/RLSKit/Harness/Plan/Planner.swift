@@ -50,7 +50,9 @@ enum Planner {
             let position = Dictionary(file.tables.enumerated().map { ($0.element.qualifiedName, $0.offset) }) { a, _ in
                 a
             }
-            let declared = Dictionary(file.tables.map { ($0.qualifiedName, (owner: $0.owner, seeds: $0.seeds)) }) {
+            let declared = Dictionary(
+                file.tables.map { ($0.qualifiedName, (owner: $0.owner, through: $0.ownerThrough, seeds: $0.seeds)) }
+            ) {
                 a, _ in a
             }
             for i in infos.indices { infos[i].declared = declared }
@@ -288,12 +290,74 @@ enum Planner {
                 "table \(intent.qualifiedName) has no column '\(intent.owner)': name the column holding the owner's user id"
             )
         }
+        let at = intent.settings["owner"] ?? intent.location
+        if !intent.ownerThrough.isEmpty {
+            guard ParentPlan.ownerKey(info, owner: owner.name, through: intent.ownerThrough) != nil else {
+                throw InputError(
+                    at,
+                    "table \(intent.qualifiedName): column '\(owner.name)' has no foreign key to \(intent.ownerThrough): 'owner … through' follows one"
+                )
+            }
+            return
+        }
         guard owner.baseTypeName == "uuid" else {
             throw InputError(
-                intent.settings["owner"] ?? intent.location,
+                at,
                 "owner column \(SQL.ident(owner.name)) of \(intent.qualifiedName) is \(owner.type), not uuid: "
                     + "name the column holding the owner's user id (auth.users.id)")
         }
+        // A key to another table's row (shops.id) is not a user's id, unless that column is one (profiles.id).
+        let keys = info.foreignKeys.filter { $0.columns.contains(owner.name) }
+        guard !keys.isEmpty,
+            !keys.contains(where: { holdsUser(info, [owner.name], info.parents, depth: 0) || $0.toAuthUsers })
+        else { return }
+        let fk = keys[0]
+        let ref = "\(fk.refName)(\(fk.refColumns.map { SQL.ident($0) }.joined(separator: ", ")))"
+        if let parent = info.parents[fk.refName], reachesUser(parent, info.parents, info.declared, depth: 0) {
+            throw InputError(
+                at,
+                "table \(intent.qualifiedName): owner \(SQL.ident(owner.name)) references \(ref), which is not a user's id: write 'owner \(SQL.ident(owner.name)) through \(fk.refName)' (with a 'table \(fk.refName)' block whose 'owner' line names its owner's column)"
+            )
+        }
+        // A key without a default may be a user's id set by a sign-up trigger (profiles.id without a
+        // foreign key); one the table makes itself (gen_random_uuid()) is a row's, not a user's.
+        let made = fk.refColumns.contains { info.parents[fk.refName]?.column($0)?.hasDefault ?? false }
+        guard made else { return }
+        throw InputError(
+            at,
+            "table \(intent.qualifiedName): owner \(SQL.ident(owner.name)) references \(ref), which reaches no user (no foreign key from \(fk.refName) leads to auth.users): name the column holding the owner's user id"
+        )
+    }
+
+    /// Whether `columns` of `t` hold a user's id: a foreign key to auth.users, or to a column that does.
+    static func holdsUser(_ t: TableInfo, _ columns: [String], _ catalog: [String: TableInfo], depth: Int) -> Bool {
+        guard depth < 5 else { return false }
+        for fk in t.foreignKeys where columns.allSatisfy(fk.columns.contains) {
+            if fk.toAuthUsers { return true }
+            let mapped = columns.compactMap { c in fk.columns.firstIndex(of: c).map { fk.refColumns[$0] } }
+            if let p = catalog[fk.refName], holdsUser(p, mapped, catalog, depth: depth + 1) {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// Whether a row of `t` has an owner: a declared owner line, a column referencing auth.users,
+    /// or a foreign key to a table that has one.
+    static func reachesUser(
+        _ t: TableInfo, _ catalog: [String: TableInfo], _ declared: [String: TableInfo.Declared], depth: Int
+    ) -> Bool {
+        guard depth < 5 else { return false }
+        if let d = declared[t.qualifiedName], !d.owner.isEmpty { return true }
+        for fk in t.foreignKeys {
+            if fk.toAuthUsers { return true }
+            if let p = catalog[fk.refName], p.qualifiedName != t.qualifiedName,
+                reachesUser(p, catalog, declared, depth: depth + 1)
+            {
+                return true
+            }
+        }
+        return false
     }
 
     /// Every seed names a column of the table and is an expression the server accepts for

@@ -66,6 +66,7 @@ struct UnitRunner {
 
     /// The pipelined checks, in the unit's open transaction (after late sign-ups and the hook).
     func runChecks(_ unit: HarnessUnit, since start: Date) throws -> [TestOutcome] {
+        var unit = unit
         if !unit.lateSignUp.isEmpty {
             do { _ = try conn.runScript(unit.lateSignUp) } catch {
                 if error.error.isConnectionFailure { throw error.error }
@@ -76,6 +77,7 @@ struct UnitRunner {
                 ]
             }
         }
+        try TokenRefresh.refresh(&unit, conn: conn)
         if let hook = unit.hook,
             let problem = try HookClaims.run(hook, unit, conn: conn, authAdmin: unit.hookAsAuthAdmin)
         {

@@ -42,14 +42,50 @@ struct ParentPlan: Sendable {
         var seeds = intent.seeds.map { (column: $0.column, expression: $0.expression) }
         seeds.removeAll { table.column($0.column) == nil }
         var pins: [String: Source] = [:]
-        if table.column(intent.owner) != nil { pins[intent.owner] = .owner }
+        if intent.ownerThrough.isEmpty, table.column(intent.owner) != nil { pins[intent.owner] = .owner }
         for s in seeds { pins[s.column] = .seed(s.expression) }
         // Values the matrix decides (a row's group) are never made through a parent.
         for (column, value) in fixed where table.column(column) != nil { pins[column] = .seed(value) }
         let seeded = Set(seeds.map(\.column) + fixed.keys)
-        if let src = sources(table, pins: pins, seeded: seeded, path: []) {
+        let owning = Self.ownerKey(table, owner: intent.owner, through: intent.ownerThrough)?.columns ?? []
+        // A nullable key a policy reads gets a parent too (left NULL, a check on it passes
+        // vacuously), where one can be made; the owner's key always does.
+        let read = Self.policyReadKeys(table).subtracting(seeded)
+        let start = self
+        if !read.isEmpty, let src = sources(table, pins: pins, seeded: seeded, path: [], force: read.union(owning)) {
+            root = src.filter { $0.value.isFixed && $0.value != .owner }
+            return
+        }
+        (nodes, problem) = (start.nodes, start.problem)
+        if let src = sources(table, pins: pins, seeded: seeded, path: [], force: Set(owning)) {
             root = src.filter { $0.value.isFixed && $0.value != .owner }
         }
+    }
+
+    /// The foreign key from `owner` to `through` (`owner shop_id through public.shops`).
+    static func ownerKey(_ t: TableInfo, owner: String, through: String) -> TableInfo.ForeignKey? {
+        guard !through.isEmpty else { return nil }
+        return t.foreignKeys.first { $0.refName == through && $0.columns.contains(owner) }
+    }
+
+    /// Columns of nullable foreign keys to other tables that the table's policies name.
+    static func policyReadKeys(_ t: TableInfo) -> Set<String> {
+        let candidates = t.foreignKeys.filter { !$0.toAuthUsers }.flatMap(\.columns)
+        guard !candidates.isEmpty else { return [] }
+        var named: Set<String> = []
+        for text in t.policyTexts {
+            let s = Array(text.unicodeScalars)
+            for tok in SQLLexer.tokens(s) where tok.kind == .word || tok.kind == .quotedName {
+                var w = String(String.UnicodeScalarView(s[tok.start..<tok.end]))
+                if tok.kind == .quotedName { w = String(w.dropFirst().dropLast()) } else { w = w.lowercased() }
+                named.insert(w)
+            }
+        }
+        var out: Set<String> = []
+        for fk in t.foreignKeys where !fk.toAuthUsers && fk.columns.contains(where: named.contains) {
+            out.formUnion(fk.columns)
+        }
+        return out
     }
 
     static func needsValue(_ c: TableInfo.ColumnInfo) -> Bool { c.writable && c.notNull && !c.hasDefault }
@@ -57,7 +93,8 @@ struct ParentPlan: Sendable {
     /// Sources for `t`'s columns: `pins` first, then a parent per foreign key that must hold.
     /// `path` lists the foreign keys followed to reach `t`, for naming a cycle.
     private mutating func sources(
-        _ t: TableInfo, pins: [String: Source], seeded: Set<String>, path: [(table: String, columns: String)]
+        _ t: TableInfo, pins: [String: Source], seeded: Set<String>, path: [(table: String, columns: String)],
+        force: Set<String> = []
     ) -> [String: Source]? {
         var src = pins
         for fk in t.foreignKeys {
@@ -71,7 +108,12 @@ struct ParentPlan: Sendable {
             // The user's seed lines win: a foreign key with a seeded column is theirs to satisfy.
             if cols.contains(where: { seeded.contains($0.name) }) { continue }
             // A column left NULL (or to its default) means no parent row is needed (MATCH SIMPLE).
-            if cols.contains(where: { src[$0.name] == nil && !Self.needsValue($0) }) { continue }
+            // Unless the key is forced: the owner's parent, or a key a policy reads.
+            if !cols.contains(where: { force.contains($0.name) }),
+                cols.contains(where: { src[$0.name] == nil && !Self.needsValue($0) })
+            {
+                continue
+            }
             if satisfied(fk, src) { continue }
             let here = (table: t.qualifiedName, columns: fk.columns.joined(separator: ", "))
             if let start = (path + [here]).firstIndex(where: { $0.table == fk.refName }) {
@@ -120,7 +162,12 @@ struct ParentPlan: Sendable {
         var pins = pins
         let intent = declared[t.qualifiedName]
         // A declared table's owner and seed lines hold here too; seeds win over derived values.
-        if let owner = intent?.owner, let c = t.column(owner), c.writable, pins[owner] == nil { pins[owner] = .owner }
+        if let owner = intent?.owner, intent?.through.isEmpty == true, let c = t.column(owner), c.writable,
+            pins[owner] == nil
+        {
+            pins[owner] = .owner
+        }
+        let owning = intent.flatMap { Self.ownerKey(t, owner: $0.owner, through: $0.through)?.columns } ?? []
         var seeded = Set<String>()
         for s in intent?.seeds ?? [] where t.column(s.column) != nil && pins[s.column] == nil {
             pins[s.column] = .seed(s.expression)
@@ -131,7 +178,7 @@ struct ParentPlan: Sendable {
                 "\(child.table)(\(child.columns)) needs a row in \(t.qualifiedName) with \(name) set, but \(name) is generated or an identity column: declare 'seed \(child.columns) = <expression>' in the access file"
             return nil
         }
-        guard let src = sources(t, pins: pins, seeded: seeded, path: path) else { return nil }
+        guard let src = sources(t, pins: pins, seeded: seeded, path: path, force: Set(owning)) else { return nil }
         let fixed = Set(src.filter { $0.value.isFixed }.keys)
         let reuse = t.uniqueKeys.first { !$0.isEmpty && $0.allSatisfy(fixed.contains) }
         let unfilled = t.columns.first {

@@ -26,6 +26,10 @@ struct Seeder: Sendable {
                 "owner column '\(intent.owner)' does not exist in \(table.qualifiedName) (columns: \(table.columns.map(\.name).joined(separator: ", ")))"
         }
         if !owner.writable { return "owner column '\(owner.name)' is generated or an identity column" }
+        if !intent.ownerThrough.isEmpty, parents.problem == nil, parents.root[owner.name] == nil {
+            return
+                "owner column '\(owner.name)' has no foreign key to \(intent.ownerThrough): 'owner … through' follows one"
+        }
         return otherColumnsProblem
     }
 
@@ -35,7 +39,7 @@ struct Seeder: Sendable {
         }
         if let p = parents.problem { return p }
         for c in table.columns
-        where needsValue(c) && !declared(c) && c.name != intent.owner && parents.root[c.name] == nil
+        where needsValue(c) && !declared(c) && c.name != intent.owner && parents.root[c.name] == nil && !c.userDefault
             && fixed[c.name] == nil
         {
             if let ref = c.references, !ref.hasPrefix("auth.users(") {
@@ -61,13 +65,16 @@ struct Seeder: Sendable {
             let value: String?
             if let f = fixed[c.name] {
                 value = f
-            } else if c.name == intent.owner {
+            } else if c.name == intent.owner && intent.ownerThrough.isEmpty {
                 value = SQL.literal(owner) + "::" + c.type
             } else if let s = intent.seeds.first(where: { $0.column == c.name }) {
                 value = s.expression.replacingOccurrences(of: "{owner}", with: owner).replacingOccurrences(
                     of: "{n}", with: String(n))
             } else if let p = parents.root[c.name] {
                 value = parents.value(p, c, owner: owner, n: n)
+            } else if c.userDefault {
+                // `default auth.uid()` is NULL for service_role, which seeds: the owner, as the API would give.
+                value = SQL.literal(owner) + "::" + c.type
             } else if needsValue(c) {
                 value =
                     c.references?.hasPrefix("auth.users(") == true

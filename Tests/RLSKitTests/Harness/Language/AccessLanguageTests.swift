@@ -129,7 +129,10 @@ final class AccessLanguageTests: XCTestCase {
             ("role owner\n  claim x = 1\n", "a.rls:1: 'owner' already means something"),
             ("role admin\n", "a.rls:1: role admin has no 'claim' or 'row' line"),
             ("role admin\n  claim role = admin\n", "a.rls:2: claim 'role' is set by the platform"),
-            ("role admin\n  claim user_metadata.role = admin\n", "a.rls:2: write 'claim app_metadata.KEY = VALUE'"),
+            (
+                "role admin\n  claim user_metadata.role = admin\n",
+                "a.rls:2: claim 'user_metadata…' is written by users themselves"
+            ),
             ("role admin\n  claim app_metadata.role admin\n", "a.rls:2: write 'claim app_metadata.KEY = VALUE'"),
             ("role admin\n  claim a = 1\n  claim b = 2\n", "a.rls:3: 'claim' is already set at line 2"),
             ("role admin\n  grant x\n", "a.rls:2: unknown role setting 'grant'"),
