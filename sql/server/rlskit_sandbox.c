@@ -7,7 +7,8 @@
  *    operator, default or cast a project wrote, fired by one of rlskit's own sessions);
  *  - while such a function runs in a session that logged in as a superuser, it cannot
  *    change role or session authorization (it would get the session's superuser back);
- *  - reserved roles and reserved memberships as supautils has them on the platform;
+ *  - reserved roles and reserved memberships as supautils has them on the platform, and what
+ *    supautils runs as its superuser for postgres (role settings, BYPASSRLS on a new role);
  *  - COPY to or from a server file or program, ALTER SYSTEM, LOAD and CREATE TABLESPACE refused
  *    to everyone; the server-file functions (built in, adminpack's, file_fdw's) refused to
  *    everyone; dblink and postgres_fdw never connect.
@@ -51,6 +52,7 @@ static char *blocked_functions = NULL;
 static char *file_libraries = NULL;
 static char *definer_role = NULL;
 static char *policy_grants = NULL;
+static char *allowed_configs = NULL;
 static bool admin_writes = false;
 
 static ProcessUtility_hook_type prev_utility = NULL;
@@ -478,25 +480,153 @@ check_statement(Node *stmt)
 	}
 }
 
+/* Whether the current role is postgres, supautils' privileged_role on the platform. */
+static bool
+privileged_user(void)
+{
+	char	   *user = GetUserNameFromId(GetUserId(), true);
+
+	return user != NULL && strcmp(user, "postgres") == 0;
+}
+
+/* Whether a setting is in supautils' privileged_role_allowed_configs (`pgrst.*`: a prefix). */
+static bool
+config_allowed(const char *name)
+{
+	char	   *copy;
+	List	   *items;
+	ListCell   *lc;
+	bool		found = false;
+
+	if (name == NULL || allowed_configs == NULL || *allowed_configs == '\0')
+		return false;
+	copy = pstrdup(allowed_configs);
+	if (!SplitIdentifierString(copy, ',', &items))
+		return false;
+	foreach(lc, items)
+	{
+		char	   *item = (char *) lfirst(lc);
+		size_t		n = strlen(item);
+
+		if (n > 0 && item[n - 1] == '*' ? pg_strncasecmp(name, item, n - 1) == 0 : pg_strcasecmp(name, item) == 0)
+		{
+			found = true;
+			break;
+		}
+	}
+	list_free(items);
+	pfree(copy);
+	return found;
+}
+
+/* A role the statement may touch with supautils' superuser: one that exists and is no superuser. */
+static bool
+ordinary_role(const char *name)
+{
+	Oid			role = name ? get_role_oid(name, true) : InvalidOid;
+
+	return OidIsValid(role) && !superuser_arg(role);
+}
+
+/* Whether every role named in `roles` (RoleSpecs) is an ordinary role. */
+static bool
+ordinary_roles(List *roles)
+{
+	ListCell   *lc;
+
+	foreach(lc, roles)
+		if (!ordinary_role(node_role_name((Node *) lfirst(lc))))
+			return false;
+	return true;
+}
+
+static void
+superuser_attribute_error(const char *action)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("permission denied to %s role", action),
+			 errdetail("Only roles with the %s attribute may %s roles with the %s attribute.", "SUPERUSER", action,
+					   "SUPERUSER")));
+}
+
 /*
- * `alter role authenticator set pgrst.…`: PostgreSQL lets only superusers store a setting it
- * does not know yet; supautils lets the platform's postgres store PostgREST's, and so do we.
- * Nothing of the project runs while the statement does.
+ * What supautils runs as its superuser when postgres (its privileged_role) asks, on PostgreSQL 15:
+ *  - `alter role x set <setting>` for the settings of privileged_role_allowed_configs
+ *    (`alter role authenticator set pgrst.db_aggregates_enabled = 'true'`): PostgreSQL lets
+ *    only superusers store a setting it does not know yet;
+ *  - `create role` / `create user`, so BYPASSRLS and REPLICATION may be given
+ *    (`create user prisma with password '…' bypassrls createdb`, Supabase's Prisma guide);
+ *  - `alter role` of a role other than postgres, for the same attributes.
+ * SUPERUSER stays refused, with supautils' messages. Here only ordinary (non-superuser) roles are
+ * touched, and nothing of the project runs while the statement does.
  */
 static bool
-elevated_setting(Node *stmt)
+elevated_role_statement(Node *stmt)
 {
-	AlterRoleSetStmt *a;
-	Oid			role;
+	ListCell   *lc;
 
-	if (!IsA(stmt, AlterRoleSetStmt) || superuser())
+	if (superuser() || !privileged_user())
 		return false;
-	a = (AlterRoleSetStmt *) stmt;
-	if (a->role == NULL || a->database != NULL || a->setstmt == NULL || a->setstmt->name == NULL
-		|| strncmp(a->setstmt->name, "pgrst.", 6) != 0 || !has_createrole_privilege(GetUserId()))
-		return false;
-	role = get_rolespec_oid(a->role, true);
-	return OidIsValid(role) && !superuser_arg(role);
+	switch (nodeTag(stmt))
+	{
+		case T_AlterRoleSetStmt:
+			{
+				AlterRoleSetStmt *a = (AlterRoleSetStmt *) stmt;
+
+				if (a->role == NULL || a->setstmt == NULL || !config_allowed(a->setstmt->name))
+					return false;
+				return ordinary_role(rolespec_name(a->role));
+			}
+		case T_CreateRoleStmt:
+			{
+				CreateRoleStmt *c = (CreateRoleStmt *) stmt;
+
+				/* One that exists fails with PostgreSQL's own error, as supautils lets it. */
+				if (OidIsValid(get_role_oid(c->role, true)))
+					return false;
+				foreach(lc, c->options)
+				{
+					DefElem    *d = (DefElem *) lfirst(lc);
+
+					if (strcmp(d->defname, "superuser") == 0 && defGetBoolean(d))
+						superuser_attribute_error("create");
+					if ((strcmp(d->defname, "addroleto") == 0 || strcmp(d->defname, "rolemembers") == 0
+						 || strcmp(d->defname, "adminmembers") == 0) && !ordinary_roles((List *) d->arg))
+						return false;
+				}
+				return true;
+			}
+		case T_AlterRoleStmt:
+			{
+				AlterRoleStmt *a = (AlterRoleStmt *) stmt;
+				const char *name = rolespec_name(a->role);
+
+				foreach(lc, a->options)
+				{
+					DefElem    *d = (DefElem *) lfirst(lc);
+
+					/* ALTER GROUP … ADD|DROP USER: memberships, PostgreSQL's own rules. */
+					if (strcmp(d->defname, "rolemembers") == 0)
+						return false;
+				}
+				if (name != NULL && strcmp(name, "postgres") == 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+							 errmsg("permission denied to alter role"),
+							 errdetail("Only superusers can alter privileged roles.")));
+				foreach(lc, a->options)
+				{
+					DefElem    *d = (DefElem *) lfirst(lc);
+
+					if (strcmp(d->defname, "superuser") == 0)
+						superuser_attribute_error("alter");
+				}
+				return ordinary_role(name);
+			}
+		default:
+			return false;
+	}
 }
 
 /*
@@ -586,7 +716,7 @@ sandbox_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 				DestReceiver *dest, QueryCompletion *qc)
 {
 	check_statement(pstmt->utilityStmt);
-	if (elevated_setting(pstmt->utilityStmt) || policy_granted(pstmt->utilityStmt))
+	if (elevated_role_statement(pstmt->utilityStmt) || policy_granted(pstmt->utilityStmt))
 	{
 		Oid			user;
 		int			sec;
@@ -945,6 +1075,9 @@ _PG_init(void)
 	DefineCustomStringVariable("rlskit_sandbox.policy_grants",
 							   "Tables whose policies (and triggers, to drop) postgres may manage without owning them.", NULL,
 							   &policy_grants, "", PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("rlskit_sandbox.allowed_configs",
+							   "Settings postgres may store on a role (supautils' privileged_role_allowed_configs).", NULL,
+							   &allowed_configs, "pgrst.*", PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("rlskit_sandbox.admin_writes",
 							 "This superuser session installs the stand-in and may write its tables.", NULL,
 							 &admin_writes, false, PGC_SUSET, 0, admin_writes_check, NULL, NULL);
