@@ -28,6 +28,8 @@ enum PlatformRefusal {
         if reserved || (roles && (detail.contains("SUPERUSER") || detail.contains("privileged roles"))) {
             return .refused
         }
+        // The platform's own guard (storage.protect_delete, storage 2025), which the stand-in has.
+        if m.hasPrefix("Direct deletion from storage tables is not allowed") { return .refused }
         // Extensions outside supautils' privileged list need a superuser there too.
         if let name = after(m, "permission denied to create extension ") {
             return PlatformExtensions.privileged.contains(name) ? .unknown : .refused
