@@ -17,6 +17,11 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/dependency.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_foreign_data_wrapper.h"
 #include "catalog/namespace.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_authid.h"
@@ -624,9 +629,34 @@ elevated_role_statement(Node *stmt)
 				}
 				return ordinary_role(name);
 			}
+		case T_CreateFdwStmt:
+			return true;
 		default:
 			return false;
 	}
+}
+
+/*
+ * supautils makes postgres the owner of a foreign-data wrapper it created for it. PostgreSQL
+ * wants a superuser there (ALTER … OWNER TO refuses another): the catalog row changes directly,
+ * as nothing has been granted on the new wrapper yet.
+ */
+static void
+give_fdw_to(const char *name, Oid owner)
+{
+	Relation	rel = table_open(ForeignDataWrapperRelationId, RowExclusiveLock);
+	HeapTuple	tup = SearchSysCacheCopy1(FOREIGNDATAWRAPPERNAME, CStringGetDatum(name));
+	Form_pg_foreign_data_wrapper form;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "rlskit_sandbox: foreign-data wrapper %s not found", name);
+	form = (Form_pg_foreign_data_wrapper) GETSTRUCT(tup);
+	form->fdwowner = owner;
+	CatalogTupleUpdate(rel, &tup->t_self, tup);
+	changeDependencyOnOwner(ForeignDataWrapperRelationId, form->oid, owner);
+	heap_freetuple(tup);
+	table_close(rel, RowExclusiveLock);
+	CommandCounterIncrement();
 }
 
 /*
@@ -726,6 +756,8 @@ sandbox_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 		PG_TRY();
 		{
 			run_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+			if (IsA(pstmt->utilityStmt, CreateFdwStmt))
+				give_fdw_to(((CreateFdwStmt *) pstmt->utilityStmt)->fdwname, user);
 		}
 		PG_FINALLY();
 		{
@@ -793,7 +825,8 @@ symbol_is_validator(HeapTuple tup)
  * session as the definer role instead: the platform's services are not superusers, and a
  * superuser writing a table the project can put triggers or defaults on would run them;
  * 4: a C function of a library that reads or writes the server's files (adminpack, file_fdw),
- * whatever its name: superusers may create them, and the sandbox's own sessions are superusers.
+ * whatever its name: superusers may create them, and the sandbox's own sessions are superusers;
+ * 5: the wrappers stand-in's FDW handler (an internal function returning fdw_handler).
  */
 static int
 function_kind(Oid fn, char **name)
@@ -808,7 +841,10 @@ function_kind(Oid fn, char **name)
 		char	   *lib = function_library(tup);
 		bool		validator = lib != NULL && symbol_is_validator(tup);
 
-		if (lib != NULL && listed(blocked_libraries, lib, NULL) && !validator)
+		if (p->prolang == INTERNALlanguageId && p->prorettype == FDW_HANDLEROID
+			&& strcmp(NameStr(p->proname), "fdw_handler_in") != 0)
+			kind = 5;
+		else if (lib != NULL && listed(blocked_libraries, lib, NULL) && !validator)
 			kind = 2;
 		else if (lib != NULL && listed(file_libraries, lib, NULL) && !validator)
 			kind = 4;
@@ -847,6 +883,12 @@ sandbox_fmgr(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
 					 errmsg("%s() would connect to another server, which is not allowed on rlskit's throwaway server",
 							name ? name : "this function"),
 					 errhint(SANDBOX_HINT " It works on Supabase.")));
+		if (kind == 5)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("%s() is rlskit's stand-in for a Supabase Wrappers handler: foreign tables are declared on rlskit's throwaway server, never queried",
+							name ? name : "this function"),
+					 errhint("Keep queries on foreign tables out of the tests rlskit runs, or run them against a Supabase database (--database-url).")));
 		if (kind == 4)
 			ereport(ERROR,
 					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
