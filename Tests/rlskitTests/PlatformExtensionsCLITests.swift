@@ -102,4 +102,43 @@ final class PlatformExtensionsCLITests: XCTestCase {
             XCTAssertNotNil(r.stdout.range(of: #"✓ test +3 passed, 0 failed"#, options: .regularExpression), r.output)
         }
     }
+
+    /// pgmq 1.5's headers, and a PG 15 project's pgsodium key table, sequence and views, as a
+    /// `db dump --data-only` seed touches them.
+    func testPgmqHeadersAndPgsodiumKeys() throws {
+        let dir = try project(
+            migrations: [
+                "0001_ext.sql": """
+                create extension if not exists pgmq;
+                create extension if not exists pgsodium with schema pgsodium;
+                select pgmq.create('jobs');
+                select pgmq.send('jobs', '{"n": 1}'::jsonb, '{"trace": "t1"}'::jsonb);
+                select pgmq.send('jobs', '{"n": 2}');
+                select pgmq.send('jobs', '{"n": 3}', 60);
+                select pgmq.send_batch('jobs', array['{"n": 4}'::jsonb], array['{"trace": "t4"}'::jsonb]);
+                select pg_catalog.setval('"pgsodium"."key_key_id_seq"', 7, true);
+                insert into "pgsodium"."key" ("id", "status", "created", "key_type", "key_id", "key_context", "name")
+                  values ('5b0a9e8c-1f7e-4c3b-9a53-6d1f3c2b7e01', 'valid', now(), 'aead-det', 1, '\\x7067736f6469756d', 'seeded');
+
+                """
+            ],
+            tests: [
+                "ext_test.sql": """
+                begin;
+                select plan(5);
+                select results_eq($$select message->>'n', headers->>'trace' from pgmq.read('jobs', 30, 10) order by msg_id$$,
+                  $$values ('1', 't1'), ('2', null), ('4', 't4')$$, 'messages carry their headers; the delayed one waits');
+                select is((select count(*)::int from pgsodium.valid_key where name = 'seeded'), 1, 'the seeded key is valid');
+                select has_view('pgsodium', 'decrypted_key', 'pgsodium.decrypted_key exists');
+                select is(nextval('pgsodium.key_key_id_seq'), 8::bigint, 'the sequence continues from the seed');
+                select throws_ok($$insert into pgsodium.key (name, key_id, key_context, raw_key) values ('x', 1, 'a', 'b')$$,
+                  '23514', null, 'a raw key needs a parent, as pgsodium checks');
+                select * from finish();
+                rollback;
+
+                """
+            ])
+        let r = try check(dir)
+        XCTAssertNotNil(r.stdout.range(of: #"✓ test +5 passed, 0 failed"#, options: .regularExpression), r.output)
+    }
 }

@@ -32,6 +32,8 @@ enum Planner {
             )
         }
 
+        // PostgREST calls the project's db-pre-request function before every request.
+        let preRequest = input.access.isEmpty ? nil : try PreRequest.function(conn)
         for file in input.access {
             plan.accessFiles.append(file.path)
             let present = try Catalog.existingSchemas(conn, file.exposedSchemas)
@@ -81,6 +83,7 @@ enum Planner {
                         serviceRole: info.serviceRoleCanInsert && world.serviceRole)
                     matrix.through = levels
                     matrix.headers = file.headers
+                    matrix.preRequest = preRequest
                     matrix.attacker = ClaimAttack.groupAttacker(
                         info.policyTexts + levels.flatMap(\.info.policyTexts), signUp: signUpTexts,
                         groupKey: world.world.g1Key, hook: hooked)
@@ -100,6 +103,7 @@ enum Planner {
                         info: info, intent: intent, serviceRoleCanInsert: info.serviceRoleCanInsert,
                         roles: file.roles, hook: hooked)
                     matrix.request.headers = file.headers
+                    matrix.request.preRequest = preRequest
                     plan.units.append(matrix.unit())
                     if plan.units[plan.units.count - 1].notCovered == nil {
                         probes.append(
@@ -118,6 +122,7 @@ enum Planner {
                     var matrix = CatalogMatrix(
                         info: info, intent: intent, roleActors: roles, serviceRole: info.serviceRoleCanInsert)
                     matrix.headers = file.headers
+                    matrix.preRequest = preRequest
                     plan.units.append(matrix.unit())
                     if plan.units[plan.units.count - 1].notCovered == nil {
                         probes.append(
@@ -135,6 +140,7 @@ enum Planner {
             for w in worlds where !w.world.members.byClaim {
                 var matrix = MembersMatrix(world: w.world, roleActors: roles, serviceRole: w.serviceRole)
                 matrix.headers = file.headers
+                matrix.preRequest = preRequest
                 plan.units.append(matrix.unit())
             }
             if !file.buckets.isEmpty {
