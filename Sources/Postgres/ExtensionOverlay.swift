@@ -108,7 +108,8 @@ enum ExtensionOverlay {
             {
                 guard
                     FileManager.default.createFile(
-                        atPath: shareDir + "/extension/" + entry, contents: Data((text + "\nsuperuser = true\ntrusted = true\n").utf8))
+                        atPath: shareDir + "/extension/" + entry,
+                        contents: Data((text + "\nsuperuser = true\ntrusted = true\n").utf8))
                 else { throw failure("cannot write the extension file \(entry)") }
                 continue
             }

@@ -36,7 +36,8 @@ final class PlatformMessagesCLITests: XCTestCase {
                 let f = try CLI.run(["apply", "--dir", dir + "/m"], environment: ["TMPDIR": dir], directory: dir)
                 XCTAssertEqual(f.code, 3, sql + "\n" + f.output)
                 let table = sql.contains("flow_state") ? "flow_state" : "users"
-                XCTAssertTrue(f.stderr.contains(": must be owner of table \(table) (SQLSTATE 42501)"), sql + "\n" + f.stderr)
+                XCTAssertTrue(
+                    f.stderr.contains(": must be owner of table \(table) (SQLSTATE 42501)"), sql + "\n" + f.stderr)
                 XCTAssertTrue(f.stderr.contains("it would fail there too"), f.stderr)
                 try FileManager.default.removeItem(atPath: file)
             }

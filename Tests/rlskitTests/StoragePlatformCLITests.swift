@@ -65,8 +65,10 @@ final class StoragePlatformCLITests: XCTestCase {
         let refused = [
             ("alter table storage.objects add column note text;", "must be owner of table objects"),
             ("create index on storage.objects (created_at);", "must be owner of table objects"),
-            ("alter table storage.s3_multipart_uploads disable row level security;",
-             "must be owner of table s3_multipart_uploads"),
+            (
+                "alter table storage.s3_multipart_uploads disable row level security;",
+                "must be owner of table s3_multipart_uploads"
+            ),
             ("comment on table storage.buckets is 'files';", "must be owner of table buckets"),
             ("delete from storage.objects where bucket_id = 'docs';", "Direct deletion from storage tables"),
             ("delete from storage.buckets;", "Direct deletion from storage tables"),

@@ -81,7 +81,10 @@ final class SupautilsAllowancesCLITests: XCTestCase {
             ("alter role app_worker superuser;", "permission denied to alter role: Only roles with the SUPERUSER"),
             ("alter role postgres bypassrls;", "permission denied to alter role: Only superusers can alter privileged"),
             ("alter role authenticator bypassrls;", "\"authenticator\" is a reserved role"),
-            ("alter role app_worker set log_statement = 'all';", "permission denied to set parameter \"log_statement\""),
+            (
+                "alter role app_worker set log_statement = 'all';",
+                "permission denied to set parameter \"log_statement\""
+            ),
             ("create role spy in role pg_read_server_files;", "\"pg_read_server_files\" role memberships are reserved"),
         ]
         for (k, (sql, message)) in refused.enumerated() {

@@ -63,7 +63,8 @@ enum PlatformRefusal {
     /// supautils' role refusals say why in their detail: the line shows it.
     static func showsDetail(_ error: PostgresError) -> Bool {
         error.sqlState == "42501"
-            && (error.message == "permission denied to alter role" || error.message == "permission denied to create role")
+            && (error.message == "permission denied to alter role"
+                || error.message == "permission denied to create role")
             && error.detail != nil
     }
 
