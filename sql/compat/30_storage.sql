@@ -111,7 +111,6 @@ alter table storage.objects enable row level security;
 alter table storage.s3_multipart_uploads enable row level security;
 alter table storage.s3_multipart_uploads_parts enable row level security;
 -- The API roles only read them (under RLS, no policy: nothing); the Storage API writes as service_role.
-revoke all on storage.s3_multipart_uploads, storage.s3_multipart_uploads_parts from anon, authenticated;
 grant select on storage.s3_multipart_uploads, storage.s3_multipart_uploads_parts to anon, authenticated;
 grant all on storage.s3_multipart_uploads, storage.s3_multipart_uploads_parts to service_role;
 
