@@ -99,13 +99,17 @@ enum ExtensionOverlay {
         let realExt = real.share + "/extension"
         let realFiles = entries(realExt)
         for entry in realFiles {
-            // A later line wins in a control file, so appending makes the extension trusted.
+            // A later line wins in a control file, so appending makes the extension trusted. Its
+            // script then runs as the bootstrap superuser, which owns what it creates, also for
+            // one that needs no superuser (pgTAP): the role that asked keeps no default privilege
+            // over those objects, as where supautils creates every privileged extension as its admin.
             if entry.hasSuffix(".control"), trusted.contains(String(entry.dropLast(".control".count))),
                 let text = try? String(contentsOfFile: realExt + "/" + entry, encoding: .utf8)
             {
                 guard
                     FileManager.default.createFile(
-                        atPath: shareDir + "/extension/" + entry, contents: Data((text + "\ntrusted = true\n").utf8))
+                        atPath: shareDir + "/extension/" + entry,
+                        contents: Data((text + "\nsuperuser = true\ntrusted = true\n").utf8))
                 else { throw failure("cannot write the extension file \(entry)") }
                 continue
             }

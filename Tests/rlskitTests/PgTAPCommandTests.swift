@@ -46,6 +46,21 @@ final class PgTAPCommandTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("01-pass.sql  4 passed"), "the other files still run")
     }
 
+    /// A missing `\i` / `\include` file fails that file where psql stops (exit 1), as pg_prove
+    /// fails it; the other files run and the run is no usage error.
+    func testMissingIncludeFailsItsFileOnly() throws {
+        let r = try CLI.run([
+            "pgtap", "--database-url", url, fixture("18-include-missing.sql"), fixture("19-include-nested-missing.sql"),
+            fixture("10-include.sql"),
+        ])
+        XCTAssertEqual(r.code, 1, r.output)
+        XCTAssertEqual(r.stderr, "")
+        XCTAssertTrue(r.stdout.contains("18-include-missing.sql:5:1"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("helpers/not-there.sql: no such file"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("_includes_missing.psql:3:1"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("10-include.sql  2 passed"), r.stdout)
+    }
+
     /// `\gexec` ending a statement stops its file before anything in it runs: exit 2, one line.
     func testGexecAfterAStatementExits2BeforeTheFileRuns() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rlskit-gexec-\(UUID().uuidString)")

@@ -38,13 +38,13 @@ final class PlatformCLITests: XCTestCase {
         let tmp = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: tmp) }
         try FileManager.default.createDirectory(atPath: tmp + "/m", withIntermediateDirectories: true)
-        try "-- needs a wrapper\ncreate extension if not exists wrappers with schema extensions;\n"
+        try "-- needs a package manager\ncreate extension if not exists \"supabase-dbdev\";\n"
             .write(toFile: tmp + "/m/0001_wrappers.sql", atomically: true, encoding: .utf8)
         var r = try CLI.run(["apply", "--dir", tmp + "/m"], environment: ["TMPDIR": tmp], directory: tmp)
         XCTAssertNotEqual(r.code, 0)
         XCTAssertTrue(
             r.stderr.contains(
-                "0001_wrappers.sql:2:1: extension \"wrappers\" is not available on this server and rlskit has no stand-in for it"
+                "0001_wrappers.sql:2:1: extension \"supabase-dbdev\" is not available on this server and rlskit has no stand-in for it"
             ), r.stderr)
         XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
 

@@ -67,10 +67,52 @@ create table if not exists storage.objects (
 create unique index if not exists bucketid_objname on storage.objects (bucket_id, name);
 create index if not exists name_prefix_search on storage.objects (name text_pattern_ops);
 
+-- Uploads in progress through the S3 protocol (storage 2024, sizes bigint, metadata 2025).
+create table if not exists storage.s3_multipart_uploads (
+  id               text not null,
+  in_progress_size bigint not null default 0,
+  upload_signature text not null,
+  bucket_id        text not null,
+  key              text collate "C" not null,
+  version          text not null,
+  owner_id         text,
+  created_at       timestamptz not null default now(),
+  user_metadata    jsonb,
+  metadata         jsonb,
+  constraint s3_multipart_uploads_pkey primary key (id),
+  constraint s3_multipart_uploads_bucket_id_fkey foreign key (bucket_id) references storage.buckets (id)
+);
+create index if not exists idx_multipart_uploads_list
+  on storage.s3_multipart_uploads (bucket_id, key, created_at);
+
+create table if not exists storage.s3_multipart_uploads_parts (
+  id          uuid not null default gen_random_uuid(),
+  upload_id   text not null,
+  size        bigint not null default 0,
+  part_number integer not null,
+  bucket_id   text not null,
+  key         text collate "C" not null,
+  etag        text not null,
+  owner_id    text,
+  version     text not null,
+  created_at  timestamptz not null default now(),
+  constraint s3_multipart_uploads_parts_pkey primary key (id),
+  constraint s3_multipart_uploads_parts_upload_id_fkey foreign key (upload_id)
+    references storage.s3_multipart_uploads (id) on delete cascade,
+  constraint s3_multipart_uploads_parts_bucket_id_fkey foreign key (bucket_id) references storage.buckets (id)
+);
+
 alter table storage.buckets owner to supabase_storage_admin;
 alter table storage.objects owner to supabase_storage_admin;
+alter table storage.s3_multipart_uploads owner to supabase_storage_admin;
+alter table storage.s3_multipart_uploads_parts owner to supabase_storage_admin;
 alter table storage.buckets enable row level security;
 alter table storage.objects enable row level security;
+alter table storage.s3_multipart_uploads enable row level security;
+alter table storage.s3_multipart_uploads_parts enable row level security;
+-- The API roles only read them (under RLS, no policy: nothing); the Storage API writes as service_role.
+grant select on storage.s3_multipart_uploads, storage.s3_multipart_uploads_parts to anon, authenticated;
+grant all on storage.s3_multipart_uploads, storage.s3_multipart_uploads_parts to service_role;
 
 -- RLS does the filtering, exactly as on Supabase.
 grant all on storage.buckets to anon, authenticated, service_role;

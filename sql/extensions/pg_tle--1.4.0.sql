@@ -29,6 +29,14 @@ begin
   if exists (select 1 from pgtle.extensions e where e.name = install_extension.name) then
     raise exception 'extension "%" already installed', name using errcode = '42710';
   end if;
+  -- dbdev's install snippet fetches the package over http: the http stand-in sends nothing and
+  -- answers {}, so no version or SQL arrives. Say that, not a not-null violation.
+  if version is null or ext is null then
+    raise exception 'pgtle.install_extension(%): no % given; a package fetched over http (the dbdev install snippet) is never fetched on rlskit''s throwaway server, whose http stand-in answers {}',
+      name, case when version is null then 'version' else 'SQL' end
+      using errcode = '22004',
+            hint = 'Keep the dbdev install out of the migrations rlskit applies, or check the project against a Supabase database (--database-url).';
+  end if;
   insert into pgtle.extensions values (name, version, description, ext, requires, true);
   return true;
 end

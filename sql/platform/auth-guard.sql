@@ -26,6 +26,10 @@ begin
     for cmd in select * from pg_catalog.pg_event_trigger_dropped_objects() where schema_name = any (guarded) loop
       continue when cmd.object_type = 'trigger'
         or (cmd.object_type = 'policy' and cmd.address_names[1] || '.' || cmd.address_names[2] = any (grants));
+      -- A table's parts are the table's, as PostgreSQL names them: "must be owner of table users".
+      if cmd.object_type in ('table column', 'table constraint', 'default value', 'policy', 'rule') then
+        raise exception 'must be owner of table %', cmd.address_names[2] using errcode = '42501';
+      end if;
       what := coalesce(cmd.address_names[array_length(cmd.address_names, 1)], cmd.object_identity);
       raise exception 'must be owner of % %', cmd.object_type, what using errcode = '42501';
     end loop;
@@ -40,9 +44,18 @@ begin
     if cmd.command_tag like 'CREATE %' and cmd.object_type in ('table', 'view', 'function', 'type', 'sequence') then
       raise exception 'permission denied for schema %', cmd.schema_name using errcode = '42501';
     end if;
+    -- A new index is its table's.
+    if cmd.object_type = 'index' and cmd.command_tag = 'CREATE INDEX' then
+      select c.relname::text into what from pg_catalog.pg_index i join pg_catalog.pg_class c on c.oid = i.indrelid
+       where i.indexrelid = cmd.objid;
+      raise exception 'must be owner of table %', what using errcode = '42501';
+    end if;
     what := coalesce((pg_catalog.pg_identify_object_as_address(cmd.classid, cmd.objid, cmd.objsubid)).object_names[2],
                      cmd.object_identity);
-    raise exception 'must be owner of % %', split_part(cmd.object_type, ' ', 1), what using errcode = '42501';
+    raise exception 'must be owner of %',
+      case when cmd.object_type in ('table column', 'table constraint', 'default value', 'policy', 'rule') then 'table'
+           else cmd.object_type end || ' ' || what
+      using errcode = '42501';
   end loop;
 end
 $$;

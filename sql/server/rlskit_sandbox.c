@@ -7,7 +7,8 @@
  *    operator, default or cast a project wrote, fired by one of rlskit's own sessions);
  *  - while such a function runs in a session that logged in as a superuser, it cannot
  *    change role or session authorization (it would get the session's superuser back);
- *  - reserved roles and reserved memberships as supautils has them on the platform;
+ *  - reserved roles and reserved memberships as supautils has them on the platform, and what
+ *    supautils runs as its superuser for postgres (role settings, BYPASSRLS on a new role);
  *  - sessions that log in as an API's login role (authenticator, as PostgREST) are rlskit's
  *    harness: outside a project's function they may switch to the roles it seeds and signs up
  *    as (postgres, supabase_auth_admin), which the login role is no member of; inside one, the
@@ -20,6 +21,11 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/dependency.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_foreign_data_wrapper.h"
 #include "catalog/namespace.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_authid.h"
@@ -55,6 +61,7 @@ static char *blocked_functions = NULL;
 static char *file_libraries = NULL;
 static char *definer_role = NULL;
 static char *policy_grants = NULL;
+static char *allowed_configs = NULL;
 static bool admin_writes = false;
 static char *harness_logins = NULL;
 static char *harness_roles = NULL;
@@ -501,25 +508,178 @@ check_statement(Node *stmt)
 	}
 }
 
+/* Whether the current role is postgres, supautils' privileged_role on the platform. */
+static bool
+privileged_user(void)
+{
+	char	   *user = GetUserNameFromId(GetUserId(), true);
+
+	return user != NULL && strcmp(user, "postgres") == 0;
+}
+
+/* Whether a setting is in supautils' privileged_role_allowed_configs (`pgrst.*`: a prefix). */
+static bool
+config_allowed(const char *name)
+{
+	char	   *copy;
+	List	   *items;
+	ListCell   *lc;
+	bool		found = false;
+
+	if (name == NULL || allowed_configs == NULL || *allowed_configs == '\0')
+		return false;
+	copy = pstrdup(allowed_configs);
+	if (!SplitIdentifierString(copy, ',', &items))
+		return false;
+	foreach(lc, items)
+	{
+		char	   *item = (char *) lfirst(lc);
+		size_t		n = strlen(item);
+
+		if (n > 0 && item[n - 1] == '*' ? pg_strncasecmp(name, item, n - 1) == 0 : pg_strcasecmp(name, item) == 0)
+		{
+			found = true;
+			break;
+		}
+	}
+	list_free(items);
+	pfree(copy);
+	return found;
+}
+
+/* A role the statement may touch with supautils' superuser: one that exists and is no superuser. */
+static bool
+ordinary_role(const char *name)
+{
+	Oid			role = name ? get_role_oid(name, true) : InvalidOid;
+
+	return OidIsValid(role) && !superuser_arg(role);
+}
+
+/* Whether every role named in `roles` (RoleSpecs) is an ordinary role. */
+static bool
+ordinary_roles(List *roles)
+{
+	ListCell   *lc;
+
+	foreach(lc, roles)
+		if (!ordinary_role(node_role_name((Node *) lfirst(lc))))
+			return false;
+	return true;
+}
+
+static void
+superuser_attribute_error(const char *action)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("permission denied to %s role", action),
+			 errdetail("Only roles with the %s attribute may %s roles with the %s attribute.", "SUPERUSER", action,
+					   "SUPERUSER")));
+}
+
 /*
- * `alter role authenticator set pgrst.…`: PostgreSQL lets only superusers store a setting it
- * does not know yet; supautils lets the platform's postgres store PostgREST's, and so do we.
- * Nothing of the project runs while the statement does.
+ * What supautils runs as its superuser when postgres (its privileged_role) asks, on PostgreSQL 15:
+ *  - `alter role x set <setting>` for the settings of privileged_role_allowed_configs
+ *    (`alter role authenticator set pgrst.db_aggregates_enabled = 'true'`): PostgreSQL lets
+ *    only superusers store a setting it does not know yet;
+ *  - `create role` / `create user`, so BYPASSRLS and REPLICATION may be given
+ *    (`create user prisma with password '…' bypassrls createdb`, Supabase's Prisma guide);
+ *  - `alter role` of a role other than postgres, for the same attributes.
+ * SUPERUSER stays refused, with supautils' messages. Here only ordinary (non-superuser) roles are
+ * touched, and nothing of the project runs while the statement does.
  */
 static bool
-elevated_setting(Node *stmt)
+elevated_role_statement(Node *stmt)
 {
-	AlterRoleSetStmt *a;
-	Oid			role;
+	ListCell   *lc;
 
-	if (!IsA(stmt, AlterRoleSetStmt) || superuser())
+	if (superuser() || !privileged_user())
 		return false;
-	a = (AlterRoleSetStmt *) stmt;
-	if (a->role == NULL || a->database != NULL || a->setstmt == NULL || a->setstmt->name == NULL
-		|| strncmp(a->setstmt->name, "pgrst.", 6) != 0 || !has_createrole_privilege(GetUserId()))
-		return false;
-	role = get_rolespec_oid(a->role, true);
-	return OidIsValid(role) && !superuser_arg(role);
+	switch (nodeTag(stmt))
+	{
+		case T_AlterRoleSetStmt:
+			{
+				AlterRoleSetStmt *a = (AlterRoleSetStmt *) stmt;
+
+				if (a->role == NULL || a->setstmt == NULL || !config_allowed(a->setstmt->name))
+					return false;
+				return ordinary_role(rolespec_name(a->role));
+			}
+		case T_CreateRoleStmt:
+			{
+				CreateRoleStmt *c = (CreateRoleStmt *) stmt;
+
+				/* One that exists fails with PostgreSQL's own error, as supautils lets it. */
+				if (OidIsValid(get_role_oid(c->role, true)))
+					return false;
+				foreach(lc, c->options)
+				{
+					DefElem    *d = (DefElem *) lfirst(lc);
+
+					if (strcmp(d->defname, "superuser") == 0 && defGetBoolean(d))
+						superuser_attribute_error("create");
+					if ((strcmp(d->defname, "addroleto") == 0 || strcmp(d->defname, "rolemembers") == 0
+						 || strcmp(d->defname, "adminmembers") == 0) && !ordinary_roles((List *) d->arg))
+						return false;
+				}
+				return true;
+			}
+		case T_AlterRoleStmt:
+			{
+				AlterRoleStmt *a = (AlterRoleStmt *) stmt;
+				const char *name = rolespec_name(a->role);
+
+				foreach(lc, a->options)
+				{
+					DefElem    *d = (DefElem *) lfirst(lc);
+
+					/* ALTER GROUP … ADD|DROP USER: memberships, PostgreSQL's own rules. */
+					if (strcmp(d->defname, "rolemembers") == 0)
+						return false;
+				}
+				if (name != NULL && strcmp(name, "postgres") == 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+							 errmsg("permission denied to alter role"),
+							 errdetail("Only superusers can alter privileged roles.")));
+				foreach(lc, a->options)
+				{
+					DefElem    *d = (DefElem *) lfirst(lc);
+
+					if (strcmp(d->defname, "superuser") == 0)
+						superuser_attribute_error("alter");
+				}
+				return ordinary_role(name);
+			}
+		case T_CreateFdwStmt:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
+ * supautils makes postgres the owner of a foreign-data wrapper it created for it. PostgreSQL
+ * wants a superuser there (ALTER … OWNER TO refuses another): the catalog row changes directly,
+ * as nothing has been granted on the new wrapper yet.
+ */
+static void
+give_fdw_to(const char *name, Oid owner)
+{
+	Relation	rel = table_open(ForeignDataWrapperRelationId, RowExclusiveLock);
+	HeapTuple	tup = SearchSysCacheCopy1(FOREIGNDATAWRAPPERNAME, CStringGetDatum(name));
+	Form_pg_foreign_data_wrapper form;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "rlskit_sandbox: foreign-data wrapper %s not found", name);
+	form = (Form_pg_foreign_data_wrapper) GETSTRUCT(tup);
+	form->fdwowner = owner;
+	CatalogTupleUpdate(rel, &tup->t_self, tup);
+	changeDependencyOnOwner(ForeignDataWrapperRelationId, form->oid, owner);
+	heap_freetuple(tup);
+	table_close(rel, RowExclusiveLock);
+	CommandCounterIncrement();
 }
 
 /*
@@ -609,7 +769,7 @@ sandbox_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 				DestReceiver *dest, QueryCompletion *qc)
 {
 	check_statement(pstmt->utilityStmt);
-	if (elevated_setting(pstmt->utilityStmt) || policy_granted(pstmt->utilityStmt))
+	if (elevated_role_statement(pstmt->utilityStmt) || policy_granted(pstmt->utilityStmt))
 	{
 		Oid			user;
 		int			sec;
@@ -619,6 +779,8 @@ sandbox_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 		PG_TRY();
 		{
 			run_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+			if (IsA(pstmt->utilityStmt, CreateFdwStmt))
+				give_fdw_to(((CreateFdwStmt *) pstmt->utilityStmt)->fdwname, user);
 		}
 		PG_FINALLY();
 		{
@@ -686,7 +848,8 @@ symbol_is_validator(HeapTuple tup)
  * session as the definer role instead: the platform's services are not superusers, and a
  * superuser writing a table the project can put triggers or defaults on would run them;
  * 4: a C function of a library that reads or writes the server's files (adminpack, file_fdw),
- * whatever its name: superusers may create them, and the sandbox's own sessions are superusers.
+ * whatever its name: superusers may create them, and the sandbox's own sessions are superusers;
+ * 5: the wrappers stand-in's FDW handler (an internal function returning fdw_handler).
  */
 static int
 function_kind(Oid fn, char **name)
@@ -701,7 +864,10 @@ function_kind(Oid fn, char **name)
 		char	   *lib = function_library(tup);
 		bool		validator = lib != NULL && symbol_is_validator(tup);
 
-		if (lib != NULL && listed(blocked_libraries, lib, NULL) && !validator)
+		if (p->prolang == INTERNALlanguageId && p->prorettype == FDW_HANDLEROID
+			&& strcmp(NameStr(p->proname), "fdw_handler_in") != 0)
+			kind = 5;
+		else if (lib != NULL && listed(blocked_libraries, lib, NULL) && !validator)
 			kind = 2;
 		else if (lib != NULL && listed(file_libraries, lib, NULL) && !validator)
 			kind = 4;
@@ -740,6 +906,12 @@ sandbox_fmgr(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
 					 errmsg("%s() would connect to another server, which is not allowed on rlskit's throwaway server",
 							name ? name : "this function"),
 					 errhint(SANDBOX_HINT " It works on Supabase.")));
+		if (kind == 5)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("%s() is rlskit's stand-in for a Supabase Wrappers handler: foreign tables are declared on rlskit's throwaway server, never queried",
+							name ? name : "this function"),
+					 errhint("Keep queries on foreign tables out of the tests rlskit runs, or run them against a Supabase database (--database-url).")));
 		if (kind == 4)
 			ereport(ERROR,
 					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -1013,6 +1185,9 @@ _PG_init(void)
 	DefineCustomStringVariable("rlskit_sandbox.policy_grants",
 							   "Tables whose policies (and triggers, to drop) postgres may manage without owning them.", NULL,
 							   &policy_grants, "", PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("rlskit_sandbox.allowed_configs",
+							   "Settings postgres may store on a role (supautils' privileged_role_allowed_configs).", NULL,
+							   &allowed_configs, "pgrst.*", PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("rlskit_sandbox.admin_writes",
 							 "This superuser session installs the stand-in and may write its tables.", NULL,
 							 &admin_writes, false, PGC_SUSET, 0, admin_writes_check, NULL, NULL);

@@ -240,6 +240,9 @@ final class PgTAPSession {
             switch step.kind {
             case .quit:
                 return true
+            case .error(let message):
+                result.sqlError = PgTAPSQLError(message: message, location: step.location, sql: nil)
+                return false
             case .echo(let text):
                 // TAP lines count, as they do under pg_prove; other text becomes a diagnostic.
                 for l in text.split(separator: "\n", omittingEmptySubsequences: false) {

@@ -8,6 +8,9 @@ struct PsqlStep: Sendable, Equatable {
         case echo(String)
         /// `\q`: the file ends here.
         case quit
+        /// A command psql fails at run time (`\i` of a missing file): the file stops here, as
+        /// psql with ON_ERROR_STOP stops, and fails; the other files still run.
+        case error(String)
     }
     var kind: Kind
     /// Where the statement or command starts (the included file for `\i`).
@@ -67,9 +70,15 @@ struct PsqlStep: Sendable, Equatable {
         switch Self.readText(path) {
         case .success(let t): text = t
         case .failure(let reason):
-            problems.append(
-                from.map { ScriptProblem($0, "cannot include \(display): \(reason)") }
-                    ?? ScriptProblem(SourceLocation(file: display, line: 1), "\(reason)"))
+            // psql fails a missing or unreadable include when it reaches it; a file outside the
+            // folders rlskit was given is rlskit's refusal, and stops the run.
+            if let from, ProjectFiles.refusal(path) == nil {
+                steps.append(PsqlStep(kind: .error("cannot include \(display): \(reason)"), location: from))
+            } else {
+                problems.append(
+                    from.map { ScriptProblem($0, "cannot include \(display): \(reason)") }
+                        ?? ScriptProblem(SourceLocation(file: display, line: 1), "\(reason)"))
+            }
             return
         }
         if let nul = text.unicodeScalars.firstIndex(of: "\u{0}") {

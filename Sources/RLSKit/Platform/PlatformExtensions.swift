@@ -77,6 +77,7 @@ extension PlatformExtensions {
         "pg_jsonschema": "common keywords only",
         "pg_tle": "extensions registered, never created",
         "pg_stat_monitor": "no statistics collected",
+        "wrappers": "foreign tables declared, never queried",
     ]
 
     /// `stand-in extensions: pg_net (requests recorded …), vector (…)`, or nil for none.

@@ -39,6 +39,16 @@ import Postgres
         "storage.s3_multipart_uploads", "storage.s3_multipart_uploads_parts",
     ]
 
+    /// supautils' privileged_role_allowed_configs: settings postgres may store on a role
+    /// (`alter role authenticator set pgrst.db_pre_request = …`); `*` ends a prefix.
+    static let allowedConfigs = [
+        "auto_explain.log_min_duration", "auto_explain.log_nested_statements", "log_lock_waits", "log_min_messages",
+        "pg_net.batch_size", "pg_net.ttl", "pgaudit.log", "pgaudit.log_catalog", "pgaudit.log_client",
+        "pgaudit.log_level", "pgaudit.log_relation", "pgaudit.log_rows", "pgaudit.log_statement",
+        "pgaudit.log_statement_once", "pgaudit.role", "pgrst.*", "plan_filter.*", "safeupdate.enabled",
+        "session_replication_role", "track_io_timing",
+    ]
+
     /// `options` made a sandbox: platform roles, passwords and the server module; with `cache`,
     /// initdb's output is kept in the private cache folder for the next run.
     public static func options(_ options: LocalCluster.Options, cache: Bool = true) throws -> LocalCluster.Options {
@@ -56,6 +66,7 @@ import Postgres
         o.settings["rlskit_sandbox.definer_role"] = "'\(definerRole)'"
         o.settings["rlskit_sandbox.harness_logins"] = "'\(apiLogin),\(storageLogin)'"
         o.settings["rlskit_sandbox.harness_roles"] = "'\(harnessRoles.joined(separator: ","))'"
+        o.settings["rlskit_sandbox.allowed_configs"] = "'\(allowedConfigs.joined(separator: ","))'"
         o.settings["rlskit_sandbox.policy_grants"] = "'\(policyGrants.joined(separator: ","))'"
         return o
     }

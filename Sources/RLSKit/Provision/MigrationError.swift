@@ -47,7 +47,8 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         let advice = MissingExtension.advice(error, major: serverMajor)
-        var text = "\(location): \(advice ?? error.message) (SQLSTATE \(error.sqlState ?? "?"))"
+        let detail = PlatformRefusal.showsDetail(error) ? error.detail.map { ": " + $0 } ?? "" : ""
+        var text = "\(location): \(advice ?? error.message + detail) (SQLSTATE \(error.sqlState ?? "?"))"
         let supautilsOnly = asPlatformPostgres && Self.allowedBySupautils(error)
         if advice != nil || supautilsOnly {
             // The advice replaces the server's hint.
@@ -61,9 +62,13 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
                 "; allowed on Supabase through supautils; the throwaway server cannot allow it: it needs a superuser"
                 + " here. Check this project against a Supabase database (--database-url), or keep the statement"
                 + " out of the migrations rlskit applies"
-        } else if asPlatformPostgres, error.sqlState == "42501" {
+        } else if asPlatformPostgres, error.sqlState == "42501", PlatformRefusal.verdict(error) != .sandbox {
             text +=
-                "; it ran as postgres, which is not a superuser here, as on hosted Supabase: it would fail there too"
+                PlatformRefusal.verdict(error) == .refused
+                ? "; it ran as postgres, which is not a superuser here, as on hosted Supabase: it would fail there too"
+                : "; it ran as postgres, which is not a superuser here, as on hosted Supabase; rlskit's record of the"
+                    + " platform does not say whether Supabase allows it: check this project against a Supabase"
+                    + " database (--database-url)"
         }
         return text
     }

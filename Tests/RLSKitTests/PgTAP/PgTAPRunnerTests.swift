@@ -59,6 +59,17 @@ final class PgTAPRunnerTests: XCTestCase {
             helpers.outcomes.filter(\.isFailure).map { "\($0.name) \($0.message ?? "")" }.joined(separator: "\n"))
         XCTAssertEqual(helpers.summary.tests.count, 15)
         XCTAssertEqual(try file(r, "10-include.sql").summary.tests.count, 2)
+
+        // A missing include fails its file at the `\i` line, after what ran before it.
+        let missing = try file(r, "18-include-missing.sql")
+        XCTAssertEqual(missing.malformed, [])
+        XCTAssertEqual(missing.sqlError?.location.description, "18-include-missing.sql:5:1")
+        XCTAssertEqual(missing.summary.tests.count, 1)
+        XCTAssertFalse(missing.passed)
+        let nested = try file(r, "19-include-nested-missing.sql")
+        XCTAssertEqual(nested.malformed, [])
+        XCTAssertTrue(nested.sqlError?.location.file.hasSuffix("_includes_missing.psql") ?? false, "\(nested)")
+        XCTAssertEqual(nested.sqlError?.location.line, 3)
     }
 
     func testNothingPersistsAndPgTAPIsRemovedAgain() throws {

@@ -6,8 +6,11 @@ struct CatalogMatrix {
     let roleActors: [MatrixActor]
     let serviceRole: Bool
     /// Method, path, headers and read-only mode of each check, as PostgREST sets them.
-    var request: APIRequest { APIRequest(schema: info.schema, table: info.name, headers: headers) }
+    var request: APIRequest {
+        APIRequest(schema: info.schema, table: info.name, headers: headers, preRequest: preRequest)
+    }
     var headers: [APIHeader] = []
+    var preRequest: String?
 
     var t: String { info.sqlName }
     var seeder: Seeder { Seeder(table: info, intent: intent) }

@@ -8,8 +8,11 @@ struct GroupMatrix {
     let roleActors: [MatrixActor]
     let serviceRole: Bool
     /// Method, path, headers and read-only mode of each check, as PostgREST sets them.
-    var request: APIRequest { APIRequest(schema: info.schema, table: info.name, headers: headers) }
+    var request: APIRequest {
+        APIRequest(schema: info.schema, table: info.name, headers: headers, preRequest: preRequest)
+    }
     var headers: [APIHeader] = []
+    var preRequest: String?
 
     var t: String { info.sqlName }
     var g: String { SQL.ident(intent.group) }

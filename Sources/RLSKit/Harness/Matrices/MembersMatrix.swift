@@ -6,8 +6,10 @@ struct MembersMatrix {
     let roleActors: [MatrixActor]
     let serviceRole: Bool
     var headers: [APIHeader] = []
+    var preRequest: String?
     var request: APIRequest {
-        APIRequest(schema: world.membersInfo.schema, table: world.membersInfo.name, headers: headers)
+        APIRequest(
+            schema: world.membersInfo.schema, table: world.membersInfo.name, headers: headers, preRequest: preRequest)
     }
 
     var intent: MembersIntent { world.members }

@@ -36,6 +36,8 @@ enum Planner {
             )
         }
 
+        // PostgREST calls the project's db-pre-request function before every request.
+        let preRequest = input.access.isEmpty ? nil : try PreRequest.function(conn)
         for file in input.access {
             plan.accessFiles.append(file.path)
             let present = try Catalog.existingSchemas(conn, file.exposedSchemas)
@@ -87,6 +89,7 @@ enum Planner {
                         serviceRole: info.serviceRoleCanInsert && world.serviceRole)
                     matrix.through = levels
                     matrix.headers = file.headers
+                    matrix.preRequest = preRequest
                     matrix.attacker = ClaimAttack.groupAttacker(
                         info.policyTexts + levels.flatMap(\.info.policyTexts), signUp: signUpTexts,
                         groupKey: world.world.g1Key, hook: hooked)
@@ -106,6 +109,7 @@ enum Planner {
                         info: info, intent: intent, serviceRoleCanInsert: info.serviceRoleCanInsert,
                         roles: file.roles, hook: hooked)
                     matrix.request.headers = file.headers
+                    matrix.request.preRequest = preRequest
                     plan.units.append(matrix.unit())
                     if plan.units[plan.units.count - 1].notCovered == nil {
                         probes.append(
@@ -124,6 +128,7 @@ enum Planner {
                     var matrix = CatalogMatrix(
                         info: info, intent: intent, roleActors: roles, serviceRole: info.serviceRoleCanInsert)
                     matrix.headers = file.headers
+                    matrix.preRequest = preRequest
                     plan.units.append(matrix.unit())
                     if plan.units[plan.units.count - 1].notCovered == nil {
                         probes.append(
@@ -141,6 +146,7 @@ enum Planner {
             for w in worlds where !w.world.members.byClaim {
                 var matrix = MembersMatrix(world: w.world, roleActors: roles, serviceRole: w.serviceRole)
                 matrix.headers = file.headers
+                matrix.preRequest = preRequest
                 plan.units.append(matrix.unit())
             }
             if !file.buckets.isEmpty {

@@ -3,7 +3,7 @@ import Postgres
 import TestSupport
 import XCTest
 
-@testable import RLSKit
+@_spi(CLI) @testable import RLSKit
 
 /// An owner-only table whose policies we vary; the rest of the schema is ours.
 let itemsSQL = """
@@ -104,6 +104,37 @@ final class APIRequestTests: XCTestCase {
         guard case .success(let s) = r[1][0] else { return XCTFail("\(r[1])") }
         XCTAssertEqual(s.rows[0].values, ["off"])
         _ = try conn.query("rollback")
+    }
+
+    /// PostgREST calls `pgrst.db_pre_request` before every request, after the role, claims and
+    /// headers are set: a policy that relies on what it sets passes only when rlskit calls it too.
+    func testPreRequestFunctionRunsBeforeEveryRequest() throws {
+        let policies = """
+            create function public.check_request() returns void language plpgsql as $$
+            begin
+              perform set_config('app.checked', (current_setting('request.jwt.claims', true)::json ->> 'role')
+                || ' ' || current_user, true);
+            end $$;
+            grant execute on function public.check_request() to anon, authenticated;
+            create policy "items: read" on public.items for select to authenticated using (
+              (select auth.uid()) = user_id and current_setting('app.checked', true) = 'authenticated authenticated');
+            create policy "items: update" on public.items for update to authenticated using (
+              (select auth.uid()) = user_id and current_setting('app.checked', true) = 'authenticated authenticated');
+            """
+        func setting(_ name: String) -> String {
+            "do $$ begin execute format('alter role authenticator in database %I set pgrst.db_pre_request = %L', "
+                + "current_database(), \(SQL.literal(name))); end $$;\n"
+        }
+        for name in ["public.check_request", "\"public\".\"check_request\""] {
+            let called = try run(policies + setting(name))
+            XCTAssertTrue(called.passed, name + "\n" + failures(called))
+        }
+        // Without the setting nothing calls it: A no longer reads or updates its own rows.
+        let uncalled = try run(policies)
+        let failed = Set(uncalled.outcomes.filter(\.isFailure).map(\.name))
+        XCTAssertTrue(failed.contains("A reads own row"), "\(failed)")
+        XCTAssertEqual(PreRequest.quoted("a.b.c"), nil)
+        XCTAssertEqual(PreRequest.quoted("check"), "\"check\"")
     }
 
     func testMethodPathAndHeadersAreSetAsPostgRESTSetsThem() throws {
