@@ -10,10 +10,12 @@ struct ProofContext {
     let conn: PostgresConnection
     let authColumns: Set<String>
     let authAdmin: Bool
+    let signUpMetadata: SignUpMetadata
 
     init(_ conn: PostgresConnection) throws {
         self.conn = conn
         authColumns = try Catalog.authUserColumns(conn)
+        signUpMetadata = authColumns.isEmpty ? SignUpMetadata() : try SignUpMetadata.read(conn)
         let gotrue = try Catalog.authAdmin(conn)
         authAdmin = gotrue.exists && gotrue.usable
     }
@@ -29,7 +31,10 @@ struct ProofContext {
         guard !authColumns.isEmpty else {
             throw Unprovable(reason: "auth.users does not exist, so no user can sign up")
         }
-        do { _ = try conn.runScript(SignUp.script(users, columns: authColumns, authAdminExists: authAdmin)) } catch {
+        do {
+            _ = try conn.runScript(
+                SignUp.script(users, columns: authColumns, authAdminExists: authAdmin, metadata: signUpMetadata))
+        } catch {
             throw error.error
         }
     }

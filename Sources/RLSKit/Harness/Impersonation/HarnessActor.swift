@@ -143,7 +143,9 @@ struct HarnessActor: Sendable, Hashable {
 enum SignUp {
     /// Statements for one script: switch to GoTrue's role (when it exists), insert, switch back.
     /// `columns` is the set of auth.users columns present, so a real Supabase schema works too.
-    static func script(_ users: [HarnessActor], columns: Set<String>, authAdminExists: Bool) -> String {
+    static func script(
+        _ users: [HarnessActor], columns: Set<String>, authAdminExists: Bool, metadata: SignUpMetadata = .init()
+    ) -> String {
         guard !users.isEmpty else { return "" }
         let wanted: [(String, (HarnessActor) -> String)] = [
             ("instance_id", { _ in "'00000000-0000-0000-0000-000000000000'" }),
@@ -157,7 +159,7 @@ enum SignUp {
                 "raw_app_meta_data",
                 { SQL.literal(HarnessActor.merge(HarnessActor.platformAppMetadata, $0.appMetadata)) }
             ),
-            ("raw_user_meta_data", { SQL.literal($0.userMetadata) }),
+            ("raw_user_meta_data", { SQL.literal(metadata.filled($0)) }),
             ("created_at", { _ in "now()" }),
             ("updated_at", { _ in "now()" }),
             ("is_anonymous", { _ in "false" }),

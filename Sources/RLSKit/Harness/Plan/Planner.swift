@@ -24,6 +24,7 @@ enum Planner {
         }
         let hasServiceRole = try Catalog.roleExists(conn, "service_role")
         let authColumns = try Catalog.authUserColumns(conn)
+        let signUpMetadata = authColumns.isEmpty ? SignUpMetadata() : try SignUpMetadata.read(conn)
         let gotrue = try Catalog.authAdmin(conn)
         // The units run on the API login where there is one (the throwaway server), which may switch.
         let authAdmin = gotrue.exists && (options.apiConnection != nil || gotrue.usable)
@@ -196,10 +197,12 @@ enum Planner {
             let users = plan.units[i].users
             let late = plan.units[i].lateUsers
             plan.units[i].signUp = SignUp.script(
-                users.filter { !late.contains($0.id) }, columns: authColumns, authAdminExists: authAdmin)
+                users.filter { !late.contains($0.id) }, columns: authColumns, authAdminExists: authAdmin,
+                metadata: signUpMetadata)
             if !late.isEmpty {
                 plan.units[i].lateSignUp = SignUp.script(
-                    users.filter { late.contains($0.id) }, columns: authColumns, authAdminExists: authAdmin)
+                    users.filter { late.contains($0.id) }, columns: authColumns, authAdminExists: authAdmin,
+                    metadata: signUpMetadata)
             }
             // Holders of roles given by a table row get that row, in matrix units (not scenarios).
             if plan.units[i].isolation == .rollbackEach {
