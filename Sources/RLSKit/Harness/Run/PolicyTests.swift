@@ -16,6 +16,11 @@ public struct TestSuite: Sendable {
 
     public var isEmpty: Bool { harness.isEmpty && pgtap.isEmpty }
 
+    /// The tables and membership tables the access files declare (`public.notes`).
+    public var declaredTables: Set<String> {
+        Set(harness.access.flatMap { $0.tables.map(\.qualifiedName) + $0.memberships.map(\.qualifiedName) })
+    }
+
     /// Reads PATHs: `*.rls` and `*.scenario` for the harness, `*.sql` and `*.pg` for pgTAP;
     /// folders are searched for both. A mistake in a file is an `InputError` with its line.
     public static func load(_ paths: [String]) throws -> TestSuite {

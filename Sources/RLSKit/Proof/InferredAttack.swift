@@ -1,0 +1,118 @@
+import Foundation
+import Postgres
+
+/// The attack on tables no access file declares: their intent inferred as `rlskit init` drafts
+/// it (`AccessDraft.infer`), run through the harness (rolled back), and every check that went
+/// through where that intent says no becomes a proven finding naming the assumption it rests on.
+public enum InferredAttack {
+    public struct Result: Sendable {
+        public var findings: [Finding] = []
+        /// The failed checks as test outcomes (`rlskit test --inferred`), suite `inferred <table>`.
+        public var outcomes: [TestOutcome] = []
+        /// Tables attacked, and the lines saying what was left out and why.
+        public var tables: [String] = []
+        public var notes: [String] = []
+        public var sequences: [SequenceAdvance] = []
+    }
+
+    static let lintName = "inferred_intent_violated"
+
+    /// `declared`: tables and membership tables the access files name (`public.notes`).
+    public static func run(
+        schemas: [String], declared: Set<String>, options: HarnessOptions, on target: ConnectionString,
+        ownsDatabase: Bool
+    ) throws -> Result {
+        let conn = try PostgresConnection(target)
+        let (tables, _, _, _) = try AccessDraft.read(conn, schemas: schemas)
+        conn.close()
+        let inference = AccessDraft.infer(tables: tables, declared: declared)
+        var result = Result()
+        result.notes = inference.skipped
+        guard !inference.isEmpty else { return result }
+        let file: AccessFile
+        do {
+            file = try AccessFile.parse(inference.text, path: AccessDraft.inferredPath)
+        } catch {
+            result.notes.append("inferred intent not attacked: \(error.description)")
+            return result
+        }
+        var input = HarnessInput()
+        input.access = [file]
+        var options = options
+        options.strict = false
+        options.allowUntested = true
+        options.exposedSchemas = schemas
+        let run = try PolicyTests.run(TestSuite(harness: input), options: options, on: target, ownsDatabase: ownsDatabase)
+        result.sequences = run.report.sequences
+        result.tables = inference.assumptions.keys.sorted()
+        let outcomes = run.report.outcomes
+        for o in outcomes where o.name == "not covered" {
+            result.notes.append("inferred intent of \(o.suite) not attacked: " + (o.message ?? "not covered"))
+        }
+        for o in outcomes where holes(o, among: outcomes, sensitive: inference.sensitive[o.suite] != nil) {
+            let assumptions = inference.assumptions[o.suite] ?? []
+            var shown = o
+            shown.suite = "inferred " + o.suite
+            shown.location = nil
+            shown.message = (o.message ?? o.name) + "; " + assumptions.joined(separator: "; ")
+            result.outcomes.append(shown)
+            result.findings.append(Finding(inferred: o, assumptions: assumptions))
+        }
+        return result
+    }
+
+    /// A check that went through where the inferred intent says no, unless the table is public
+    /// by design: a row anon reads too, of a table without tokens, keys, secrets or emails.
+    static func holes(_ o: TestOutcome, among all: [TestOutcome], sensitive: Bool) -> Bool {
+        guard o.status == .failed, o.intendedAllowed == false else { return false }
+        if o.operation == "select" && !sensitive {
+            let anonReads = all.contains {
+                $0.suite == o.suite && $0.actor == "anon" && $0.operation == "select" && $0.got == o.got
+            }
+            if anonReads { return false }
+        }
+        return true
+    }
+
+    /// Rows read or written, from what the check observed (`1 row (2)`, `3 rows affected`).
+    static func rows(_ got: String) -> Int {
+        if got.hasPrefix("1 row ("), let n = Int(got.dropFirst(7).prefix { $0.isNumber }) { return n }
+        return Int(got.prefix { $0.isNumber }) ?? 1
+    }
+}
+
+extension Finding {
+    /// A hole the inferred attack proved: the check as the proof, the assumptions in the detail.
+    init(inferred o: TestOutcome, assumptions: [String]) {
+        let name = o.suite.split(separator: ".", maxSplits: 1).map(String.init)
+        let object = AuditObject(
+            schema: name.count == 2 ? name[0] : "", name: name.count == 2 ? name[1] : o.suite, kind: "table")
+        lint = InferredAttack.lintName
+        lintId = "inferred"
+        title = "A check of inferred intent went through"
+        level = .error
+        categories = [.security]
+        self.object = object
+        detail =
+            "\(o.name) (expected \(o.expected ?? "denied"), got \(o.got ?? "?")), "
+            + assumptions.joined(separator: "; ")
+        remediation =
+            "If the assumption is right, fix the policies; confirm it by declaring intent (`rlskit init` drafts the access file), or declare otherwise in an access file to silence this"
+        metadata = ["check": o.name, "assumptions": assumptions.joined(separator: "; ")]
+        if let p = o.policies, !p.isEmpty { metadata["policies"] = p.joined(separator: "; ") }
+        fingerprint = Finding.fingerprint(lint: lint, object: object, key: o.name)
+        var proof = Proof(outcome: .proven)
+        proof.actor = o.actor ?? ""
+        proof.role = o.role ?? ""
+        let table = name.count == 2 ? name[1] : o.suite
+        proof.request =
+            APIRequest.method(o.operation ?? "") + " /rest/v1/"
+            + (table.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? table)
+            + (object.schema == "public" || object.schema.isEmpty
+                ? "" : " (\(o.operation == "select" ? "Accept" : "Content")-Profile: \(object.schema))")
+        proof.sql = o.sql ?? ""
+        proof.effect = o.operation == "select" ? "read" : "wrote"
+        proof.rows = InferredAttack.rows(o.got ?? "")
+        self.proof = proof
+    }
+}
