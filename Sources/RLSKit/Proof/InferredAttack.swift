@@ -44,11 +44,14 @@ public enum InferredAttack {
         options.exposedSchemas = schemas
         let run = try PolicyTests.run(TestSuite(harness: input), options: options, on: target, ownsDatabase: ownsDatabase)
         result.sequences = run.report.sequences
+        if let note = SequenceGuard.note(run.report.sequences) { result.notes.append(note + " (the inferred attack)") }
         result.tables = inference.assumptions.keys.sorted()
         let outcomes = run.report.outcomes
         for o in outcomes where o.name == "not covered" {
             result.notes.append("inferred intent of \(o.suite) not attacked: " + (o.message ?? "not covered"))
         }
+        // One finding per table, operation and API role: `B reads A's row` adds nothing to `A reads B's row`.
+        var firstOf: [String: Int] = [:]
         for o in outcomes where holes(o, among: outcomes, sensitive: inference.sensitive[o.suite] != nil) {
             let assumptions = inference.assumptions[o.suite] ?? []
             var shown = o
@@ -56,7 +59,13 @@ public enum InferredAttack {
             shown.location = nil
             shown.message = (o.message ?? o.name) + "; " + assumptions.joined(separator: "; ")
             result.outcomes.append(shown)
-            result.findings.append(Finding(inferred: o, assumptions: assumptions))
+            let key = [o.suite, o.operation ?? "", o.role ?? ""].joined(separator: "\u{1F}")
+            if let i = firstOf[key] {
+                result.findings[i].also(o.name)
+            } else {
+                firstOf[key] = result.findings.count
+                result.findings.append(Finding(inferred: o, assumptions: assumptions))
+            }
         }
         return result
     }
@@ -97,7 +106,7 @@ extension Finding {
             "\(o.name) (expected \(o.expected ?? "denied"), got \(o.got ?? "?")), "
             + assumptions.joined(separator: "; ")
         remediation =
-            "If the assumption is right, fix the policies; confirm it by declaring intent (`rlskit init` drafts the access file), or declare otherwise in an access file to silence this"
+            "If it must not go through, fix the policies and confirm the intent in an access file (`rlskit init` drafts it); if it may, declare the table's intent there to silence this"
         metadata = ["check": o.name, "assumptions": assumptions.joined(separator: "; ")]
         if let p = o.policies, !p.isEmpty { metadata["policies"] = p.joined(separator: "; ") }
         fingerprint = Finding.fingerprint(lint: lint, object: object, key: o.name)
@@ -114,5 +123,13 @@ extension Finding {
         proof.effect = o.operation == "select" ? "read" : "wrote"
         proof.rows = InferredAttack.rows(o.got ?? "")
         self.proof = proof
+    }
+
+    /// Another check of the same table, operation and role that went through too.
+    mutating func also(_ check: String) {
+        metadata["also", default: ""] += (metadata["also"] == nil ? "" : "; ") + check
+        let assumptions = metadata["assumptions"].map { ", " + $0 } ?? ""
+        let head = detail.dropLast(assumptions.count)
+        detail = (metadata["also"] == check ? head + "; also \(check)" : head + ", \(check)") + assumptions
     }
 }
