@@ -203,7 +203,7 @@ public enum ProjectCheck {
         if options.inferred {
             progress("attacking tables without declared intent")
             let attack = try InferredAttack.run(
-                schemas: exposure.names, declared: project.tests.declaredTables, options: options.harness,
+                schemas: exposure.names, declared: project.tests.declaredBlocks, options: options.harness,
                 on: target, ownsDatabase: database.isThrowaway)
             result.findings += attack.findings
             tests.notes += attack.notes

@@ -17,15 +17,17 @@ public enum InferredAttack {
 
     static let lintName = "inferred_intent_violated"
 
-    /// `declared`: tables and membership tables the access files name (`public.notes`).
+    /// `declared`: tables, membership tables and buckets the access files name (`public.notes`,
+    /// `bucket avatars`).
     public static func run(
         schemas: [String], declared: Set<String>, options: HarnessOptions, on target: ConnectionString,
         ownsDatabase: Bool
     ) throws -> Result {
         let conn = try PostgresConnection(target)
-        let (tables, _, _, _) = try AccessDraft.read(conn, schemas: schemas)
+        let (tables, storage, buckets, _) = try AccessDraft.read(conn, schemas: schemas)
         conn.close()
-        let inference = AccessDraft.infer(tables: tables, declared: declared)
+        let inference = AccessDraft.infer(
+            tables: tables, buckets: buckets, storagePolicies: storage, declared: declared)
         var result = Result()
         result.notes = inference.skipped
         guard !inference.isEmpty else { return result }
@@ -74,13 +76,26 @@ public enum InferredAttack {
     /// by design: a row anon reads too, of a table without tokens, keys, secrets or emails.
     static func holes(_ o: TestOutcome, among all: [TestOutcome], sensitive: Bool) -> Bool {
         guard o.status == .failed, o.intendedAllowed == false else { return false }
-        if o.operation == "select" && !sensitive {
+        // A private bucket read by anon is a hole whatever the table rule says.
+        if o.operation == "select" && !sensitive && !o.suite.hasPrefix("bucket ") {
             let anonReads = all.contains {
                 $0.suite == o.suite && $0.actor == "anon" && $0.operation == "select" && $0.got == o.got
             }
             if anonReads { return false }
         }
         return true
+    }
+
+    /// The Storage API request a bucket check stands for (`GET /storage/v1/object/list/docs`).
+    static func storageRequest(_ o: TestOutcome, bucket: String) -> String {
+        let b = bucket.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? bucket
+        switch o.operation {
+        case "select": return "POST /storage/v1/object/list/\(b)"
+        case "insert": return "POST /storage/v1/object/\(b)/…"
+        case "delete": return "DELETE /storage/v1/object/\(b)"
+        default:
+            return o.name.contains("moves") ? "POST /storage/v1/object/move" : "PUT /storage/v1/object/\(b)/… (x-upsert)"
+        }
     }
 
     /// Rows read or written, from what the check observed (`1 row (2)`, `3 rows affected`).
@@ -93,9 +108,12 @@ public enum InferredAttack {
 extension Finding {
     /// A hole the inferred attack proved: the check as the proof, the assumptions in the detail.
     init(inferred o: TestOutcome, assumptions: [String]) {
+        let bucket = o.suite.hasPrefix("bucket ") ? String(o.suite.dropFirst(7)) : nil
         let name = o.suite.split(separator: ".", maxSplits: 1).map(String.init)
-        let object = AuditObject(
-            schema: name.count == 2 ? name[0] : "", name: name.count == 2 ? name[1] : o.suite, kind: "table")
+        let object =
+            bucket.map { AuditObject(schema: "storage", name: $0, kind: "bucket") }
+            ?? AuditObject(
+                schema: name.count == 2 ? name[0] : "", name: name.count == 2 ? name[1] : o.suite, kind: "table")
         lint = InferredAttack.lintName
         lintId = "inferred"
         title = "A check of inferred intent went through"
@@ -113,12 +131,16 @@ extension Finding {
         var proof = Proof(outcome: .proven)
         proof.actor = o.actor ?? ""
         proof.role = o.role ?? ""
-        let table = name.count == 2 ? name[1] : o.suite
-        proof.request =
-            APIRequest.method(o.operation ?? "") + " /rest/v1/"
-            + (table.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? table)
-            + (object.schema == "public" || object.schema.isEmpty
-                ? "" : " (\(o.operation == "select" ? "Accept" : "Content")-Profile: \(object.schema))")
+        if let bucket {
+            proof.request = InferredAttack.storageRequest(o, bucket: bucket)
+        } else {
+            let table = object.name
+            proof.request =
+                APIRequest.method(o.operation ?? "") + " /rest/v1/"
+                + (table.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? table)
+                + (object.schema == "public" || object.schema.isEmpty
+                    ? "" : " (\(o.operation == "select" ? "Accept" : "Content")-Profile: \(object.schema))")
+        }
         proof.sql = o.sql ?? ""
         proof.effect = o.operation == "select" ? "read" : "wrote"
         proof.rows = InferredAttack.rows(o.got ?? "")

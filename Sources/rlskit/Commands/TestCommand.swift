@@ -75,7 +75,7 @@ enum TestCommand {
         var r = try PolicyTests.run(suite, options: onTarget, on: target.connection, ownsDatabase: target.isThrowaway)
         if inferred {
             let attack = try InferredAttack.run(
-                schemas: exposure.names, declared: suite.declaredTables, options: onTarget, on: target.connection,
+                schemas: exposure.names, declared: suite.declaredBlocks, options: onTarget, on: target.connection,
                 ownsDatabase: target.isThrowaway)
             r.report.outcomes += attack.outcomes
             r.report.notes += attack.notes

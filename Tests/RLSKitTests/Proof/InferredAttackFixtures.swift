@@ -33,6 +33,13 @@ enum InferredAttackFixtures {
         create policy "add own keys" on public.api_keys for insert to authenticated with check (user_id = (select auth.uid()));
         create policy "countries are public" on public.countries for select using (true);
         create policy "join the waitlist" on public.waitlist for insert to anon, authenticated with check (true);
+        insert into storage.buckets (id, name, public) values ('documents', 'documents', false);
+        create policy "own documents" on storage.objects for select to authenticated
+          using (bucket_id = 'documents' and (storage.foldername(name))[1] = (select auth.uid())::text);
+        create policy "upload documents" on storage.objects for insert to authenticated
+          with check (bucket_id = 'documents' and (storage.foldername(name))[1] = (select auth.uid())::text);
+        create policy "delete documents" on storage.objects for delete to authenticated
+          using (bucket_id = 'documents' and (storage.foldername(name))[1] = (select auth.uid())::text);
         """
 
     static let notesCorrect =
@@ -44,7 +51,7 @@ enum InferredAttackFixtures {
             """
 
     /// Planted: a key added to another's account, a stranger reads keys, the admin flag set, a catalog changed,
-    /// anon reads the waitlist's emails, a note inserted in another's name.
+    /// anon reads the waitlist's emails, a note inserted in another's name, anon lists private documents.
     static let notesBuggy =
         notes + """
 
@@ -56,8 +63,9 @@ enum InferredAttackFixtures {
             create policy "fix countries" on public.countries for update to authenticated using (true);
             create policy "waitlist admin" on public.waitlist for select using (true);
             create policy "notes for anyone" on public.notes for insert to authenticated with check (true);
+            create policy "documents by link" on storage.objects for select using (bucket_id = 'documents');
             """
-    static let notesPlanted = 6
+    static let notesPlanted = 7
 
     /// Teams: an enum role, projects, invitations holding emails, a plan catalog.
     static let teams = """
@@ -121,6 +129,13 @@ enum InferredAttackFixtures {
         create policy "profiles are public" on public.user_profiles for select using (true);
         create policy "own profile" on public.user_profiles for all to authenticated
           using (id = (select auth.uid())) with check (id = (select auth.uid()));
+        insert into storage.buckets (id, name, public) values ('avatars', 'avatars', true);
+        create policy "avatars are public" on storage.objects for select using (bucket_id = 'avatars');
+        create policy "upload own avatar" on storage.objects for insert to authenticated
+          with check (bucket_id = 'avatars' and (storage.foldername(name))[1] = (select auth.uid())::text);
+        create policy "replace own avatar" on storage.objects for update to authenticated
+          using (bucket_id = 'avatars' and (storage.foldername(name))[1] = (select auth.uid())::text)
+          with check (bucket_id = 'avatars' and (storage.foldername(name))[1] = (select auth.uid())::text);
         """
 
     static let teamsCorrect =
@@ -131,10 +146,13 @@ enum InferredAttackFixtures {
               using (public.has_role(team_id, '{owner,admin}'));
             create policy "managers remove, members leave" on public.team_members for delete to authenticated
               using (public.has_role(team_id, '{owner,admin}') or user_id = (select auth.uid()));
+            create policy "delete own avatar" on storage.objects for delete to authenticated
+              using (bucket_id = 'avatars' and (storage.foldername(name))[1] = (select auth.uid())::text);
             """
 
     /// Planted: any team's member reads every project, a member promotes themselves, anyone joins,
-    /// a project moved into another team, a stranger reads invitations' emails, a member removes the owner.
+    /// a project moved into another team, a stranger reads invitations' emails, a member removes the
+    /// owner, anyone deletes anyone's avatar.
     static let teamsBuggy =
         teams + """
 
@@ -148,8 +166,9 @@ enum InferredAttackFixtures {
             create policy "read invitations" on public.invitations for select to authenticated using (true);
             create policy "members remove" on public.team_members for delete to authenticated
               using (public.is_member(team_id));
+            create policy "delete avatars" on storage.objects for delete to authenticated using (bucket_id = 'avatars');
             """
-    static let teamsPlanted = 6
+    static let teamsPlanted = 7
 
     /// Organisations: membership through profiles, documents with an author and a share token,
     /// a text-free enum role ranked by name (member before admin), a feature-flag catalog.

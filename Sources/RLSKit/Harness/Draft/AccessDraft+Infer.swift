@@ -62,8 +62,11 @@ extension AccessDraft {
         return (nil, "\(t.qualifiedName): user columns \(names), none named like an owner: no owner assumed")
     }
 
-    /// The answered access file for `tables` less those `declared` (qualified names) names.
-    static func infer(tables: [Table], declared: Set<String>) -> Inference {
+    /// The answered access file for `tables` and `buckets` less those `declared` names
+    /// (`public.notes`, `bucket avatars`).
+    static func infer(
+        tables: [Table], buckets: [Bucket] = [], storagePolicies: [Policy] = [], declared: Set<String>
+    ) -> Inference {
         var out = Inference(text: "")
         var w = Writer()
         let members = tables.compactMap(membership)
@@ -154,8 +157,41 @@ extension AccessDraft {
             if mb.role != nil && roles.count > 1 { w.add("change-role " + managers) }
             out.assumptions[key] = notes
         }
+        for b in buckets where !declared.contains("bucket " + b.id) {
+            inferBucket(b, policies: storagePolicies, members: members, &w, &out)
+        }
         out.text = w.lines.map(Text.oneLine).joined(separator: "\n") + "\n"
         return out
+    }
+
+    /// A bucket of one folder per user (or of objects owned by their uploader): anyone signed in
+    /// may upload and, in a private bucket, list; only the owner replaces, moves or deletes. Team
+    /// folders are left out: which folder is whose group is not told by the catalog.
+    static func inferBucket(
+        _ b: Bucket, policies: [Policy], members: [Membership], _ w: inout Writer, _ out: inout Inference
+    ) {
+        guard let id = Text.word(b.id) else { return }
+        let literal = SQL.literal(b.id)
+        let texts = policies.flatMap { [$0.using, $0.check].compactMap { $0 } }.filter { $0.contains(literal) }
+        if texts.contains(where: { t in members.contains { t.contains($0.table.name) } }) {
+            return out.skipped.append("bucket \(b.id): its policies read a membership table: team folders are not inferred")
+        }
+        let byFolder = texts.isEmpty || texts.contains { $0.contains("foldername") || $0.contains("split_part") }
+        w.lines += ["", "bucket \(id)"]
+        w.add("ownership " + (byFolder ? "folder" : "owner-id"))
+        w.add(b.isPublic ? "read public" : "read signed-in")
+        if b.isPublic { w.add("list anyone") }
+        w.add("upload signed-in")
+        w.add("overwrite owner")
+        w.add("move owner")
+        w.add("delete owner")
+        out.assumptions["bucket " + b.id] = [
+            byFolder
+                ? "assuming an object's first folder is its owner's user id"
+                : "assuming an object belongs to its uploader (`owner_id`)",
+            "assuming only the owner replaces, moves or deletes an object"
+                + (b.isPublic ? "" : ", and anon reads nothing in this private bucket"),
+        ]
     }
 
     /// A membership's roles ranked owner first; nil when its role column's values are unknown
