@@ -102,10 +102,11 @@ final class InferredCLITests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: tmp) }
         try FileManager.default.createDirectory(atPath: tmp + "/m", withIntermediateDirectories: true)
         try Self.schema(fixed: false).write(toFile: tmp + "/m/0001_app.sql", atomically: true, encoding: .utf8)
-        let r = try CLI.run([
-            "check", "--dir", tmp + "/m", "--allow-empty", "--json", tmp + "/r.json", "--sarif", tmp + "/r.sarif",
-            "--junit", tmp + "/r.xml", "--html", tmp + "/r.html",
-        ], directory: tmp)
+        let r = try CLI.run(
+            [
+                "check", "--dir", tmp + "/m", "--allow-empty", "--json", tmp + "/r.json", "--sarif", tmp + "/r.sarif",
+                "--junit", tmp + "/r.xml", "--html", tmp + "/r.html",
+            ], directory: tmp)
         XCTAssertEqual(r.code, 1, r.output)
         XCTAssertTrue(r.stdout.contains("attack    4 tables without declared intent attacked"), r.stdout)
         XCTAssertTrue(r.stdout.contains("inferred_intent_violated  table public.docs"), r.stdout)

@@ -44,7 +44,8 @@ public enum InferredAttack {
         options.strict = false
         options.allowUntested = true
         options.exposedSchemas = schemas
-        let run = try PolicyTests.run(TestSuite(harness: input), options: options, on: target, ownsDatabase: ownsDatabase)
+        let run = try PolicyTests.run(
+            TestSuite(harness: input), options: options, on: target, ownsDatabase: ownsDatabase)
         result.sequences = run.report.sequences
         if let note = SequenceGuard.note(run.report.sequences) { result.notes.append(note + " (the inferred attack)") }
         result.tables = inference.assumptions.keys.sorted()
@@ -94,7 +95,8 @@ public enum InferredAttack {
         case "insert": return "POST /storage/v1/object/\(b)/…"
         case "delete": return "DELETE /storage/v1/object/\(b)"
         default:
-            return o.name.contains("moves") ? "POST /storage/v1/object/move" : "PUT /storage/v1/object/\(b)/… (x-upsert)"
+            return o.name.contains("moves")
+                ? "POST /storage/v1/object/move" : "PUT /storage/v1/object/\(b)/… (x-upsert)"
         }
     }
 

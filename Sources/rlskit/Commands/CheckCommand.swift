@@ -26,7 +26,9 @@ enum CheckCommand {
                 "dir", "DIR", "Migrations to apply (default: sql/migrations, else supabase/migrations)."),
             .flag("builtin", "Check rlskit's built-in example schema with its tests."),
             .flag("allow-empty", "Pass a run that applied no migrations or tested nothing."),
-            .flag("no-inferred", "Do not attack RLS tables without declared intent (their intent inferred as 'rlskit init' drafts it)."),
+            .flag(
+                "no-inferred",
+                "Do not attack RLS tables without declared intent (their intent inferred as 'rlskit init' drafts it)."),
             .option("tests", "PATH", "Access files, scenarios or pgTAP files to run (repeatable).", repeatable: true),
             .option("format", "FORMAT", "Combined result for CI: text (default), junit, json or sarif (the audit)."),
             .option(

@@ -60,7 +60,9 @@ enum TestCommand {
             inputs: paths + args.all("database-urls") + included.sorted())
 
         if let many = try DatabaseTarget.resolveMany(args) {
-            if inferred { throw ConfigurationError("--inferred runs on one database: give --database-url, not several") }
+            if inferred {
+                throw ConfigurationError("--inferred runs on one database: give --database-url, not several")
+            }
             let files = try PerDatabaseOutput.Files(
                 many, html: html, ci: ci, inputs: paths + args.all("database-urls") + included.sorted())
             return try runMany(

@@ -98,7 +98,8 @@ final class InferredAttackTests: XCTestCase {
     /// A table an access file declares is not attacked, nor what depends on its members block.
     func testDeclaredTablesAreLeftAlone() throws {
         let r = try attack(InferredAttackFixtures.teamsBuggy, declared: ["public.team_members", "public.invitations"])
-        XCTAssertEqual(r.findings.filter { $0.object.name == "team_members" || $0.object.name == "invitations" }.count, 0)
+        XCTAssertEqual(
+            r.findings.filter { $0.object.name == "team_members" || $0.object.name == "invitations" }.count, 0)
         XCTAssertFalse(r.tables.contains("public.invitations"))
         XCTAssertTrue(r.tables.contains("public.plans"))
     }

@@ -108,7 +108,10 @@ extension AccessDraft {
                 notes.append(
                     "assuming strangers may not read \(secrets.map { "`\($0)`" }.joined(separator: ", "))")
             }
-            let isGroupTable = group.map { $0.column == $0.members.group.references?.column && $0.members.group.references?.table == t.name } ?? false
+            let isGroupTable =
+                group.map {
+                    $0.column == $0.members.group.references?.column && $0.members.group.references?.table == t.name
+                } ?? false
             switch (owner != nil, group != nil) {
             case (_, true):
                 w.add("read members")
@@ -174,7 +177,8 @@ extension AccessDraft {
         let literal = SQL.literal(b.id)
         let texts = policies.flatMap { [$0.using, $0.check].compactMap { $0 } }.filter { $0.contains(literal) }
         if texts.contains(where: { t in members.contains { t.contains($0.table.name) } }) {
-            return out.skipped.append("bucket \(b.id): its policies read a membership table: team folders are not inferred")
+            return out.skipped.append(
+                "bucket \(b.id): its policies read a membership table: team folders are not inferred")
         }
         let byFolder = texts.isEmpty || texts.contains { $0.contains("foldername") || $0.contains("split_part") }
         w.lines += ["", "bucket \(id)"]

@@ -20,7 +20,8 @@ public struct TestSuite: Sendable {
     public var declaredBlocks: Set<String> {
         Set(
             harness.access.flatMap {
-                $0.tables.map(\.qualifiedName) + $0.memberships.map(\.qualifiedName) + $0.buckets.map { "bucket " + $0.id }
+                $0.tables.map(\.qualifiedName) + $0.memberships.map(\.qualifiedName)
+                    + $0.buckets.map { "bucket " + $0.id }
             })
     }
 
