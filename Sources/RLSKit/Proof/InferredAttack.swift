@@ -23,9 +23,12 @@ public enum InferredAttack {
         schemas: [String], declared: Set<String>, options: HarnessOptions, on target: ConnectionString,
         ownsDatabase: Bool
     ) throws -> Result {
-        let conn = try PostgresConnection(target)
-        let (tables, storage, buckets, _) = try AccessDraft.read(conn, schemas: schemas)
-        conn.close()
+        let (tables, storage, buckets) = try {
+            let conn = try PostgresConnection(target)
+            defer { conn.close() }
+            let (read, storage, buckets, _) = try AccessDraft.read(conn, schemas: schemas)
+            return (try AccessDraft.withCheckedRoles(conn, read), storage, buckets)
+        }()
         let inference = AccessDraft.infer(
             tables: tables, buckets: buckets, storagePolicies: storage, declared: declared)
         var result = Result()

@@ -260,4 +260,71 @@ enum InferredAttackFixtures {
               using (public.org_role_of(organization_id) is not null);
             """
     static let orgsPlanted = 5
+
+    /// Boards: a text role whose values only a check constraint lists (viewer first), cards per board.
+    static let boards = """
+        create table public.boards (id uuid primary key default gen_random_uuid(), name text);
+        create table public.board_members (
+          board_id uuid not null references public.boards (id) on delete cascade,
+          user_id uuid not null references auth.users (id),
+          role text not null default 'viewer' check (role in ('viewer', 'editor', 'owner')),
+          primary key (board_id, user_id));
+        create table public.cards (
+          id bigint generated always as identity primary key,
+          board_id uuid not null references public.boards (id), title text);
+        do $$ declare t text; begin
+          foreach t in array array['boards', 'board_members', 'cards'] loop
+            execute format('alter table public.%I enable row level security', t);
+            execute format('grant select, insert, update, delete on public.%I to authenticated', t);
+            execute format('grant all on public.%I to service_role', t);
+          end loop; end $$;
+        create function public.role_on(b uuid) returns text language sql security definer stable
+          set search_path = '' as $$
+          select m.role from public.board_members m where m.board_id = b and m.user_id = auth.uid() $$;
+        create function public.add_board_owner() returns trigger language plpgsql security definer
+          set search_path = '' as $$
+          begin
+            if auth.uid() is not null then
+              insert into public.board_members (board_id, user_id, role) values (new.id, auth.uid(), 'owner');
+            end if;
+            return new;
+          end $$;
+        create trigger add_board_owner after insert on public.boards
+          for each row execute function public.add_board_owner();
+        create policy "members read boards" on public.boards for select to authenticated
+          using (public.role_on(id) is not null);
+        create policy "create boards" on public.boards for insert to authenticated with check (true);
+        create policy "owners edit boards" on public.boards for update to authenticated
+          using (public.role_on(id) = 'owner');
+        create policy "members read members" on public.board_members for select to authenticated
+          using (public.role_on(board_id) is not null);
+        create policy "owners add" on public.board_members for insert to authenticated
+          with check (public.role_on(board_id) = 'owner');
+        create policy "owners remove, members leave" on public.board_members for delete to authenticated
+          using (public.role_on(board_id) = 'owner' or user_id = (select auth.uid()));
+        create policy "editors write cards" on public.cards for insert to authenticated
+          with check (public.role_on(board_id) in ('owner', 'editor'));
+        create policy "editors edit cards" on public.cards for update to authenticated
+          using (public.role_on(board_id) in ('owner', 'editor'))
+          with check (public.role_on(board_id) in ('owner', 'editor'));
+        """
+
+    static let boardsCorrect =
+        boards + """
+
+            create policy "owners change roles" on public.board_members for update to authenticated
+              using (public.role_on(board_id) = 'owner') with check (public.role_on(board_id) = 'owner');
+            create policy "members read cards" on public.cards for select to authenticated
+              using (public.role_on(board_id) is not null);
+            """
+
+    /// Planted: a viewer makes themselves owner, every signed-in user reads every board's cards.
+    static let boardsBuggy =
+        boards + """
+
+            create policy "change roles" on public.board_members for update to authenticated
+              using (user_id = (select auth.uid()) or public.role_on(board_id) = 'owner');
+            create policy "read cards" on public.cards for select to authenticated using (true);
+            """
+    static let boardsPlanted = 2
 }

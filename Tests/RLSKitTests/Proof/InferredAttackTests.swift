@@ -95,6 +95,27 @@ final class InferredAttackTests: XCTestCase {
         assertCaught(try attack(InferredAttackFixtures.orgsBuggy), planted)
     }
 
+    func testBoardsCorrectHasNoFinding() throws {
+        let r = try attack(InferredAttackFixtures.boardsCorrect)
+        XCTAssertEqual(r.findings.map(\.detail), [])
+        XCTAssertEqual(r.tables.count, 3, "\(r.tables) \(r.notes)")
+    }
+
+    /// The text role's values come from its check constraint, ranked owner first.
+    func testBoardsPlantedBugsCaught() throws {
+        let planted = [("board_members", "promotes self to owner"), ("cards", "reads G")]
+        XCTAssertEqual(planted.count, InferredAttackFixtures.boardsPlanted)
+        let r = try attack(InferredAttackFixtures.boardsBuggy)
+        assertCaught(r, planted)
+        let roles = r.findings.first { $0.object.name == "board_members" }?.detail ?? ""
+        XCTAssertTrue(roles.contains("assuming `owner` owns a group and `viewer` is a plain member"), roles)
+    }
+
+    func testQuotedValues() {
+        XCTAssertEqual(
+            AccessDraft.quotedValues("CHECK ((role = ANY (ARRAY['viewer'::text, 'it''s'::text])))"), ["viewer", "it's"])
+    }
+
     /// A table an access file declares is not attacked, nor what depends on its members block.
     func testDeclaredTablesAreLeftAlone() throws {
         let r = try attack(InferredAttackFixtures.teamsBuggy, declared: ["public.team_members", "public.invitations"])

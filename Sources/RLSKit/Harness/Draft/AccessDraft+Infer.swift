@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 
 /// Intent guessed for tables no access file declares, as `rlskit init` would draft them, each `?`
 /// answered with the most a design could mean: an inferred attack reports only what goes through
@@ -38,17 +39,19 @@ extension AccessDraft {
 
     /// Role labels ranked from the group owner's to the plain member's, when every label is known.
     static func rankedRoles(_ labels: [String]) -> [String] {
-        func rank(_ l: String) -> Int? {
-            let s = l.lowercased()
-            if ["owner", "creator", "superadmin", "super_admin", "primary_owner"].contains(s) { return 0 }
-            if ["admin", "administrator", "manager", "maintainer"].contains(s) { return 1 }
-            if ["editor", "moderator", "billing", "developer", "writer", "contributor"].contains(s) { return 2 }
-            if ["member", "user", "viewer", "reader", "guest", "readonly", "read_only"].contains(s) { return 3 }
-            return nil
-        }
-        let ranks = labels.map(rank)
+        let ranks = labels.map(roleRank)
         guard !ranks.contains(nil) else { return labels }
         return zip(labels, ranks).sorted { $0.1! < $1.1! }.map(\.0)
+    }
+
+    /// 0 for a group's owner, 3 for a plain member; nil for a word that is no role's name.
+    static func roleRank(_ label: String) -> Int? {
+        let s = label.lowercased()
+        if ["owner", "creator", "superadmin", "super_admin", "primary_owner"].contains(s) { return 0 }
+        if ["admin", "administrator", "manager", "maintainer"].contains(s) { return 1 }
+        if ["editor", "moderator", "billing", "developer", "writer", "contributor"].contains(s) { return 2 }
+        if ["member", "user", "viewer", "reader", "guest", "readonly", "read_only"].contains(s) { return 3 }
+        return nil
     }
 
     /// An owner column: the only user column, else the one named like an owner.
@@ -198,12 +201,61 @@ extension AccessDraft {
         ]
     }
 
-    /// A membership's roles ranked owner first; nil when its role column's values are unknown
-    /// (text without an enum), so the members block cannot be written.
+    /// A membership's roles ranked owner first; empty when its role column's values are unknown.
     static func m(roles mb: Membership) -> [String]? {
         guard let r = mb.role else { return [] }
         let labels = r.labels.filter { Text.listWord($0) != nil }
         guard labels.count == r.labels.count, !labels.isEmpty else { return [] }
         return rankedRoles(labels)
+    }
+
+    /// Text role columns of membership tables take the values their check constraints list
+    /// (`check (role in ('owner', 'member'))`), as an enum's labels, when every value is a role name.
+    static func withCheckedRoles(_ conn: PostgresConnection, _ tables: [Table]) throws -> [Table] {
+        var out = tables
+        for (i, t) in tables.enumerated() {
+            guard let mb = membership(t), let r = mb.role, r.labels.isEmpty else { continue }
+            let rows = try conn.query(
+                """
+                select pg_get_constraintdef(c.oid) as def from pg_constraint c
+                  join pg_attribute a on a.attrelid = c.conrelid and a.attnum = any (c.conkey)
+                 where c.contype = 'c' and c.conrelid = to_regclass($1) and a.attname = $2
+                """, [t.qualifiedName, r.name]
+            ).rows
+            let defs = try rows.map { try $0.decode("def", as: String.self) }
+            let values = defs.flatMap(quotedValues)
+            guard values.count > 1, values.allSatisfy({ roleRank($0) != nil }),
+                let c = out[i].columns.firstIndex(where: { $0.name == r.name })
+            else { continue }
+            var seen = Set<String>()
+            out[i].columns[c].labels = values.filter { seen.insert($0).inserted }
+        }
+        return out
+    }
+
+    /// The string literals of a constraint's text (`'owner'::text` → owner).
+    static func quotedValues(_ def: String) -> [String] {
+        var out: [String] = []
+        var rest = Substring(def)
+        while let open = rest.firstIndex(of: "'") {
+            var value = ""
+            var i = rest.index(after: open)
+            while i < rest.endIndex {
+                if rest[i] == "'" {
+                    let next = rest.index(after: i)
+                    if next < rest.endIndex && rest[next] == "'" {
+                        value.append("'")
+                        i = rest.index(after: next)
+                        continue
+                    }
+                    break
+                }
+                value.append(rest[i])
+                i = rest.index(after: i)
+            }
+            out.append(value)
+            rest = i < rest.endIndex ? rest[rest.index(after: i)...] : ""
+        }
+        return out
     }
 }
