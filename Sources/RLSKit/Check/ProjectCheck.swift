@@ -214,8 +214,8 @@ public enum ProjectCheck {
                 Phase(
                     name: "attack", ok: true,
                     summary: attack.tables.isEmpty
-                        ? "every RLS table has declared intent"
-                        : "\(attack.tables.count) table\(attack.tables.count == 1 ? "" : "s") without declared intent attacked: "
+                        ? "every RLS table and bucket has declared intent"
+                        : "\(attack.attacked) without declared intent attacked: "
                             + "\(attack.findings.count) hole\(attack.findings.count == 1 ? "" : "s") proven",
                     milliseconds: lap())
         }

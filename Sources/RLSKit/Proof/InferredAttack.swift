@@ -13,6 +13,14 @@ public enum InferredAttack {
         public var tables: [String] = []
         public var notes: [String] = []
         public var sequences: [SequenceAdvance] = []
+
+        /// `3 tables and 1 bucket`: what was attacked.
+        public var attacked: String {
+            let buckets = tables.count { $0.hasPrefix("bucket ") }
+            let n = tables.count - buckets
+            return "\(n) table\(n == 1 ? "" : "s")"
+                + (buckets == 0 ? "" : " and \(buckets) bucket\(buckets == 1 ? "" : "s")")
+        }
     }
 
     static let lintName = "inferred_intent_violated"

@@ -82,7 +82,7 @@ enum TestCommand {
             r.report.outcomes += attack.outcomes
             r.report.notes += attack.notes
             r.report.notes.append(
-                "inferred intent: \(attack.tables.count) table\(attack.tables.count == 1 ? "" : "s") without declared intent attacked, \(attack.outcomes.count) hole\(attack.outcomes.count == 1 ? "" : "s") proven"
+                "inferred intent: \(attack.attacked) without declared intent attacked, \(attack.outcomes.count) hole\(attack.outcomes.count == 1 ? "" : "s") proven"
             )
             r.report.sequences = SequenceAdvance.merged(r.report.sequences, attack.sequences)
         }
