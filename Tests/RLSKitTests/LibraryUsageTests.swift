@@ -37,7 +37,7 @@ final class LibraryUsageTests: XCTestCase {
                 let check = try ProjectCheck.run(
                     input, on: .init(connection: cluster.connectionString, isThrowaway: true))
                 XCTAssertTrue(check.passed, check.json())
-                XCTAssertEqual(check.phases.map(\.name), ["database", "apply", "test", "audit"])
+                XCTAssertEqual(check.phases.map(\.name), ["database", "apply", "test", "audit", "attack"])
                 XCTAssertGreaterThan(check.tests.count(.passed), 50)
             }
         }

@@ -22,6 +22,8 @@ public enum ProjectCheck {
         public var failOn: FindingLevel = .error
         /// A run that applied nothing or tested nothing passes only when this is set.
         public var allowEmpty = false
+        /// Attack RLS tables no access file declares, their intent inferred (`InferredAttack`).
+        public var inferred = true
         public init() {}
     }
 
@@ -201,6 +203,27 @@ public enum ProjectCheck {
             tests.sequences = SequenceAdvance.merged(tests.sequences, proofs.sequences)
             if let note = SequenceGuard.note(proofs.sequences) { tests.notes.append(note + " (the audit's proofs)") }
         }
+        let auditMilliseconds = lap()
+        var attackPhase: Phase?
+        if options.inferred {
+            progress("attacking tables without declared intent")
+            let attack = try InferredAttack.run(
+                schemas: exposure.names, declared: project.tests.declaredBlocks, options: options.harness,
+                on: target, ownsDatabase: database.isThrowaway)
+            result.findings += attack.findings
+            tests.notes += attack.notes
+            if !attack.sequences.isEmpty {
+                tests.sequences = SequenceAdvance.merged(tests.sequences, attack.sequences)
+            }
+            attackPhase =
+                Phase(
+                    name: "attack", ok: true,
+                    summary: attack.tables.isEmpty
+                        ? "every RLS table and bucket has declared intent"
+                        : "\(attack.attacked) without declared intent attacked: "
+                            + "\(attack.findings.count) hole\(attack.findings.count == 1 ? "" : "s") proven",
+                    milliseconds: lap())
+        }
         let audit = AuditReport(result: result, baseline: options.baseline)
         let auditFailed = audit.fails(at: options.failOn) || !audit.result.failedLints.isEmpty
         let levels = audit.levelsLine
@@ -209,7 +232,8 @@ public enum ProjectCheck {
                 name: "audit", ok: !auditFailed,
                 summary: audit.result.failedLints.isEmpty
                     ? levels : "\(audit.result.failedLints.count) lint(s) could not run; " + levels,
-                milliseconds: lap()))
+                milliseconds: auditMilliseconds + lap()))
+        if let attackPhase { phases.append(attackPhase) }
         return Report(
             phases: phases, migrations: applied, tests: tests, problems: problems, audit: audit, failOn: options.failOn,
             untestedTables: untested, grants: regime, settings: project.settingLines(exposure: exposure))

@@ -122,7 +122,7 @@ public struct SequenceAdvance: Sendable, Equatable {
 
 extension SequenceAdvance {
     /// Two runs' advances as one list: the same sequence's steps added up.
-    static func merged(_ a: [SequenceAdvance], _ b: [SequenceAdvance]) -> [SequenceAdvance] {
+    @_spi(CLI) public static func merged(_ a: [SequenceAdvance], _ b: [SequenceAdvance]) -> [SequenceAdvance] {
         guard !b.isEmpty else { return a }
         var out = a
         for x in b {

@@ -16,7 +16,9 @@ enum CheckCommand {
             and seed.sql, read as the Supabase CLI reads them. Tests: --tests, else sql/tests, else
             supabase/tests (pgTAP), else the built-in tests with --builtin. Then the audit: exit 1
             when a check fails or a finding is at or above --fail-on (default error), and when
-            nothing was applied or nothing tested (unless --allow-empty).
+            nothing was applied or nothing tested (unless --allow-empty). RLS tables no access file
+            declares are attacked with their intent inferred (--no-inferred skips it): a check that
+            goes through is an ERROR naming the assumption it rests on.
             """,
         options: [
             DatabaseTarget.option,
@@ -24,6 +26,9 @@ enum CheckCommand {
                 "dir", "DIR", "Migrations to apply (default: sql/migrations, else supabase/migrations)."),
             .flag("builtin", "Check rlskit's built-in example schema with its tests."),
             .flag("allow-empty", "Pass a run that applied no migrations or tested nothing."),
+            .flag(
+                "no-inferred",
+                "Do not attack RLS tables without declared intent (their intent inferred as 'rlskit init' drafts it)."),
             .option("tests", "PATH", "Access files, scenarios or pgTAP files to run (repeatable).", repeatable: true),
             .option("format", "FORMAT", "Combined result for CI: text (default), junit, json or sarif (the audit)."),
             .option(
@@ -67,6 +72,7 @@ enum CheckCommand {
         let auditGroup = try AuditGroup(args)
         (options.failOn, options.baseline) = (auditGroup.failOn, auditGroup.baseline)
         options.allowEmpty = args.flag("allow-empty")
+        options.inferred = !args.flag("no-inferred")
         let source = try MigrationsOption.source(args)
         let input = ProjectCheck.Input(
             try projectOptions.given(migrations: source, tests: try tests(args.all("tests"), migrations: source)))

@@ -25,23 +25,27 @@ enum TestCommand {
             ProjectOptions.exposedSchemas,
             CIOutput.option,
             HTMLOutput.option,
+            .flag(
+                "inferred",
+                "Also attack RLS tables no access file declares, their intent inferred as 'rlskit init' drafts it."),
         ] + OptionSpec.harness)
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
         let format = try OutputFormat.parse(args, allowed: [.text, .tap, .junit, .json]).testReport
         let base = try HarnessGroup.options(args)
         let projectOptions = try ProjectOptions(args)
+        let inferred = args.flag("inferred")
         var paths = args.positionals
         if paths.isEmpty {
             paths = ["sql/tests", "supabase/tests"].filter { FileManager.default.fileExists(atPath: $0) }
-            guard !paths.isEmpty else {
+            guard !paths.isEmpty || inferred else {
                 throw ConfigurationError(
                     "no tests given and no sql/tests folder here: pass PATHs to access files (*.rls), scenarios (*.scenario) or pgTAP files (*.sql)"
                 )
             }
         }
-        let suite = try TestSuite.load(paths)
-        guard !suite.isEmpty else {
+        let suite = paths.isEmpty ? TestSuite() : try TestSuite.load(paths)
+        guard !suite.isEmpty || inferred else {
             throw ConfigurationError(
                 "no access files (*.rls), scenarios (*.scenario) or pgTAP files under \(paths.joined(separator: ", "))")
         }
@@ -56,6 +60,9 @@ enum TestCommand {
             inputs: paths + args.all("database-urls") + included.sorted())
 
         if let many = try DatabaseTarget.resolveMany(args) {
+            if inferred {
+                throw ConfigurationError("--inferred runs on one database: give --database-url, not several")
+            }
             let files = try PerDatabaseOutput.Files(
                 many, html: html, ci: ci, inputs: paths + args.all("database-urls") + included.sorted())
             return try runMany(
@@ -67,7 +74,18 @@ enum TestCommand {
         let exposure = try project.exposure(on: try target.connect())
         var onTarget = project.harness(base, exposure: exposure)
         onTarget.pgtapConnection = target.project
-        let r = try PolicyTests.run(suite, options: onTarget, on: target.connection, ownsDatabase: target.isThrowaway)
+        var r = try PolicyTests.run(suite, options: onTarget, on: target.connection, ownsDatabase: target.isThrowaway)
+        if inferred {
+            let attack = try InferredAttack.run(
+                schemas: exposure.names, declared: suite.declaredBlocks, options: onTarget, on: target.connection,
+                ownsDatabase: target.isThrowaway)
+            r.report.outcomes += attack.outcomes
+            r.report.notes += attack.notes
+            r.report.notes.append(
+                "inferred intent: \(attack.attacked) without declared intent attacked, \(attack.outcomes.count) hole\(attack.outcomes.count == 1 ? "" : "s") proven"
+            )
+            r.report.sequences = SequenceAdvance.merged(r.report.sequences, attack.sequences)
+        }
         let report = regime.map { r.report.naming($0) } ?? r.report
         // The settings a run used, above its report (a file that stopped the run prints none).
         if format == .text {

@@ -16,6 +16,15 @@ public struct TestSuite: Sendable {
 
     public var isEmpty: Bool { harness.isEmpty && pgtap.isEmpty }
 
+    /// The tables, membership tables and buckets the access files declare (`public.notes`, `bucket avatars`).
+    public var declaredBlocks: Set<String> {
+        Set(
+            harness.access.flatMap {
+                $0.tables.map(\.qualifiedName) + $0.memberships.map(\.qualifiedName)
+                    + $0.buckets.map { "bucket " + $0.id }
+            })
+    }
+
     /// Reads PATHs: `*.rls` and `*.scenario` for the harness, `*.sql` and `*.pg` for pgTAP;
     /// folders are searched for both. A mistake in a file is an `InputError` with its line.
     public static func load(_ paths: [String]) throws -> TestSuite {

@@ -1,0 +1,188 @@
+import Foundation
+import Postgres
+
+/// The attack on tables no access file declares: their intent inferred as `rlskit init` drafts
+/// it (`AccessDraft.infer`), run through the harness (rolled back), and every check that went
+/// through where that intent says no becomes a proven finding naming the assumption it rests on.
+public enum InferredAttack {
+    public struct Result: Sendable {
+        public var findings: [Finding] = []
+        /// The failed checks as test outcomes (`rlskit test --inferred`), suite `inferred <table>`.
+        public var outcomes: [TestOutcome] = []
+        /// Tables attacked, and the lines saying what was left out and why.
+        public var tables: [String] = []
+        public var notes: [String] = []
+        public var sequences: [SequenceAdvance] = []
+
+        /// `3 tables and 1 bucket`: what was attacked.
+        public var attacked: String {
+            let buckets = tables.count { $0.hasPrefix("bucket ") }
+            let n = tables.count - buckets
+            return "\(n) table\(n == 1 ? "" : "s")"
+                + (buckets == 0 ? "" : " and \(buckets) bucket\(buckets == 1 ? "" : "s")")
+        }
+    }
+
+    static let lintName = "inferred_intent_violated"
+
+    /// `declared`: tables, membership tables and buckets the access files name (`public.notes`,
+    /// `bucket avatars`).
+    public static func run(
+        schemas: [String], declared: Set<String>, options: HarnessOptions, on target: ConnectionString,
+        ownsDatabase: Bool
+    ) throws -> Result {
+        let (tables, storage, buckets) = try {
+            let conn = try PostgresConnection(target)
+            defer { conn.close() }
+            let (read, storage, buckets, _) = try AccessDraft.read(conn, schemas: schemas)
+            return (try AccessDraft.withCheckedRoles(conn, read), storage, buckets)
+        }()
+        let inference = AccessDraft.infer(
+            tables: tables, buckets: buckets, storagePolicies: storage, declared: declared)
+        var result = Result()
+        result.notes = inference.skipped
+        guard !inference.isEmpty else { return result }
+        let file: AccessFile
+        do {
+            file = try AccessFile.parse(inference.text, path: AccessDraft.inferredPath)
+        } catch {
+            result.notes.append("inferred intent not attacked: \(error.description)")
+            return result
+        }
+        var input = HarnessInput()
+        input.access = [file]
+        var options = options
+        options.strict = false
+        options.allowUntested = true
+        options.exposedSchemas = schemas
+        let run: PolicyTestResult
+        do {
+            do {
+                run = try PolicyTests.run(
+                    TestSuite(harness: input), options: options, on: target, ownsDatabase: ownsDatabase)
+            } catch let e as ConfigurationError where options.accessTokenHook != nil {
+                // A hook the tests never needed may not exist: attack with the claims as given.
+                result.notes.append("inferred attack run without the custom access-token hook: \(e.message)")
+                options.accessTokenHook = nil
+                run = try PolicyTests.run(
+                    TestSuite(harness: input), options: options, on: target, ownsDatabase: ownsDatabase)
+            }
+        } catch let e as InputError {
+            // A guess the planner refuses (an enum without the guessed roles): no attack, said once.
+            result.notes.append("inferred intent not attacked: \(e.message)")
+            return result
+        } catch let e as ConfigurationError {
+            result.notes.append("inferred intent not attacked: \(e.message)")
+            return result
+        }
+        result.sequences = run.report.sequences
+        if let note = SequenceGuard.note(run.report.sequences) { result.notes.append(note + " (the inferred attack)") }
+        result.tables = inference.assumptions.keys.sorted()
+        let outcomes = run.report.outcomes
+        for o in outcomes where o.name == "not covered" {
+            result.notes.append("inferred intent of \(o.suite) not attacked: " + (o.message ?? "not covered"))
+        }
+        // One finding per table, operation and API role: `B reads A's row` adds nothing to `A reads B's row`.
+        var firstOf: [String: Int] = [:]
+        for o in outcomes where holes(o, among: outcomes, sensitive: inference.sensitive[o.suite] != nil) {
+            let assumptions = inference.assumptions[o.suite] ?? []
+            var shown = o
+            shown.suite = "inferred " + o.suite
+            shown.location = nil
+            shown.message = (o.message ?? o.name) + "; " + assumptions.joined(separator: "; ")
+            result.outcomes.append(shown)
+            let key = [o.suite, o.operation ?? "", o.role ?? ""].joined(separator: "\u{1F}")
+            if let i = firstOf[key] {
+                result.findings[i].also(o.name)
+            } else {
+                firstOf[key] = result.findings.count
+                result.findings.append(Finding(inferred: o, assumptions: assumptions))
+            }
+        }
+        return result
+    }
+
+    /// A check that went through where the inferred intent says no, unless the table is public
+    /// by design: a row anon reads too, of a table without tokens, keys, secrets or emails.
+    static func holes(_ o: TestOutcome, among all: [TestOutcome], sensitive: Bool) -> Bool {
+        guard o.status == .failed, o.intendedAllowed == false else { return false }
+        // A private bucket read by anon is a hole whatever the table rule says.
+        if o.operation == "select" && !sensitive && !o.suite.hasPrefix("bucket ") {
+            let anonReads = all.contains {
+                $0.suite == o.suite && $0.actor == "anon" && $0.operation == "select" && $0.got == o.got
+            }
+            if anonReads { return false }
+        }
+        return true
+    }
+
+    /// The Storage API request a bucket check stands for (`GET /storage/v1/object/list/docs`).
+    static func storageRequest(_ o: TestOutcome, bucket: String) -> String {
+        let b = bucket.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? bucket
+        switch o.operation {
+        case "select": return "POST /storage/v1/object/list/\(b)"
+        case "insert": return "POST /storage/v1/object/\(b)/…"
+        case "delete": return "DELETE /storage/v1/object/\(b)"
+        default:
+            return o.name.contains("moves")
+                ? "POST /storage/v1/object/move" : "PUT /storage/v1/object/\(b)/… (x-upsert)"
+        }
+    }
+
+    /// Rows read or written, from what the check observed (`1 row (2)`, `3 rows affected`).
+    static func rows(_ got: String) -> Int {
+        if got.hasPrefix("1 row ("), let n = Int(got.dropFirst(7).prefix { $0.isNumber }) { return n }
+        return Int(got.prefix { $0.isNumber }) ?? 1
+    }
+}
+
+extension Finding {
+    /// A hole the inferred attack proved: the check as the proof, the assumptions in the detail.
+    init(inferred o: TestOutcome, assumptions: [String]) {
+        let bucket = o.suite.hasPrefix("bucket ") ? String(o.suite.dropFirst(7)) : nil
+        let name = o.suite.split(separator: ".", maxSplits: 1).map(String.init)
+        let object =
+            bucket.map { AuditObject(schema: "storage", name: $0, kind: "bucket") }
+            ?? AuditObject(
+                schema: name.count == 2 ? name[0] : "", name: name.count == 2 ? name[1] : o.suite, kind: "table")
+        lint = InferredAttack.lintName
+        lintId = "inferred"
+        title = "A check of inferred intent went through"
+        level = .error
+        categories = [.security]
+        self.object = object
+        detail =
+            "\(o.name) (expected \(o.expected ?? "denied"), got \(o.got ?? "?")), "
+            + assumptions.joined(separator: "; ")
+        remediation =
+            "If it must not go through, fix the policies and confirm the intent in an access file (`rlskit init` drafts it); if it may, declare the table's intent there to silence this"
+        metadata = ["check": o.name, "assumptions": assumptions.joined(separator: "; ")]
+        if let p = o.policies, !p.isEmpty { metadata["policies"] = p.joined(separator: "; ") }
+        fingerprint = Finding.fingerprint(lint: lint, object: object, key: o.name)
+        var proof = Proof(outcome: .proven)
+        proof.actor = o.actor ?? ""
+        proof.role = o.role ?? ""
+        if let bucket {
+            proof.request = InferredAttack.storageRequest(o, bucket: bucket)
+        } else {
+            let table = object.name
+            proof.request =
+                APIRequest.method(o.operation ?? "") + " /rest/v1/"
+                + (table.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? table)
+                + (object.schema == "public" || object.schema.isEmpty
+                    ? "" : " (\(o.operation == "select" ? "Accept" : "Content")-Profile: \(object.schema))")
+        }
+        proof.sql = o.sql ?? ""
+        proof.effect = o.operation == "select" ? "read" : "wrote"
+        proof.rows = InferredAttack.rows(o.got ?? "")
+        self.proof = proof
+    }
+
+    /// Another check of the same table, operation and role that went through too.
+    mutating func also(_ check: String) {
+        metadata["also", default: ""] += (metadata["also"] == nil ? "" : "; ") + check
+        let assumptions = metadata["assumptions"].map { ", " + $0 } ?? ""
+        let head = detail.dropLast(assumptions.count)
+        detail = (metadata["also"] == check ? head + "; also \(check)" : head + ", \(check)") + assumptions
+    }
+}
