@@ -129,6 +129,7 @@ public enum Auditor {
             do {
                 switch d {
                 case .selfComparedColumns: try catalog.loadSelfComparedColumns(conn)
+                case .policyHelpers: try catalog.loadPolicyHelpers(conn)
                 default: break
                 }
             } catch { failedDatasets[d] = "\(error)" }
