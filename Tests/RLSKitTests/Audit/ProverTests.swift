@@ -265,6 +265,96 @@ final class ProverTests: XCTestCase {
         assertDemoted(f, "permission denied for table memberships")
     }
 
+    // MARK: helpers read inline (1006, 1007) and 1013 policy_subquery_column_shadowed
+
+    static let shadowedInHelper = """
+        create table public.members (user_id uuid, team_id uuid);
+        create table public.tasks (id int primary key, team_id uuid);
+        create function public.in_team(team uuid) returns boolean language sql stable as $$
+          select exists (select 1 from public.members m where m.user_id = auth.uid() and m.team_id = team_id)
+        $$;
+        alter table public.tasks enable row level security;
+        create policy "team reads tasks" on public.tasks for select to authenticated using (public.in_team(team_id));
+        grant select on public.tasks to authenticated;
+        """
+
+    func testShadowedColumnInHelperProvenByMemberOfAnotherTeam() throws {
+        let f = try prove(
+            "policy_subquery_column_shadowed",
+            Self.shadowedInHelper + "grant select on public.members to authenticated;")
+        assertProven(f, actor: "a stranger", effect: "read")
+        // The membership the exploit needs is in the helper's body, not in the policy.
+        XCTAssertTrue(f[0].proof!.actor.contains("public.members"), f[0].proof!.actor)
+    }
+
+    func testShadowedColumnInHelperWithMembersUnderRLSIsDemoted() throws {
+        let f = try prove(
+            "policy_subquery_column_shadowed",
+            Self.shadowedInHelper
+                + "grant select on public.members to authenticated;\nalter table public.members enable row level security;")
+        assertDemoted(f, "does not pass the policy")
+    }
+
+    func testShadowedColumnInPolicyNeedingCraftedRowIsDemoted() throws {
+        let f = try prove(
+            "policy_subquery_column_shadowed",
+            """
+            create table public.projects (id uuid primary key, owner_id uuid, name text);
+            create table public.notes (id int primary key, name text);
+            alter table public.notes enable row level security;
+            create policy "owners read notes" on public.notes for select to authenticated using (
+              exists (select 1 from public.projects where projects.owner_id = (select auth.uid())
+                      and projects.id::text = split_part(projects.name, '/', 1)));
+            grant select on public.notes, public.projects to authenticated;
+            """)
+        // Any project of the caller named after its own id opens every note; the seeded one is
+        // not, so the exploit does not get through and says so.
+        assertDemoted(f, "does not pass the policy")
+    }
+
+    func testSelfComparisonInDefinerHelperProven() throws {
+        let f = try prove(
+            "policy_self_comparison",
+            """
+            create table public.memberships (user_id uuid, organization_id uuid);
+            create table public.projects (id int primary key, organization_id uuid);
+            create function public.is_member(organization_id uuid) returns boolean language sql stable
+              security definer set search_path = '' as $$
+              select exists (select 1 from public.memberships
+                             where organization_id = organization_id and user_id = auth.uid())
+            $$;
+            alter table public.projects enable row level security;
+            create policy "members read projects" on public.projects for select to authenticated
+              using (public.is_member(organization_id));
+            grant select on public.projects to authenticated;
+            """)
+        // SECURITY DEFINER: memberships need no grant for the helper to read them.
+        assertProven(f, actor: "a stranger", effect: "read", keys: ["id=2"])
+        XCTAssertTrue(f[0].detail.contains("calls public.is_member()"), f[0].detail)
+    }
+
+    func testUncorrelatedHelperProven() throws {
+        let f = try prove(
+            "uncorrelated_policy_subquery",
+            """
+            create table public.memberships (user_id uuid, organization_id uuid);
+            create function public.my_org_ids() returns setof uuid language plpgsql stable security definer
+              set search_path = '' as $$ declare me uuid := auth.uid();
+              begin return query select organization_id from public.memberships where user_id = me; end $$;
+            create table public.invoices (id uuid primary key, organization_id uuid);
+            create function public.can_read_invoice(invoice_org uuid) returns boolean language sql stable
+              security definer set search_path = '' as $$
+              select exists (select 1 from public.memberships
+                             where memberships.organization_id in (select public.my_org_ids()))
+            $$;
+            alter table public.invoices enable row level security;
+            create policy "members read invoices" on public.invoices for select to authenticated
+              using (public.can_read_invoice(organization_id));
+            grant select on public.invoices to authenticated;
+            """)
+        assertProven(f, actor: "a stranger", effect: "read")
+    }
+
     // MARK: 1003 with_check_weaker_than_using
 
     static let handOver = """
