@@ -423,7 +423,9 @@ final class ProverTests: XCTestCase {
             """
             create table public.secrets (id int primary key, value text);
             create function public.get_secret(p_id int) returns text language plpgsql security definer set search_path = ''
-              as $$ declare s text; begin select value into strict s from public.secrets where id = p_id; return s; end $$;
+              as $$ declare s text; begin
+                if not exists (select 1 from public.secrets where value = 'enabled') then raise exception 'closed'; end if;
+                select value into strict s from public.secrets where id = p_id; return s; end $$;
             """)
         assertDemoted(f, "anon's call raised")
     }
@@ -435,6 +437,63 @@ final class ProverTests: XCTestCase {
             create function public.answer() returns int language sql security definer set search_path = '' as $$ select 42 $$;
             """)
         assertDemoted(f, "changed no row and returned no other user's row")
+    }
+
+    static let privateNotes = """
+        create table public.teams (id uuid primary key default gen_random_uuid(), name text);
+        create table public.notes (id uuid primary key default gen_random_uuid(), owner uuid references auth.users,
+                                   team uuid not null references public.teams, body text);
+        alter table public.notes enable row level security;
+        create policy "own notes" on public.notes for select to authenticated using (owner = (select auth.uid()));
+        grant select on public.notes to anon, authenticated;
+        """
+
+    func testDefinerFunctionLeakingAValueNotAnIdProven() throws {
+        let f = try prove(
+            "anon_security_definer_function_executable",
+            Self.privateNotes + """
+                create function public.note_body(p_id uuid) returns text language sql security definer set search_path = ''
+                  as $$ select body from public.notes where id = p_id $$;
+                """)
+        // Only the body comes back: recognised as the victim's by its seeded value.
+        assertProven(f, actor: "anon", effect: "returned another user's rows")
+    }
+
+    func testDefinerFunctionLeakingThroughAnotherGroupsKeyProven() throws {
+        let f = try prove(
+            "anon_security_definer_function_executable",
+            Self.privateNotes + """
+                create function public.board(t uuid) returns setof text language sql security definer set search_path = ''
+                  as $$ select body from public.notes where team = t $$;
+                """)
+        // `t` names nothing the probe knows: the seeded team's key is tried in it.
+        assertProven(f, actor: "anon", effect: "returned another user's rows")
+    }
+
+    func testDefinerFunctionReturningOnlyPublicRowsIsDemoted() throws {
+        let f = try prove(
+            "anon_security_definer_function_executable",
+            """
+            create table public.posts (id uuid primary key default gen_random_uuid(), title text);
+            alter table public.posts enable row level security;
+            create policy "public posts" on public.posts for select using (true);
+            grant select on public.posts to anon;
+            create function public.titles() returns setof text language sql security definer set search_path = ''
+              as $$ select title from public.posts $$;
+            """)
+        assertDemoted(f, "returned no other user's row (another user's rows seeded in public.posts)")
+    }
+
+    func testDefinerFunctionReturningOnlyTheCallersRowsIsDemoted() throws {
+        let f = try prove(
+            "anon_security_definer_function_executable",
+            Self.privateNotes + """
+                create function public.my_bodies() returns setof text language sql security definer set search_path = ''
+                  as $$ select body from public.notes where owner = auth.uid() $$;
+                """)
+        // The body reads by the caller: listed for review only, nothing to prove.
+        XCTAssertEqual(f.first?.level, .info)
+        XCTAssertNil(f.first?.proof)
     }
 
     // MARK: the rest
