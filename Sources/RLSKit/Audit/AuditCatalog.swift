@@ -3,11 +3,12 @@ import Postgres
 
 /// Catalog rows fetched once and shared by the Swift lints.
 enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
-    case policies, buckets, indexColumns, secretCandidates, functions, selfComparedColumns, policyHelpers
+    case policies, buckets, indexColumns, secretCandidates, functions, selfComparedColumns, policyHelpers,
+        insertTargets
 
     /// Read after the pipeline, from what the policies show (see `AuditCatalog.loadSelfComparedColumns`,
-    /// `AuditCatalog.loadPolicyHelpers`).
-    var followsPolicies: Bool { self == .selfComparedColumns || self == .policyHelpers }
+    /// `AuditCatalog.loadPolicyHelpers`, `AuditCatalog.loadInsertTargets`).
+    var followsPolicies: Bool { [.selfComparedColumns, .policyHelpers, .insertTargets].contains(self) }
 
     /// `$1` is the exposed schemas (text[]). Every query must be cheap on 10,000 tables.
     var sql: String {
@@ -20,6 +21,8 @@ enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
             return Catalog.namedTableColumnsSQL
         case .policyHelpers:
             return Self.policyHelpersSQL
+        case .insertTargets:
+            return Self.insertTargetsSQL
         case .buckets:
             // The select list only: `AuditCatalog.loadBuckets` reads it through `PlatformTable`.
             return "id, name, coalesce(public, false) as public"
@@ -193,6 +196,8 @@ struct AuditCatalog: Sendable {
     var helpers: [String: [PolicyHelper]] = [:]
     /// Each policy calling a pure helper → its expressions with the helpers inlined.
     var inlined: [ObjectIdentifier: [InlinedExpression]] = [:]
+    /// "schema.table" → what inserting creates, for tables an INSERT policy `with check (true)` opens.
+    var insertTargets: [String: InsertTarget] = [:]
 
     init(exposedSchemas: [String]) { self.exposedSchemas = exposedSchemas }
 
@@ -247,8 +252,8 @@ struct AuditCatalog: Sendable {
                 let key: String = try r.decode("schema") + "." + (try r.decode("table_name") as String)
                 columns[key, default: []].append((try r.decode("column_name"), try r.decode("refs")))
             }
-        case .policyHelpers:
-            break  // read by `loadPolicyHelpers`
+        case .policyHelpers, .insertTargets:
+            break  // read by `loadPolicyHelpers`, `loadInsertTargets`
         case .secretCandidates:
             secretCandidates = try rows.map { r in
                 SecretCandidate(

@@ -130,6 +130,7 @@ public enum Auditor {
                 switch d {
                 case .selfComparedColumns: try catalog.loadSelfComparedColumns(conn)
                 case .policyHelpers: try catalog.loadPolicyHelpers(conn)
+                case .insertTargets: try catalog.loadInsertTargets(conn)
                 default: break
                 }
             } catch { failedDatasets[d] = "\(error)" }

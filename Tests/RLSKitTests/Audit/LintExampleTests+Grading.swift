@@ -32,6 +32,26 @@ extension LintExampleTests {
         XCTAssertEqual(plain.map(\.level), [.error])
     }
 
+    func testInsertsThatCreateTheCallersRowOrAFormEntryAreListedAtInfo() throws {
+        let conn = try connection()
+        let lint = try XCTUnwrap(LintRegistry.named("rls_policy_always_true"))
+        let expected = [
+            ["each new row is the caller's own (a check constraint (CHECK ((author = auth.uid()))))"],
+            ["each new row is the caller's own (a trigger that sets owner to auth.uid())"],
+            [
+                "no API role may read public.waitlist and no column names a user: a public form entry",
+                "no API role may read public.contact_messages and no column names a user: a public form entry",
+            ],
+        ]
+        for (example, reasons) in zip(lint.nonTriggering.suffix(expected.count), expected) {
+            let findings = try run(lint, example.sql, conn).sorted { $0.detail < $1.detail }  // by policy name
+            XCTAssertEqual(findings.map(\.level), reasons.map { _ in .info }, example.sql)
+            for (f, r) in zip(findings, reasons) {
+                XCTAssertTrue(f.detail.hasSuffix("; \(r), so it is listed for review only"), f.detail)
+            }
+        }
+    }
+
     func testStorageFindingNamesOnlyTheBucketsComparedWithBucketId() throws {
         let conn = try connection()
         let lint = try XCTUnwrap(LintRegistry.named("storage_write_without_owner_check"))
