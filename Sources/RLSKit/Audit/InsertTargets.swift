@@ -17,7 +17,8 @@ struct InsertTarget: Sendable {
         if let c = checks.first(where: { PolicyExpression($0).hasIdentity }) { return "a check constraint (\(c))" }
         for body in triggerBodies {
             let b = FunctionBody(body)
-            for i in b.words.indices where b.key(i) == "new" && b.key(i + 1) == "." && [":=", "="].contains(b.key(i + 3)) {
+            for i in b.words.indices
+            where b.key(i) == "new" && b.key(i + 1) == "." && [":=", "="].contains(b.key(i + 3)) {
                 let rhs = ((i + 4)..<min(i + 10, b.words.count)).map { b.key($0) }
                 if let a = rhs.firstIndex(of: "auth"), a + 2 < rhs.count, rhs[a + 1] == ".", rhs[a + 2] == "uid" {
                     return "a trigger that sets \(b.words[i + 2].text) to auth.uid()"

@@ -127,7 +127,8 @@ extension PolicyExpression.Scan {
     static func isConstantFilter(_ p: [Node]) -> Bool {
         guard let (l, r) = comparison(p), !hasIdentity(p) else { return false }
         let (ls, rs) = (PolicyExpression.Render.nodes(l), PolicyExpression.Render.nodes(r))
-        return (isColumnRef(l) && PolicyExpression.isConstant(rs)) || (isColumnRef(r) && PolicyExpression.isConstant(ls))
+        return (isColumnRef(l) && PolicyExpression.isConstant(rs))
+            || (isColumnRef(r) && PolicyExpression.isConstant(ls))
     }
 
     /// Separates the subqueries that read a table (outermost only) from the rest of `nodes`.

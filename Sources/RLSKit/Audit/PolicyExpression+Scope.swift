@@ -104,7 +104,11 @@ extension PolicyExpression.Scan {
                     // `q.c` (a column) or `s.f(…)` (a function).
                     if i + 2 < nodes.count, case .token(.ident(let c, _)) = nodes[i + 2] {
                         let call: Bool
-                        if i + 3 < nodes.count, case .group(false, _) = nodes[i + 3] { call = true } else { call = false }
+                        if i + 3 < nodes.count, case .group(false, _) = nodes[i + 3] {
+                            call = true
+                        } else {
+                            call = false
+                        }
                         if !call { out.append((s, c)) }
                     }
                     i += 3

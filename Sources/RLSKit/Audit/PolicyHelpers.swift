@@ -202,10 +202,12 @@ extension AuditCatalog {
         var out: [Node] = []
         var i = 0
         while i < nodes.count {
-            if case .token(.ident(let f, false)) = nodes[i], i + 1 < nodes.count, case .group(false, let args) = nodes[i + 1]
+            if case .token(.ident(let f, false)) = nodes[i], i + 1 < nodes.count,
+                case .group(false, let args) = nodes[i + 1]
             {
                 var schema: String?
-                if out.count >= 2, out[out.count - 1].token == .dot, case .token(.ident(let s, _)) = out[out.count - 2] {
+                if out.count >= 2, out[out.count - 1].token == .dot, case .token(.ident(let s, _)) = out[out.count - 2]
+                {
                     schema = s
                 }
                 let parts = PolicyExpression.Scan.arguments(args)

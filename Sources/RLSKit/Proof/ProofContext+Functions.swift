@@ -43,7 +43,8 @@ extension ProofContext {
         guard o.isFinding else {
             return .notProven(
                 "anon's call succeeded but changed no row and returned no other user's row"
-                    + (seeded.tables.isEmpty ? "" : " (another user's rows seeded in \(seeded.tables.joined(separator: ", ")))"))
+                    + (seeded.tables.isEmpty
+                        ? "" : " (another user's rows seeded in \(seeded.tables.joined(separator: ", ")))"))
         }
         let written = o.writes.reduce(0) { n, w in
             n + w.split(separator: " ").compactMap { Int($0) }.reduce(0, +)
@@ -90,7 +91,8 @@ extension ProofContext {
             let values = Self.markers(json ?? "")
             out.uuidKeys += values.filter(Self.isUUID)
             // A row anon may read anyway is no secret: returning it leaks nothing.
-            if case .read(_, let n) = try send(.anon, "select", on: t, try readSQL(t, filter: "\(keyExpr) = \(SQL.literal(key))")),
+            if case .read(_, let n) = try send(
+                .anon, "select", on: t, try readSQL(t, filter: "\(keyExpr) = \(SQL.literal(key))")),
                 n > 0
             {
                 continue

@@ -291,7 +291,8 @@ final class ProverTests: XCTestCase {
         let f = try prove(
             "policy_subquery_column_shadowed",
             Self.shadowedInHelper
-                + "grant select on public.members to authenticated;\nalter table public.members enable row level security;")
+                + "grant select on public.members to authenticated;\nalter table public.members enable row level security;"
+        )
         assertDemoted(f, "does not pass the policy")
     }
 

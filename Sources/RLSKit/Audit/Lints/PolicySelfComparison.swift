@@ -37,7 +37,8 @@ extension Lint {
                     let found = Set(e.selfComparisons + resolved(e)).sorted()
                     guard let first = found.first else { continue }
                     let names = i.helpers.map { $0 + "()" }.joined(separator: ", ")
-                    let column = first.components(separatedBy: " = ")[0].split(separator: ".").last.map(String.init) ?? ""
+                    let column =
+                        first.components(separatedBy: " = ")[0].split(separator: ".").last.map(String.init) ?? ""
                     return FindingDraft(
                         object: p.object,
                         detail:
