@@ -70,12 +70,17 @@ struct PolicyHelper: Sendable {
     /// The body with `args` (SQL text) in place of its parameters, in parentheses. In a SQL
     /// function a column of the body's tables wins over a parameter of the same name (what
     /// `where organization_id = organization_id` gets wrong), so such a name stays a column.
-    func inlined(_ args: [String], columns: PolicyExpression.Scan.Columns) -> String {
+    /// In PL/pgSQL such a name is ambiguous and the call raises (the policy fails closed): nil.
+    func inlined(_ args: [String], columns: PolicyExpression.Scan.Columns) -> String? {
         func key(_ i: Int) -> String { i >= 0 && i < words.count ? words[i].key : "" }
         var shadowing = Set<String>()
-        if language == "sql" {
-            let body = PolicyExpression(words.map(\.text).joined(separator: " "))
-            for t in body.fromTables { shadowing.formUnion(columns(t) ?? []) }
+        let body = PolicyExpression(words.map(\.text).joined(separator: " "))
+        for t in body.fromTables { shadowing.formUnion(columns(t) ?? []) }
+        if language == "plpgsql" {
+            let used = Set(words.filter { $0.kind == .word }.map(\.key))
+            if argumentNames.contains(where: { !$0.isEmpty && shadowing.contains($0) && used.contains($0) }) {
+                return nil
+            }
         }
         var out: [String] = []
         for (i, w) in words.enumerated() {
@@ -212,13 +217,14 @@ extension AuditCatalog {
                 }
                 let parts = PolicyExpression.Scan.arguments(args)
                 if let h = helper(f.lowercased(), schema: schema, arguments: parts.count, near: p.schema) {
-                    if schema != nil { out.removeLast(2) }
                     let texts = parts.map { PolicyExpression.Scan.qualified($0, table: p.table) }
-                    let body = h.inlined(texts) { self.columnNames($0, schema: h.schema) }
-                    out.append(.group(bracket: false, PolicyExpression.Parser.parse(body)))
-                    used.append(h.schema + "." + h.name)
-                    i += 2
-                    continue
+                    if let body = h.inlined(texts, columns: { self.columnNames($0, schema: h.schema) }) {
+                        if schema != nil { out.removeLast(2) }
+                        out.append(.group(bracket: false, PolicyExpression.Parser.parse(body)))
+                        used.append(h.schema + "." + h.name)
+                        i += 2
+                        continue
+                    }
                 }
             }
             if case .group(let b, let inner) = nodes[i] {

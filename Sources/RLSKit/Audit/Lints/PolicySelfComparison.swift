@@ -145,6 +145,18 @@ extension Lint {
               using (public.is_member(organization_id) or public.is_member2(organization_id));
             """,
             """
+            -- In PL/pgSQL a parameter named like a column is ambiguous: the call raises, nothing opens.
+            create table public.team_members (user_id uuid, team_id uuid);
+            create table public.boards (id int primary key, team_id uuid);
+            create function public.is_team_member(team_id uuid) returns boolean language plpgsql stable as $$
+            begin
+              return exists (select 1 from public.team_members where team_id = $1 and user_id = auth.uid());
+            end $$;
+            alter table public.boards enable row level security;
+            create policy "team reads boards" on public.boards for select to authenticated
+              using (public.is_team_member(team_id));
+            """,
+            """
             -- The parameter qualified with the function's name is the argument, not the column.
             create table public.memberships (user_id uuid, organization_id uuid);
             create table public.reports (id int primary key, org uuid);
