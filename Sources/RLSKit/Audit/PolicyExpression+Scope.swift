@@ -170,11 +170,12 @@ extension PolicyExpression.Scan {
     /// unqualified (so it is the subquery table's) or qualified with the subquery's table and
     /// compared with that same table, in a subquery that never refers to the policy's row:
     /// `members.team_id = team_id`, `projects.id::text = (storage.foldername(projects.name))[1]`.
-    /// The comparison and the column it meant.
+    /// The comparison, the column it meant, and whether both sides are then the same column
+    /// (always true) rather than two of the subquery's own (true only for rows that happen to match).
     static func shadowedColumns(
         _ nodes: [Node], table: String, outer: Set<String>, columns: Columns
-    ) -> [(comparison: String, column: String, inner: String)] {
-        var out: [(String, String, String)] = []
+    ) -> [(comparison: String, column: String, inner: String, alwaysTrue: Bool)] {
+        var out: [(String, String, String, Bool)] = []
         subqueries(nodes) { sub, scope, top in
             guard mentionsNo(table, in: top),
                 !scope.contains(where: { $0.table == table || $0.table.hasSuffix("." + table) })
@@ -187,7 +188,12 @@ extension PolicyExpression.Scan {
                             !PolicyExpression.isConstant(PolicyExpression.Render.nodes(l)),
                             !PolicyExpression.isConstant(PolicyExpression.Render.nodes(r))
                         else { continue }
-                        // Both sides the same column once resolved: 1006's, unless the row has it too.
+                        let same: Bool = {
+                            guard isColumnRef(l), isColumnRef(r), let a = columnRefs(l).first,
+                                let b = columnRefs(r).first, a.column == b.column
+                            else { return false }
+                            return resolve(a, scope, columns).map { $0 == resolve(b, scope, columns) } ?? false
+                        }()
                         for (side, other) in [(l, r), (r, l)] {
                             let otherItems = Set(columnRefs(other).compactMap { resolve($0, scope, columns) })
                             for ref in columnRefs(side) where outer.contains(ref.column) {
@@ -195,7 +201,7 @@ extension PolicyExpression.Scan {
                                     columns(scope[i].table)?.contains(ref.column) == true,
                                     ref.qualifier == nil || otherItems.contains(i)
                                 else { continue }
-                                out.append((PolicyExpression.Render.nodes(o), ref.column, scope[i].table))
+                                out.append((PolicyExpression.Render.nodes(o), ref.column, scope[i].table, same))
                             }
                         }
                     }

@@ -52,6 +52,22 @@ extension LintExampleTests {
         }
     }
 
+    func testShadowedColumnIsAnErrorOnlyWhenTheComparisonBecomesAlwaysTrue() throws {
+        let conn = try connection()
+        let lint = try XCTUnwrap(LintRegistry.named("policy_subquery_column_shadowed"))
+        var levels: [FindingLevel] = []
+        for example in lint.triggering {
+            let findings = try run(lint, example.sql, conn)
+            XCTAssertEqual(findings.count, 1, example.sql)
+            guard let f = findings.first else { continue }
+            levels.append(f.level)
+            let effect = f.level == .error ? "is always true" : "every request is denied"
+            XCTAssertTrue(f.detail.contains(effect), f.detail)
+        }
+        // Two helpers whose comparison resolves to one column; the storage ones compare two of projects'.
+        XCTAssertEqual(levels, [.error, .error, .warn, .warn, .warn])
+    }
+
     func testStorageFindingNamesOnlyTheBucketsComparedWithBucketId() throws {
         let conn = try connection()
         let lint = try XCTUnwrap(LintRegistry.named("storage_write_without_owner_check"))

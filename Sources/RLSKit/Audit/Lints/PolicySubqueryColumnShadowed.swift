@@ -10,7 +10,10 @@ extension Lint {
             members.team_id = team_id and members.user_id = auth.uid())` on `projects`, or \
             `projects.id::text = (storage.foldername(projects.name))[1]` on storage.objects. SQL \
             resolves the name to the subquery's own table, so the subquery never reaches the row the \
-            policy is about: a member of any team passes for every row.
+            policy is about. When the comparison then compares a column with itself (the first \
+            example), a member of any team passes for every row (ERROR); when it compares two of the \
+            subquery's own columns, it is true for every row or for none, most often none, so every \
+            request is denied (WARN: a broken policy, rarely an open one).
             """,
         remediation: """
             Qualify the column with the policy's table (`= <table>.team_id`, `storage.foldername(objects.name)`); \
@@ -38,19 +41,48 @@ extension Lint {
                         metadata["helpers"] = helpers.joined(separator: ",")
                         metadata["inlined"] = e.canonical
                     }
+                    let effect =
+                        hit.alwaysTrue
+                        ? "the comparison is always true: whoever passes the rest of the subquery passes for every row"
+                        : "the subquery is true for every row or for none (most often none: every request is denied)"
                     return FindingDraft(
                         object: p.object,
                         detail:
-                            "\(p.label)\(via) compares \(hit.column) in a subquery over \(hit.inner) (\(hit.comparison)): there it is \(hit.inner)'s own \(hit.column), never \(p.displayTable)'s, so the subquery does not depend on the row",
+                            "\(p.label)\(via) compares \(hit.column) in a subquery over \(hit.inner) (\(hit.comparison)): there it is \(hit.inner)'s own \(hit.column), never \(p.displayTable)'s, so \(effect)",
                         metadata: metadata,
                         fix: helpers.isEmpty
                             ? "Write the row's column as `\(AuditNames.ident(p.table)).\(AuditNames.ident(hit.column))`."
-                            : nil)
+                            : nil,
+                        level: hit.alwaysTrue ? nil : .warn)
                 }
                 return nil
             }
         },
         triggering: [
+            .init(
+                """
+                -- Inside a helper: the row's team_id is passed, but the body compares the column with itself.
+                create table public.members (user_id uuid, team_id uuid);
+                create table public.tasks (id int primary key, team_id uuid);
+                create function public.in_team(team uuid) returns boolean language sql stable as $$
+                  select exists (select 1 from public.members m where m.user_id = auth.uid() and m.team_id = team_id)
+                $$;
+                alter table public.tasks enable row level security;
+                create policy "team reads tasks" on public.tasks for select to authenticated using (public.in_team(team_id));
+                """, reports: "policy \"team reads tasks\" on public.tasks"),
+            .init(
+                """
+                -- A PL/pgSQL helper that never uses its parameter: team_id is members.team_id there.
+                create table public.members (user_id uuid, team_id uuid);
+                create table public.boards (id int primary key, team_id uuid);
+                create function public.on_team(p_team uuid) returns boolean language plpgsql stable as $$
+                begin
+                  return exists (select 1 from public.members
+                                 where members.user_id = auth.uid() and members.team_id = team_id);
+                end $$;
+                alter table public.boards enable row level security;
+                create policy "team reads boards" on public.boards for select to authenticated using (public.on_team(team_id));
+                """, reports: "policy \"team reads boards\" on public.boards"),
             .init(
                 """
                 -- A PL/pgSQL helper: `name` in its subquery over projects is projects.name, not the file's.
@@ -80,17 +112,6 @@ extension Lint {
                   exists (select 1 from public.documents d
                     where d.owner_id = (select auth.uid()) and d.id::text = (storage.foldername(name))[1]));
                 """, reports: "policy \"owners read files\" on storage.objects"),
-            .init(
-                """
-                -- Inside a helper: the row's team_id is passed, but the body compares the column with itself.
-                create table public.members (user_id uuid, team_id uuid);
-                create table public.tasks (id int primary key, team_id uuid);
-                create function public.in_team(team uuid) returns boolean language sql stable as $$
-                  select exists (select 1 from public.members m where m.user_id = auth.uid() and m.team_id = team_id)
-                $$;
-                alter table public.tasks enable row level security;
-                create policy "team reads tasks" on public.tasks for select to authenticated using (public.in_team(team_id));
-                """, reports: "policy \"team reads tasks\" on public.tasks"),
         ],
         nonTriggering: [
             """
