@@ -135,6 +135,7 @@ public enum Auditor {
                 }
             } catch { failedDatasets[d] = "\(error)" }
         }
+        trace("follow-ups done", started)
         var swiftLints: [(Lint, @Sendable (AuditCatalog) -> [FindingDraft])] = []
         for lint in lints {
             guard case .swift(let needs, let check) = lint.logic else { continue }

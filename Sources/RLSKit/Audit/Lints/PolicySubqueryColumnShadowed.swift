@@ -4,11 +4,12 @@ extension Lint {
         title: "Policy subquery names its own table's column where the row's was meant",
         level: .error, categories: [.security],
         description: """
-            A subquery of a policy (or of a helper function the policy calls, its body read inline) \
+            A subquery of a policy, or of a helper function the policy calls (its body read inline), \
             compares a column that both its own table and the policy's table have, written unqualified \
-            or qualified with the subquery's table: `exists (select 1 from members where \
-            members.team_id = team_id and members.user_id = auth.uid())` on `projects`, or \
-            `projects.id::text = (storage.foldername(projects.name))[1]` on storage.objects. SQL \
+            or qualified with the subquery's table: `exists (select 1 from public.members where \
+            members.user_id = auth.uid() and members.team_id = team_id)` in the body of a helper a \
+            policy on `projects` calls, or `projects.id::text = (storage.foldername(projects.name))[1]` \
+            in a policy on storage.objects (the server prints an unqualified `name` there so). SQL \
             resolves the name to the subquery's own table, so the subquery never reaches the row the \
             policy is about. When the comparison then compares a column with itself (the first \
             example), a member of any team passes for every row (ERROR); when it compares two of the \
