@@ -138,7 +138,7 @@ final class AuditCLITests: XCTestCase {
         let unknown = try CLI.run(["audit", "--explain", "nope"])
         XCTAssertEqual(unknown.code, 2)
         XCTAssertEqual(unknown.stderr.split(separator: "\n").count, 1)
-        XCTAssertEqual(try CLI.run(["audit", "--list"]).stdout.split(separator: "\n").count, 30)
+        XCTAssertEqual(try CLI.run(["audit", "--list"]).stdout.split(separator: "\n").count, 31)
     }
 
     func testOutputFile() throws {

@@ -3,10 +3,12 @@ import Postgres
 
 /// Catalog rows fetched once and shared by the Swift lints.
 enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
-    case policies, buckets, indexColumns, secretCandidates, functions, selfComparedColumns
+    case policies, buckets, indexColumns, secretCandidates, functions, selfComparedColumns, policyHelpers,
+        insertTargets
 
-    /// Read after the pipeline, from what the policies show (see `AuditCatalog.loadSelfComparedColumns`).
-    var followsPolicies: Bool { self == .selfComparedColumns }
+    /// Read after the pipeline, from what the policies show (see `AuditCatalog.loadSelfComparedColumns`,
+    /// `AuditCatalog.loadPolicyHelpers`, `AuditCatalog.loadInsertTargets`).
+    var followsPolicies: Bool { [.selfComparedColumns, .policyHelpers, .insertTargets].contains(self) }
 
     /// `$1` is the exposed schemas (text[]). Every query must be cheap on 10,000 tables.
     var sql: String {
@@ -17,6 +19,10 @@ enum CatalogDataset: String, Sendable, Hashable, CaseIterable {
             return Self.functionsSQL
         case .selfComparedColumns:
             return Catalog.namedTableColumnsSQL
+        case .policyHelpers:
+            return Self.policyHelpersSQL
+        case .insertTargets:
+            return Self.insertTargetsSQL
         case .buckets:
             // The select list only: `AuditCatalog.loadBuckets` reads it through `PlatformTable`.
             return "id, name, coalesce(public, false) as public"
@@ -186,6 +192,12 @@ struct AuditCatalog: Sendable {
     var functions: [FunctionRow] = []
     /// "schema.table" → its columns, each with the table its single-column foreign key references.
     var columns: [String: [(name: String, references: String?)]] = [:]
+    /// Lower-cased name → the pure helpers of that name the policies call.
+    var helpers: [String: [PolicyHelper]] = [:]
+    /// Each policy calling a pure helper → its expressions with the helpers inlined.
+    var inlined: [ObjectIdentifier: [InlinedExpression]] = [:]
+    /// "schema.table" → what inserting creates, for tables an INSERT policy `with check (true)` opens.
+    var insertTargets: [String: InsertTarget] = [:]
 
     init(exposedSchemas: [String]) { self.exposedSchemas = exposedSchemas }
 
@@ -240,6 +252,8 @@ struct AuditCatalog: Sendable {
                 let key: String = try r.decode("schema") + "." + (try r.decode("table_name") as String)
                 columns[key, default: []].append((try r.decode("column_name"), try r.decode("refs")))
             }
+        case .policyHelpers, .insertTargets:
+            break  // read by `loadPolicyHelpers`, `loadInsertTargets`
         case .secretCandidates:
             secretCandidates = try rows.map { r in
                 SecretCandidate(

@@ -129,10 +129,13 @@ public enum Auditor {
             do {
                 switch d {
                 case .selfComparedColumns: try catalog.loadSelfComparedColumns(conn)
+                case .policyHelpers: try catalog.loadPolicyHelpers(conn)
+                case .insertTargets: try catalog.loadInsertTargets(conn)
                 default: break
                 }
             } catch { failedDatasets[d] = "\(error)" }
         }
+        trace("follow-ups done", started)
         var swiftLints: [(Lint, @Sendable (AuditCatalog) -> [FindingDraft])] = []
         for lint in lints {
             guard case .swift(let needs, let check) = lint.logic else { continue }

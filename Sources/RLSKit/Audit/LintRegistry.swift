@@ -9,7 +9,7 @@ public enum LintRegistry {
         .storageWriteWithoutOwnerCheck, .authUidIsNullDisjunct, .withCheckWeakerThanUsing,
         .secretInCatalog, .unindexedPolicyColumn, .policySelfComparison, .uncorrelatedPolicySubquery,
         .nullDefeatedGuard, .ownRowUpdatePrivilegeColumn, .realtimeChannelWithoutTopicCheck,
-        .restrictiveInsertBypassedByUpdate, .platformTableNotRead,
+        .restrictiveInsertBypassedByUpdate, .platformTableNotRead, .policySubqueryColumnShadowed,
     ]
 
     /// By name or id (`auth_users_exposed`, `0002`).

@@ -13,8 +13,23 @@ extension PolicyExpression.Scan {
     /// AND/OR operands of every list at every depth.
     static func operands(_ nodes: [Node], _ body: ([Node]) -> Void) {
         lists(nodes) { list in
-            for a in split(list, at: "AND") { for o in split(a, at: "OR") { body(o) } }
+            for a in split(list, at: "AND") { for o in split(a, at: "OR") { body(predicate(o)) } }
         }
+    }
+
+    static let clauseEnd: Set<String> = ["LIMIT", "ORDER", "GROUP", "OFFSET", "UNION", "INTERSECT", "EXCEPT"]
+
+    /// An operand without the `SELECT … WHERE` before it or the `LIMIT …` after it: a function
+    /// body, unlike a deparsed policy, does not put its conditions in parentheses.
+    static func predicate(_ part: [Node]) -> [Node] {
+        var p = part
+        if let w = p.lastIndex(where: { n in ["WHERE", "ON", "HAVING"].contains { n.token?.isKeyword($0) == true } }) {
+            p = Array(p[(w + 1)...])
+        }
+        if let e = p.firstIndex(where: { n in clauseEnd.contains { n.token?.isKeyword($0) == true } }) {
+            p = Array(p[..<e])
+        }
+        return p
     }
 
     static func bucketIds(_ nodes: [Node]) -> Set<String> {
@@ -99,11 +114,21 @@ extension PolicyExpression.Scan {
             var rest: [Node] = []
             // A bare scalar subquery (`( SELECT true FROM … LIMIT 1)`) lost its parentheses to `stripped`.
             split([.group(bracket: false, p)], subqueries: &subs, rest: &rest)
+            // `bucket_id = 'avatars'` picks the rows but not whose they are.
+            if subs.isEmpty, isConstantFilter(p) { continue }
             guard !hasIdentity(rest), !hasColumnRef(rest) else { return nil }
             guard subs.allSatisfy({ inner($0, isUncorrelatedWith: table) }) else { return nil }
             if !subs.isEmpty { decided.append(PolicyExpression.Render.nodes(p)) }
         }
         return decided.isEmpty ? nil : decided.joined(separator: " AND ")
+    }
+
+    /// `column = constant` (or `column in (constants)`): a filter on the row that says nothing of the caller.
+    static func isConstantFilter(_ p: [Node]) -> Bool {
+        guard let (l, r) = comparison(p), !hasIdentity(p) else { return false }
+        let (ls, rs) = (PolicyExpression.Render.nodes(l), PolicyExpression.Render.nodes(r))
+        return (isColumnRef(l) && PolicyExpression.isConstant(rs))
+            || (isColumnRef(r) && PolicyExpression.isConstant(ls))
     }
 
     /// Separates the subqueries that read a table (outermost only) from the rest of `nodes`.
@@ -164,6 +189,7 @@ extension PolicyExpression.Scan {
         guard sub.first?.token?.isKeyword("SELECT") == true, hasFrom(sub) else { return false }
         var caller = false
         lists(sub) { l in if binding(l) != nil { caller = true } }
+        operands(sub) { o in if binding(o) != nil { caller = true } }
         if caller { return false }
         let t = tokens(sub)
         for i in t.indices {

@@ -1,9 +1,12 @@
+import Foundation
 import Postgres
 
-/// 0028: anon calls the function as RPC, with arguments taken from the rows (a signed-up
-/// user's id first), as `rlskit test`'s probe calls it. Proven only when the call succeeds
-/// and writes rows, returns another user's rows, or queues a request carrying the project's
-/// service credentials (the Storage or Auth API would then act for anon).
+/// 0028: anon calls the function as RPC, as `rlskit test`'s probe calls it, after the victim's
+/// rows are seeded in the tables its body reads. Its uuid arguments are tried with the keys of
+/// those rows (another user's or group's), and a returned row counts as leaked when it holds
+/// any value of a seeded row anon cannot read directly. Proven only when a call succeeds and
+/// writes rows, leaks, or queues a request carrying the
+/// project's service credentials (the Storage or Auth API would then act for anon); a call that raises, or returns only what anon may read anyway, is not.
 extension ProofContext {
     func function(_ f: Finding) throws -> Proof {
         let candidates = try FunctionProbe.candidates(conn, exposedSchemas: [f.object.schema])
@@ -14,13 +17,35 @@ extension ProofContext {
         if let why = FunctionProbe.unfillable(c) { throw Unprovable(reason: "rlskit cannot call it: \(why)") }
         let victim = HarnessActor.user("victim")
         try signUp([victim])
-        let o = try FunctionProbe.probe(
-            c, as: .anon, label: "anon", others: [victim.uid, victim.email], victim: victim.uid, conn)
+        let seeded = try seedVictimRows(readBy: c.body, victim: victim)
+        let others = [victim.uid, victim.email] + seeded.secrets
+        // The fill the probe picks first, then each seeded key in every uuid argument.
+        var tries: [FunctionProbe.Arguments?] = [nil]
+        let uuidStems = Set(
+            c.argTypes.indices.filter { i in (i < c.argBases.count ? c.argBases[i] : c.argTypes[i]) == "uuid" }.map {
+                FunctionProbe.argumentStem($0 < c.argNames.count ? c.argNames[$0] : "")
+            })
+        if !uuidStems.isEmpty {
+            for key in seeded.uuidKeys.prefix(6) {
+                tries.append(
+                    .init(
+                        prefer: victim.uid, user: victim.uid, group: .init(key: key, type: "uuid", names: uuidStems)))
+            }
+        }
+        var o = try FunctionProbe.probe(c, as: .anon, label: "anon", others: others, victim: victim.uid, conn)
+        for args in tries.dropFirst() where !o.isFinding {
+            let next = try FunctionProbe.probe(
+                c, as: .anon, label: "anon", others: others, victim: victim.uid, arguments: args, conn)
+            if next.isFinding || (o.refused != nil && next.refused == nil) { o = next }
+        }
         let request = "POST /rest/v1/rpc/\(c.name)" + (c.schema == "public" ? "" : " (Content-Profile: \(c.schema))")
         if let unfilled = o.unfilled { return .notProven(unfilled) }
         if let refused = o.refused { return .notProven("anon's call raised: \(refused)") }
         guard o.isFinding else {
-            return .notProven("anon's call succeeded but changed no row and returned no other user's row")
+            return .notProven(
+                "anon's call succeeded but changed no row and returned no other user's row"
+                    + (seeded.tables.isEmpty
+                        ? "" : " (another user's rows seeded in \(seeded.tables.joined(separator: ", ")))"))
         }
         let written = o.writes.reduce(0) { n, w in
             n + w.split(separator: " ").compactMap { Int($0) }.reduce(0, +)
@@ -38,4 +63,56 @@ extension ProofContext {
             .anon, request: request, sql: "select * from \(AuditNames.function(c.schema, c.signature))",
             effect: effect.joined(separator: ", "), rows: written + o.othersRows, keys: [])
     }
+
+    /// What seeding the victim's rows gave: the tables, the uuids that key them (arguments to
+    /// try) and the values that mark a leaked row (only of rows anon cannot read directly).
+    struct SeededRows {
+        var tables: [String] = []
+        var uuidKeys: [String] = []
+        var secrets: [String] = []
+    }
+
+    /// One row of the victim's in each table the body reads (up to five); a table that cannot
+    /// be seeded is left out.
+    func seedVictimRows(readBy body: String, victim: HarnessActor) throws -> SeededRows {
+        var out = SeededRows()
+        for (i, name) in Self.tablesNamed(in: body).prefix(5).enumerated() {
+            guard
+                let row = try conn.query(
+                    "select n.nspname::text as s, c.relname::text as t from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.oid = to_regclass($1) and c.relkind in ('r', 'p')",
+                    [name]
+                ).rows.first
+            else { continue }
+            let t = try self.table(try row.decode("s"), try row.decode("t"))
+            guard let key = try? seed(t, owner: victim.uid, ownerColumn: Self.ownerColumn(t), n: 40 + i) else {
+                continue
+            }
+            out.tables.append(t.qualifiedName)
+            let keyExpr = try keyExpression(t)
+            let json: String? = try conn.query(
+                "select to_jsonb(t)::text from \(t.sqlName) t where \(keyExpr) = $1", [key]
+            ).rows.first?.decode(0)
+            let values = Self.markers(json ?? "")
+            out.uuidKeys += values.filter(Self.isUUID)
+            // A row anon may read anyway is no secret: returning it leaks nothing.
+            if case .read(_, let n) = try send(
+                .anon, "select", on: t, try readSQL(t, filter: "\(keyExpr) = \(SQL.literal(key))")),
+                n > 0
+            {
+                continue
+            }
+            out.secrets += values
+        }
+        return out
+    }
+
+    /// The values of a seeded row that no other row shares: uuids and the seeder's text values.
+    static func markers(_ json: String) -> [String] {
+        guard let data = json.data(using: .utf8),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return [] }
+        return object.values.compactMap { $0 as? String }.filter { isUUID($0) || $0.hasPrefix("rlskit-") }.sorted()
+    }
+
+    static func isUUID(_ s: String) -> Bool { s.count == 36 && s.filter { $0 == "-" }.count == 4 }
 }

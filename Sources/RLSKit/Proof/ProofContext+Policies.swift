@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
 
-/// Policies that let the wrong caller through (1002, 1006, 1007): the attacker sends the
+/// Policies that let the wrong caller through (1002, 1006, 1007, 1013): the attacker sends the
 /// policy's command against a row seeded as another user's, the policy's own test added to the
 /// request (so the rows counted are those this policy lets through).
 extension ProofContext {
@@ -36,7 +36,9 @@ extension ProofContext {
         let key = try seed(t, owner: victim.uid, ownerColumn: owner, n: 1)
         var memberships: [String] = []
         if attacker.kind == .user {
-            memberships = try seedMemberships(using ?? check ?? "", besides: t, for: attacker)
+            // A helper's tables are in its body: the inlined text names them.
+            memberships = try seedMemberships(
+                (f.metadata["inlined"] ?? "") + " " + (using ?? check ?? ""), besides: t, for: attacker)
         }
         let label =
             attacker.kind == .anon

@@ -22,7 +22,8 @@ public enum Prover {
         case Lint.rlsDisabledInPublic.name, Lint.policyExistsRLSDisabled.name, Lint.sensitiveColumnsExposed.name:
             { try $1.tableWithoutRLS($0) }
         case Lint.authUidIsNullDisjunct.name: { try $1.policy($0, attacker: .anon) }
-        case Lint.policySelfComparison.name, Lint.uncorrelatedPolicySubquery.name:
+        case Lint.policySelfComparison.name, Lint.uncorrelatedPolicySubquery.name,
+            Lint.policySubqueryColumnShadowed.name:
             { try $1.policy($0, attacker: .stranger) }
         case Lint.withCheckWeakerThanUsing.name: { try $1.handOver($0) }
         case Lint.anonSecurityDefinerFunctionExecutable.name: { try $1.function($0) }

@@ -32,6 +32,42 @@ extension LintExampleTests {
         XCTAssertEqual(plain.map(\.level), [.error])
     }
 
+    func testInsertsThatCreateTheCallersRowOrAFormEntryAreListedAtInfo() throws {
+        let conn = try connection()
+        let lint = try XCTUnwrap(LintRegistry.named("rls_policy_always_true"))
+        let expected = [
+            ["each new row is the caller's own (a check constraint (CHECK ((author = auth.uid()))))"],
+            ["each new row is the caller's own (a trigger that sets owner to auth.uid())"],
+            [
+                "no API role may read public.waitlist and no column names a user: a public form entry",
+                "no API role may read public.contact_messages and no column names a user: a public form entry",
+            ],
+        ]
+        for (example, reasons) in zip(lint.nonTriggering.suffix(expected.count), expected) {
+            let findings = try run(lint, example.sql, conn).sorted { $0.detail < $1.detail }  // by policy name
+            XCTAssertEqual(findings.map(\.level), reasons.map { _ in .info }, example.sql)
+            for (f, r) in zip(findings, reasons) {
+                XCTAssertTrue(f.detail.hasSuffix("; \(r), so it is listed for review only"), f.detail)
+            }
+        }
+    }
+
+    func testShadowedColumnIsAnErrorOnlyWhenTheComparisonBecomesAlwaysTrue() throws {
+        let conn = try connection()
+        let lint = try XCTUnwrap(LintRegistry.named("policy_subquery_column_shadowed"))
+        var levels: [FindingLevel] = []
+        for example in lint.triggering {
+            let findings = try run(lint, example.sql, conn)
+            XCTAssertEqual(findings.count, 1, example.sql)
+            guard let f = findings.first else { continue }
+            levels.append(f.level)
+            let effect = f.level == .error ? "is always true" : "every request is denied"
+            XCTAssertTrue(f.detail.contains(effect), f.detail)
+        }
+        // Two helpers whose comparison resolves to one column; the storage ones compare two of projects'.
+        XCTAssertEqual(levels, [.error, .error, .warn, .warn, .warn])
+    }
+
     func testStorageFindingNamesOnlyTheBucketsComparedWithBucketId() throws {
         let conn = try connection()
         let lint = try XCTUnwrap(LintRegistry.named("storage_write_without_owner_check"))

@@ -42,4 +42,5 @@ extension LintExampleTests {
         try checkExamples("restrictive_insert_bypassed_by_update")
     }
     func test_1012_platform_table_not_read() throws { try checkExamples("platform_table_not_read") }
+    func test_1013_policy_subquery_column_shadowed() throws { try checkExamples("policy_subquery_column_shadowed") }
 }

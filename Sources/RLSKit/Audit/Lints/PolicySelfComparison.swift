@@ -11,16 +11,47 @@ extension Lint {
             Compare with the policy's own row instead: the policy table's column of the same name, else \
             the one whose foreign key references the same table (`memberships.organization_id = projects.organization_id`).
             """,
-        logic: .swift(needs: [.policies, .selfComparedColumns]) { catalog in
+        logic: .swift(needs: [.policies, .selfComparedColumns, .policyHelpers]) { catalog in
             catalog.policies.compactMap { p -> FindingDraft? in
-                let same = Array(Set(p.expressions.flatMap(\.selfComparisons))).sorted()
-                guard let first = same.first else { return nil }
-                return FindingDraft(
-                    object: p.object,
-                    detail:
-                        "\(p.label) compares a column with itself (\(first)): always true, so it restricts nothing",
-                    metadata: p.baseMetadata.merging(["comparisons": same.joined(separator: "; ")]) { $1 },
-                    fix: selfComparisonFix(first, policy: p, catalog: catalog))
+                let columns: PolicyExpression.Scan.Columns = { catalog.columnNames($0, schema: p.schema) }
+                // A column the policy's table has too is 1013's: the row's was meant.
+                let outer = catalog.columnNames(p.tableName, schema: p.schema) ?? []
+                func resolved(_ e: PolicyExpression) -> [String] {
+                    PolicyExpression.Scan.resolvedSelfComparisons(e.nodes, columns: columns).filter { c in
+                        !outer.contains(String(c.split(separator: " ").last?.split(separator: ".").last ?? ""))
+                    }
+                }
+                var same = Set(p.expressions.flatMap(\.selfComparisons))
+                for e in p.expressions { same.formUnion(resolved(e)) }
+                if let first = same.sorted().first {
+                    return FindingDraft(
+                        object: p.object,
+                        detail:
+                            "\(p.label) compares a column with itself (\(first)): always true, so it restricts nothing",
+                        metadata: p.baseMetadata.merging(["comparisons": same.sorted().joined(separator: "; ")]) { $1 },
+                        fix: selfComparisonFix(first, policy: p, catalog: catalog))
+                }
+                // The same mistake inside a helper the policy calls, its body inlined.
+                for i in catalog.inlinedExpressions(p) {
+                    let e = i.expression
+                    let found = Set(e.selfComparisons + resolved(e)).sorted()
+                    guard let first = found.first else { continue }
+                    let names = i.helpers.map { $0 + "()" }.joined(separator: ", ")
+                    let column =
+                        first.components(separatedBy: " = ")[0].split(separator: ".").last.map(String.init) ?? ""
+                    return FindingDraft(
+                        object: p.object,
+                        detail:
+                            "\(p.label) calls \(names), whose body compares a column with itself (\(first)): always true, so it restricts nothing",
+                        metadata: p.baseMetadata.merging([
+                            "comparisons": found.joined(separator: "; "), "helpers": i.helpers.joined(separator: ","),
+                            "inlined": e.canonical,
+                        ]) { $1 },
+                        fix:
+                            "In \(names), compare the subquery's column with the function's parameter: a parameter named like a column of the subquery's table is that column in a SQL function, so rename it (`p_\(column)`) or qualify the column with its table."
+                    )
+                }
+                return nil
             }
         },
         triggering: [
@@ -48,6 +79,46 @@ extension Lint {
                   exists (select 1 from public.memberships m where m.user_id = (select auth.uid()) and m.org_id = m.org_id));
                 """, reports: "policy \"members read projects\" on public.projects",
                 "policy \"members read notes\" on public.notes"),
+            .init(
+                """
+                -- Inside a SQL helper: the parameter is named like the column, so the column wins.
+                create table public.memberships (user_id uuid, organization_id uuid, role text);
+                create table public.projects (id int primary key, organization_id uuid);
+                create function public.is_org_admin(organization_id uuid) returns boolean language sql stable
+                  security definer set search_path = '' as $$
+                  select exists (select 1 from public.memberships
+                                 where organization_id = organization_id and user_id = auth.uid() and role = 'admin')
+                $$;
+                alter table public.projects enable row level security;
+                create policy "admins edit projects" on public.projects for update to authenticated
+                  using (public.is_org_admin(organization_id));
+                """, reports: "policy \"admins edit projects\" on public.projects"),
+            .init(
+                """
+                -- A PL/pgSQL helper returning exists (…), its column compared with itself.
+                create table public.memberships (user_id uuid, org_id uuid);
+                create table public.invoices (id int primary key, org_id uuid);
+                create function public.in_org(o uuid) returns boolean language plpgsql stable as $$
+                begin
+                  return exists (select 1 from public.memberships m where m.org_id = m.org_id and m.user_id = auth.uid());
+                end $$;
+                alter table public.invoices enable row level security;
+                create policy "members read invoices" on public.invoices for select to authenticated
+                  using (public.in_org(org_id));
+                """, reports: "policy \"members read invoices\" on public.invoices"),
+            .init(
+                """
+                -- Qualified on one side only; the policy's table calls the column otherwise.
+                create table public.memberships (user_id uuid, organization_id uuid);
+                create table public.reports (id int primary key, org uuid);
+                create function public.is_member(organization_id uuid) returns boolean language sql stable as $$
+                  select exists (select 1 from public.memberships m
+                                 where m.organization_id = organization_id and m.user_id = auth.uid())
+                $$;
+                alter table public.reports enable row level security;
+                create policy "members read reports" on public.reports for select to authenticated
+                  using (public.is_member(org));
+                """, reports: "policy \"members read reports\" on public.reports"),
         ],
         nonTriggering: [
             """
@@ -57,6 +128,45 @@ extension Lint {
             create policy "members read projects" on public.projects for select to authenticated using (
               exists (select 1 from public.memberships where memberships.user_id = (select auth.uid())
                       and memberships.organization_id = projects.organization_id));
+            """,
             """
+            -- The helper's parameter has its own name, and PL/pgSQL reads $1.
+            create table public.memberships (user_id uuid, organization_id uuid);
+            create table public.projects (id int primary key, organization_id uuid);
+            create function public.is_member(p_org uuid) returns boolean language sql stable as $$
+              select exists (select 1 from public.memberships m where m.organization_id = p_org and m.user_id = auth.uid())
+            $$;
+            create function public.is_member2(uuid) returns boolean language plpgsql stable as $$
+            begin
+              return exists (select 1 from public.memberships m where m.organization_id = $1 and m.user_id = auth.uid());
+            end $$;
+            alter table public.projects enable row level security;
+            create policy "members read projects" on public.projects for select to authenticated
+              using (public.is_member(organization_id) or public.is_member2(organization_id));
+            """,
+            """
+            -- In PL/pgSQL a parameter named like a column is ambiguous: the call raises, nothing opens.
+            create table public.team_members (user_id uuid, team_id uuid);
+            create table public.boards (id int primary key, team_id uuid);
+            create function public.is_team_member(team_id uuid) returns boolean language plpgsql stable as $$
+            begin
+              return exists (select 1 from public.team_members where team_id = $1 and user_id = auth.uid());
+            end $$;
+            alter table public.boards enable row level security;
+            create policy "team reads boards" on public.boards for select to authenticated
+              using (public.is_team_member(team_id));
+            """,
+            """
+            -- The parameter qualified with the function's name is the argument, not the column.
+            create table public.memberships (user_id uuid, organization_id uuid);
+            create table public.reports (id int primary key, org uuid);
+            create function public.is_member(organization_id uuid) returns boolean language sql stable as $$
+              select exists (select 1 from public.memberships m
+                             where m.organization_id = is_member.organization_id and m.user_id = auth.uid())
+            $$;
+            alter table public.reports enable row level security;
+            create policy "members read reports" on public.reports for select to authenticated
+              using (public.is_member(org));
+            """,
         ])
 }
