@@ -24,6 +24,7 @@ let topHelp = """
 @MainActor func report(_ error: Error, command: String?) -> ExitCode {
     let (code, line) = ExitCode.of(error)
     printError(line)
+    if let e = error as? MigrationError, let summary = e.summary { printNote(summary) }
     if let e = error as? UsageError {
         printNote(e.usage + "\n" + "run 'rlskit \(command.map { $0 + " " } ?? "")--help' for more")
     }

@@ -8,6 +8,8 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
     public var serverMajor: Int?
     /// It ran as a throwaway server's `postgres`, which is not a superuser, as on hosted Supabase.
     public var asPlatformPostgres = false
+    /// Set where `apply` stopped on it: what was applied, where it stopped, what was not applied.
+    public var summary: String?
 
     /// `position` of the error counts from the start of `statement` when one is given, else
     /// from the start of the file (the whole file was sent at once).

@@ -31,7 +31,9 @@ enum APIChecks {
                 guard passed.contains(plain) else { continue }
                 o.message =
                     "\(c.suite) · \(c.operation) · as \(c.actor): the insert succeeds but the new row cannot be read back "
-                    + "(insert(...).select() fails): got \(o.got ?? "?") — a SELECT policy must let \(c.actor) read the row it wrote"
+                    + "(insert(...).select() fails): "
+                    + UnitRunner.expectedGot("the new row returned", o.got ?? "?")
+                    + " — a SELECT policy must let \(c.actor) read the row it wrote"
                 o.status = .failed
             }
             out.append(o)
