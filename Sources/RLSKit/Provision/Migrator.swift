@@ -172,9 +172,10 @@ public struct Migrator {
                 e.serverMajor = conn.serverVersion / 10000
                 e.asPlatformPostgres = separate
                 e.summary = Self.stopped(
-                    at: e.location, kept: prepared[k].outsideTransaction, applied: result.applied.map(\.name),
+                    at: e.location, kept: prepared[k].outsideTransaction,
+                    applied: plan[..<k].filter { $0.status == .pending }.map { Self.fileName($0.file) },
                     already: plan.count { $0.status != .pending },
-                    notApplied: plan[k...].filter { $0.status == .pending }.map(\.file.name))
+                    notApplied: plan[k...].filter { $0.status == .pending }.map { Self.fileName($0.file) })
                 throw e
             }
             let ms = Int(Date().timeIntervalSince(started) * 1000)
@@ -192,6 +193,8 @@ public struct Migrator {
                 : "\(result.applied.count) applied, \(already) already applied")
         return result
     }
+
+    static func fileName(_ f: SQLFile) -> String { (f.path as NSString).lastPathComponent }
 
     /// What a stopped run did: applied before the failure, where and why it stopped, what is left.
     static func stopped(
