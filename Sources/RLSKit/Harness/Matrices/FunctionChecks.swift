@@ -168,10 +168,11 @@ struct FunctionProbeRequest: Sendable {
             let intent =
                 declared.map { "callable-by \($0.callableBy)" }
                 ?? "not declared, so callable by \(undeclared): \(undeclaredText); declare 'function \(o.function) callable-by WHO' if that is meant"
+            outcome.expected = expected.joined(separator: " and ") + " (\(intent))"
+            outcome.got = wrong.joined(separator: "; ")
             outcome.message =
                 "\(Self.suite) · call \(o.function) · as \(o.caller), with arguments from \(source): "
-                + UnitRunner.expectedGot(
-                    expected.joined(separator: " and ") + " (\(intent))", wrong.joined(separator: "; "))
+                + UnitRunner.expectedGot(outcome.expected!, outcome.got!)
         }
         if !o.requests.isEmpty {
             outcome.message =
