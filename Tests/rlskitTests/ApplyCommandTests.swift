@@ -55,7 +55,7 @@ final class ApplyCommandTests: XCTestCase {
             apply stopped at 002_bad.sql line 2: that file was rolled back, nothing of it is kept
               applied in this run: 001_ok.sql
               not applied: 002_bad.sql, 003_later.sql, 004_last.sql
-              fix 002_bad.sql and run apply again: it goes on from 002_bad.sql
+              fix 002_bad.sql, then run again
 
             """)
         let tables: [String] = try PostgresConnection(ConnectionString(url)).query(

@@ -211,7 +211,7 @@ public struct Migrator {
             "  applied in this run: " + (applied.isEmpty ? "none" : applied.joined(separator: ", "))
                 + (already > 0 ? " (and \(already) applied before)" : ""))
         lines.append("  not applied: " + notApplied.joined(separator: ", "))
-        lines.append("  fix \(file) and run apply again: it goes on from \(notApplied.first ?? file)")
+        lines.append("  fix \(file), then run again")
         return lines.joined(separator: "\n")
     }
 
