@@ -67,14 +67,17 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
                 "; allowed on Supabase through supautils; the throwaway server cannot allow it: it needs a superuser"
                 + " here. Check this project against a Supabase database (--database-url), or keep the statement"
                 + " out of the migrations rlskit applies"
-        } else if asPlatformPostgres, let table = servicesTable {
-            text +=
-                "; \(table) belongs to Supabase's \(table.hasPrefix("auth.") ? "Auth server (supabase_auth_admin)" : "Storage API (supabase_storage_admin)"),"
-                + " and postgres may not alter it on hosted Supabase either: a `supabase db diff` migration copies the"
-                + " service's own changes, so remove those statements from the migration"
         } else if asPlatformPostgres, error.sqlState == "42501" {
             text +=
                 "; it ran as postgres, which is not a superuser here, as on hosted Supabase: it would fail there too"
+            if let table = servicesTable {
+                let service =
+                    table.hasPrefix("auth.")
+                    ? "the Auth server's (supabase_auth_admin)" : "the Storage API's (supabase_storage_admin)"
+                text +=
+                    "; \(table) is \(service), not postgres's: a `supabase db diff` migration copies the service's"
+                    + " own changes, so remove those statements from the migration"
+            }
         }
         return text
     }
