@@ -24,6 +24,8 @@ let topHelp = """
 @MainActor func report(_ error: Error, command: String?) -> ExitCode {
     let (code, line) = ExitCode.of(error)
     printError(line)
+    // The error stays one line on stderr; what the stopped run did is its report, on stdout.
+    if let e = error as? MigrationError, let summary = e.summary { say(summary) }
     if let e = error as? UsageError {
         printNote(e.usage + "\n" + "run 'rlskit \(command.map { $0 + " " } ?? "")--help' for more")
     }

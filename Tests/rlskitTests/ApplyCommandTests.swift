@@ -37,15 +37,52 @@ final class ApplyCommandTests: XCTestCase {
         XCTAssertTrue(second.stdout.contains("nothing to apply"), second.stdout)
     }
 
-    func testBrokenMigrationExits3WithFileLineAndOneLine() throws {
+    /// The error's one line, then what was applied, where it stopped and what was not applied.
+    func testBrokenMigrationExits3WithFileLineAndASummary() throws {
         let url = try database().raw
         let dir = try folder([
             "001_ok.sql": "create table t1 (x int);",
             "002_bad.sql": "create table t2 (x int);\ncreate tabel t3 (x int);",
+            "003_later.sql": "create table t4 (x int);",
+            "004_last.sql": "create table t5 (x int);",
         ])
         let r = try CLI.run(["apply", "--database-url", url, "--dir", dir, "--no-stand-in"])
         XCTAssertEqual(r.code, 3)
         XCTAssertEqual(r.stderr, "rlskit: \(dir)/002_bad.sql:2:8: syntax error at or near \"tabel\" (SQLSTATE 42601)\n")
+        XCTAssertTrue(
+            r.stdout.hasSuffix(
+                """
+                apply stopped at 002_bad.sql line 2: that file was rolled back, nothing of it is kept
+                  applied in this run: 001_ok.sql
+                  not applied: 002_bad.sql, 003_later.sql, 004_last.sql
+                  fix 002_bad.sql, then run again
+
+                """), r.stdout)
+        XCTAssertTrue(r.stdout.contains("applied 001_ok ("), r.stdout)
+        let tables: [String] = try PostgresConnection(ConnectionString(url)).query(
+            "select relname::text as n from pg_class where relname in ('t1', 't2', 't4') order by 1"
+        ).rows.map { try $0.decode("n") }
+        XCTAssertEqual(tables, ["t1"], "what the summary says is what the database has")
+        // The second run: the first file was applied before, this run applies none.
+        let again = try CLI.run(["apply", "--database-url", url, "--dir", dir, "--no-stand-in"])
+        XCTAssertEqual(again.code, 3)
+        XCTAssertTrue(again.stdout.contains("\n  applied in this run: none (and 1 applied before)\n"), again.stdout)
+    }
+
+    /// A file run outside a transaction keeps what ran before the failing statement: it says so.
+    func testBrokenNoTransactionFileSaysWhatWasKept() throws {
+        let url = try database().raw
+        let dir = try folder([
+            "001_index.sql": "-- rlskit:no-transaction\ncreate table t1 (x int);\nselect 1/0;\n",
+            "002_after.sql": "create table t2 (x int);",
+        ])
+        let r = try CLI.run(["apply", "--database-url", url, "--dir", dir, "--no-stand-in"])
+        XCTAssertEqual(r.code, 3)
+        XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+        XCTAssertTrue(
+            r.stdout.contains(
+                "apply stopped at 001_index.sql line 3: it runs outside a transaction (rlskit:no-transaction), so its statements before line 3 were kept\n  applied in this run: none\n  not applied: 001_index.sql, 002_after.sql\n"
+            ), r.stdout)
     }
 
     func testChangedFileExits2() throws {

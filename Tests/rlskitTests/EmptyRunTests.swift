@@ -108,7 +108,7 @@ final class EmptyRunTests: XCTestCase {
             r.stdout.contains("untested (row level security on, no tests): public.\"Team Docs\", public.notes"),
             r.stdout)
         XCTAssertFalse(r.stdout.contains("public.plain,"), r.stdout)
-        XCTAssertTrue(r.stdout.contains("start with"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("next: rlskit init drafts an access file"), r.stdout)
         XCTAssertTrue(r.stdout.contains("failed: nothing was tested"), r.stdout)
     }
 }

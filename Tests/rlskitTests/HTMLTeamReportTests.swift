@@ -183,7 +183,7 @@ final class HTMLTeamReportTests: XCTestCase {
         let panel = String(dom[try XCTUnwrap(dom.range(of: "<aside id=\"detail\"")).lowerBound...])
         XCTAssertTrue(panel.contains("public.tasks: "), panel)
         XCTAssertTrue(panel.contains("LEAK: allowed, should be denied"), panel)
-        XCTAssertTrue(panel.contains("<dt>expected</dt><dd>no row visible"), panel)
+        XCTAssertTrue(panel.contains("<dt>expected</dt><dd>the row not visible"), panel)
         XCTAssertTrue(panel.contains("<dt>got</dt><dd>"), panel)
         XCTAssertTrue(panel.contains("<pre>select count(*) from public.tasks"), panel)
         XCTAssertTrue(panel.contains("<dt>declared at</dt><dd>\(tmp)/t/squads.rls:19</dd>"), panel)

@@ -8,11 +8,17 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
     public var serverMajor: Int?
     /// It ran as a throwaway server's `postgres`, which is not a superuser, as on hosted Supabase.
     public var asPlatformPostgres = false
+    /// The failing statement changes a table of Supabase's services (`auth.…`, `storage.…`),
+    /// which their own roles own: `postgres` may not alter it on the platform either.
+    var servicesTable: String?
+    /// Set where `apply` stopped on it: what was applied, where it stopped, what was not applied.
+    public var summary: String?
 
     /// `position` of the error counts from the start of `statement` when one is given, else
     /// from the start of the file (the whole file was sent at once).
     init(file: SQLFile, error: PostgresError, statement: SQLStatement?) {
         self.error = error
+        servicesTable = Self.servicesTable(error, statement)
         if let pos = error.position {
             let lc = SQLScanner.lineAndColumn(ofPosition: pos + (statement?.offset ?? 0), in: file.contents)
             location = SourceLocation(file: file.path, line: lc.line, column: lc.column)
@@ -69,8 +75,31 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
                 : "; it ran as postgres, which is not a superuser here, as on hosted Supabase; rlskit's record of the"
                     + " platform does not say whether Supabase allows it: check this project against a Supabase"
                     + " database (--database-url)"
+            if let table = servicesTable {
+                let service =
+                    table.hasPrefix("auth.")
+                    ? "the Auth server's (supabase_auth_admin)" : "the Storage API's (supabase_storage_admin)"
+                text +=
+                    "; \(table) is \(service), not postgres's: a `supabase db diff` migration copies the service's"
+                    + " own changes, so remove those statements from the migration"
+            }
         }
         return text
+    }
+
+    /// `must be owner of table X` on a statement that names `auth.X` or `storage.X`: that table.
+    static func servicesTable(_ error: PostgresError, _ statement: SQLStatement?) -> String? {
+        guard error.sqlState == "42501", error.message.hasPrefix("must be owner of "), let text = statement?.text,
+            let name = error.message.split(separator: " ").last
+        else { return nil }
+        let lower = text.lowercased()
+        for schema in ["auth", "storage"] {
+            for form in ["\(schema).\(name)", "\"\(schema)\".\"\(name)\"", "\(schema).\"\(name)\""]
+            where lower.contains(form.lowercased()) {
+                return "\(schema).\(name)"
+            }
+        }
+        return nil
     }
 
     /// What supautils lets the platform's postgres do that plain PostgreSQL keeps for superusers

@@ -171,6 +171,11 @@ public struct Migrator {
             do { result.warnings += try apply(prepared[k]) } catch var e as MigrationError {
                 e.serverMajor = conn.serverVersion / 10000
                 e.asPlatformPostgres = separate
+                e.summary = Self.stopped(
+                    at: e.location, kept: prepared[k].outsideTransaction,
+                    applied: plan[..<k].filter { $0.status == .pending }.map { Self.fileName($0.file) },
+                    already: plan.count { $0.status != .pending },
+                    notApplied: plan[k...].filter { $0.status == .pending }.map { Self.fileName($0.file) })
                 throw e
             }
             let ms = Int(Date().timeIntervalSince(started) * 1000)
@@ -187,6 +192,27 @@ public struct Migrator {
                 ? "nothing to apply: \(already) migration\(already == 1 ? "" : "s") already applied"
                 : "\(result.applied.count) applied, \(already) already applied")
         return result
+    }
+
+    static func fileName(_ f: SQLFile) -> String { (f.path as NSString).lastPathComponent }
+
+    /// What a stopped run did: applied before the failure, where and why it stopped, what is left.
+    static func stopped(
+        at location: SourceLocation, kept: Bool, applied: [String], already: Int, notApplied: [String]
+    ) -> String {
+        let file = (location.file as NSString).lastPathComponent
+        var lines = [
+            "apply stopped at \(file) line \(location.line): "
+                + (kept
+                    ? "it runs outside a transaction (rlskit:no-transaction), so its statements before line \(location.line) were kept"
+                    : "that file was rolled back, nothing of it is kept")
+        ]
+        lines.append(
+            "  applied in this run: " + (applied.isEmpty ? "none" : applied.joined(separator: ", "))
+                + (already > 0 ? " (and \(already) applied before)" : ""))
+        lines.append("  not applied: " + notApplied.joined(separator: ", "))
+        lines.append("  fix \(file), then run again")
+        return lines.joined(separator: "\n")
     }
 
     /// Runs the seed files not run before, each like a migration (clean session, one

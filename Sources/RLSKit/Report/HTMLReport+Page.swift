@@ -16,7 +16,8 @@ extension HTMLReport {
         .c-allowed{background:var(--okbg);color:var(--ok)}.c-denied{background:var(--denybg);color:var(--deny)}
         .c-leak,.c-lockout,.c-error{background:var(--badbg);color:var(--bad);font-weight:700}
         .c-skipped{background:var(--skipbg);color:var(--skip)}.legend span{padding:0 .3rem;border-radius:3px}
-        button:focus-visible{outline:2px solid var(--fg)}tr.l-error td:first-child{color:var(--bad);font-weight:700}
+        button:focus-visible,button.hit{outline:2px solid var(--fg)}.failures h3{font-size:1rem;margin:.8rem 0 .2rem}
+        .failures ul{margin:0;padding-left:1.2rem}.failures li{margin:.15rem 0}.failures a{color:var(--bad);font-weight:600}tr.l-error td:first-child{color:var(--bad);font-weight:700}
         #detail{position:fixed;right:1rem;bottom:1rem;max-width:min(46rem,90vw);max-height:70vh;overflow:auto;
         background:var(--bg);border:1px solid var(--line);box-shadow:0 2px 12px #0004;padding:.8rem 1rem}
         #detail pre,td pre{white-space:pre-wrap;margin:.2rem 0}code{font-size:.9em}
@@ -39,9 +40,14 @@ extension HTMLReport {
         box.append(text('h3','Policies on this command'+(e[11]?' for '+e[11]:'')));if(d.policies.length){var ul=document.createElement('ul');
         d.policies.forEach(function(p){ul.append(text('li',p))});box.append(ul)}else{box.append(text('p','none'))}
         var c=text('button','close');c.onclick=function(){box.hidden=true};box.append(c);box.hidden=false;box.dataset.i=i;h.focus()}
-        document.addEventListener('click',function(e){var b=e.target.closest('button[data-i]');if(b){show(+b.dataset.i);
+        function go(){var m=/^#c(\\d+)$/.exec(location.hash);if(!m)return;
+        var b=document.querySelector('button[data-i="'+m[1]+'"]');if(b){b.scrollIntoView({block:'center'});b.classList.add('hit')}
+        show(+m[1])}
+        document.addEventListener('click',function(e){var a=e.target.closest('a[href^="#c"]');if(a){e.preventDefault();
+        history.replaceState(null,'',a.getAttribute('href'));go();return}
+        var b=e.target.closest('button[data-i]');if(b){show(+b.dataset.i);
         history.replaceState(null,'','#c'+b.dataset.i)}});
         document.addEventListener('keydown',function(e){if(e.key==='Escape')box.hidden=true});
-        var m=/^#c(\\d+)$/.exec(location.hash);if(m)show(+m[1])})();
+        window.addEventListener('hashchange',go);go()})();
         """
 }

@@ -18,8 +18,10 @@ extension HTMLReport {
         out += "</dl>\n" + legend + "</header>\n<main>\n"
         var data = Details()
         let index = Dictionary(grouping: policies, by: \.table)
-        if command != "audit" { out += grids(&data, index) }
-        out += others(&data, index)
+        // The checks first, so that the failures listed above them can link to their cells.
+        var body = command != "audit" ? grids(&data, index) : ""
+        body += others(&data, index)
+        out += failures(data.failures) + body
         if let audit { out += findings(audit) }
         if !tests.notes.isEmpty || !untested.isEmpty {
             out += "<section aria-labelledby=\"notes\"><h2 id=\"notes\">Coverage and notes</h2><ul>"
@@ -53,10 +55,15 @@ extension HTMLReport {
         var entries: [JSON] = []
         var groups: [JSON] = []
         var groupIndex: [String: Int] = [:]
+        /// Failed checks in the order shown, each with its anchor: a cell's `c<i>`, or the
+        /// table's `t<i>` for a table that could not be checked.
+        var failures: [(anchor: String, outcome: TestOutcome)] = []
+        var tables = 0
         var count: Int { entries.count }
     }
 
     func add(_ o: TestOutcome, to details: inout Details, _ index: [String: [Policy]]) {
+        if o.isFailure { details.failures.append(("c\(details.count)", o)) }
         let cmd = o.operation?.uppercased() ?? ""
         let role = Self.role(o)
         let key = o.suite + "\u{0}" + cmd + "\u{0}" + (role ?? "")
@@ -114,8 +121,11 @@ extension HTMLReport {
                 (bySuite[suite]?.first?.0 ?? notCovered[suite])?.location.map {
                     " <small>\(Self.h($0.description))</small>"
                 } ?? ""
-            out += "<div class=\"t\"><table><caption>\(Self.h(suite))\(at)</caption>"
+            let anchor = "t\(data.tables)"
+            data.tables += 1
+            out += "<div class=\"t\" id=\"\(anchor)\"><table><caption>\(Self.h(suite))\(at)</caption>"
             if let skip = notCovered[suite], bySuite[suite] == nil {
+                if skip.isFailure { data.failures.append((anchor, skip)) }
                 out +=
                     "<tbody><tr><td class=\"c-skipped\">\(Self.h(Self.notCoveredText(skip)))</td></tr></tbody></table></div>\n"
                 continue

@@ -74,8 +74,8 @@ enum CheckCommand {
         options.allowEmpty = args.flag("allow-empty")
         options.inferred = !args.flag("no-inferred")
         let source = try MigrationsOption.source(args)
-        let input = ProjectCheck.Input(
-            try projectOptions.given(migrations: source, tests: try tests(args.all("tests"), migrations: source)))
+        let suite = try tests(args.all("tests"), migrations: source)
+        let input = ProjectCheck.Input(try projectOptions.given(migrations: source, tests: suite))
         var inputs = args.all("tests").isEmpty ? ["sql/tests", "supabase/tests"] : args.all("tests")
         if case .directory(let dir) = source { inputs.append(dir) }
         try OutputTarget.refuseOverlap(
@@ -115,6 +115,7 @@ enum CheckCommand {
         }
         let total = report.phases.reduce(0) { $0 + $1.milliseconds }
         tell(CheckVerdict.line(report, term: term) + " in " + String(format: "%.1f s", Double(total) / 1000))
+        if let next = CheckVerdict.next(report, suite) { tell(term.dim(next)) }
 
         func rendered(_ format: String) -> String {
             switch format {

@@ -17,14 +17,30 @@ enum CheckVerdict {
         return term.red("failed") + ": \(what) (\(fix), or pass --allow-empty to accept an empty run)"
     }
 
-    /// Every RLS table left untested when there were no tests, and how to start.
+    /// Every RLS table left untested when there were no tests.
     static func untested(_ report: ProjectCheck.Report) -> [String] {
         guard !report.untestedTables.isEmpty else { return [] }
-        let start =
-            Commands.all.contains { $0.spec.name == "init" }
-            ? "start with: rlskit init (writes an access file declaring who may do what)"
-            : "start with an access file in sql/tests declaring who may do what (docs/testing.md)"
         let tables = report.untestedTables.map(TextEscape.line).joined(separator: ", ")
-        return ["untested (row level security on, no tests): " + tables, start]
+        return ["untested (row level security on, no tests): " + tables]
+    }
+
+    /// The one line after the verdict saying what to do next: a project without access files is
+    /// pointed to `rlskit init`, whether it has pgTAP tests, scenarios or nothing; one with them
+    /// to its failures, or to CI once it passes. Nil when nothing was applied.
+    static func next(_ report: ProjectCheck.Report, _ suite: TestSuite) -> String? {
+        guard !report.migrations.plan.isEmpty else { return nil }
+        if !suite.harness.hasAccessFiles {
+            let have =
+                !suite.pgtap.isEmpty
+                ? "your pgTAP tests ran as they are; "
+                : suite.harness.isEmpty ? "" : "your scenarios ran; "
+            return "next: \(have)rlskit init drafts an access file (\(InitCommand.defaultPath)) from your policies"
+                + " that tests every RLS table as each kind of user: answer its ?s, then run rlskit check again"
+        }
+        if !report.passed {
+            return "next: each ✗ above names the line that declared it; fix the policy or that line"
+                + " (rlskit check --html report.html shows who can do what), then run rlskit check again"
+        }
+        return "next: run rlskit check on every pull request (docs/ci.md)"
     }
 }

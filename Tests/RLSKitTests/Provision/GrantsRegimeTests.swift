@@ -77,7 +77,7 @@ final class GrantsRegimeTests: XCTestCase {
         let report = TestReport(outcomes: [
             TestOutcome(
                 suite: "s", name: "n", status: .failed,
-                message: "expected 1 row, got denied by privilege (42501: permission denied for table t)")
+                message: "expected: 1 row; got: denied by privilege (42501: permission denied for table t)")
         ])
         let regime = GrantsRegime(mode: .explicit, reason: "from --grants")
         let m = report.naming(regime).outcomes[0].message ?? ""

@@ -29,9 +29,12 @@ enum APIChecks {
         for (var o, c) in zip(outcomes, checks) {
             if let plain = c.readBackOf, o.isFailure {
                 guard passed.contains(plain) else { continue }
+                o.expected = "the new row returned"
                 o.message =
                     "\(c.suite) · \(c.operation) · as \(c.actor): the insert succeeds but the new row cannot be read back "
-                    + "(insert(...).select() fails): got \(o.got ?? "?") — a SELECT policy must let \(c.actor) read the row it wrote"
+                    + "(insert(...).select() fails): "
+                    + UnitRunner.expectedGot(o.expected!, o.got ?? "?")
+                    + " — a SELECT policy must let \(c.actor) read the row it wrote"
                 o.status = .failed
             }
             out.append(o)

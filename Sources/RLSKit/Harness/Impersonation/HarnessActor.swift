@@ -194,17 +194,66 @@ enum SignUp {
     /// GoTrue's search_path: its role's setting on the platform.
     static let searchPath = "auth"
 
-    /// What a failed sign-up says; where a trigger function did not find a name (GoTrue's search
-    /// path is `auth`), which function, and what the platform answers then.
-    static func failure(_ e: PostgresError) -> String {
-        let plain = "creating users in auth.users failed: \(e.message)"
-        guard ["42P01", "42883", "42704"].contains(e.sqlState ?? ""), let function = triggerFunction(e.context) else {
-            return plain
+    /// A trigger on auth.users: its name, when it fires, and its function's schema and name.
+    struct Trigger: Sendable, Equatable {
+        var name: String
+        /// "after insert", "before insert or update", …
+        var fires: String
+        var schema: String
+        var function: String
+    }
+
+    /// The project's own triggers on auth.users (none where the table is missing).
+    static func triggers(_ conn: PostgresConnection) throws -> [Trigger] {
+        try conn.query(
+            """
+            select t.tgname::text as name, n.nspname::text as schema, p.proname::text as function,
+                   case when t.tgtype & 2 = 2 then 'before' when t.tgtype & 64 = 64 then 'instead of' else 'after' end
+                   || ' ' || concat_ws(' or ', case when t.tgtype & 4 = 4 then 'insert' end,
+                     case when t.tgtype & 16 = 16 then 'update' end, case when t.tgtype & 8 = 8 then 'delete' end)
+                   as fires
+            from pg_trigger t join pg_proc p on p.oid = t.tgfoid join pg_namespace n on n.oid = p.pronamespace
+            where t.tgrelid = to_regclass('auth.users') and not t.tgisinternal order by 1
+            """
+        ).rows.map {
+            Trigger(
+                name: try $0.decode("name"), fires: try $0.decode("fires"), schema: try $0.decode("schema"),
+                function: try $0.decode("function"))
         }
-        return "signing up a user failed in \(function), which runs on insert into auth.users: \(e.message)"
-            + " — on Supabase the sign-up fails too (\"Database error saving new user\"): GoTrue inserts as"
-            + " supabase_auth_admin with search_path \(searchPath), so qualify the names (public.profiles)"
-            + " or give the function `set search_path = ''`"
+    }
+
+    /// What a failed sign-up says, once for the run: which trigger and function, the server's
+    /// message, and what to do; a failure outside any trigger says what the server said.
+    static func failure(_ e: PostgresError, triggers: [Trigger] = []) -> String {
+        let state = e.sqlState ?? "?????"
+        guard let function = triggerFunction(e.context) else {
+            return "creating the test users in auth.users failed: \(e.message) (\(state))"
+        }
+        let bare = function.prefix { $0 != "(" }
+        let parts = bare.split(separator: ".", maxSplits: 1).map(String.init)
+        let (schema, name) = parts.count == 2 ? (parts[0], parts[1]) : (nil, parts[0])
+        let mine = triggers.filter { $0.function == name && (schema == nil || $0.schema == schema) }
+        let shown = schema == nil && mine.count > 0 ? "\(mine[0].schema).\(function)" : function
+        let which =
+            mine.isEmpty
+            ? "function \(shown), which runs on insert into auth.users"
+            : "trigger " + mine.map { "\($0.name) (\($0.fires) on auth.users)" }.joined(separator: ", ")
+                + ", function \(shown)"
+        var text =
+            "signing up the test users failed in \(which): \(e.message) (\(state))"
+            + " — on Supabase every sign-up fails the same way (\"Database error saving new user\"): "
+        if state == "42P01", let name = e.message.split(separator: "\"").dropFirst().first, name.contains(".") {
+            text += "\(name) does not exist when users sign up; create it in a migration before the trigger's"
+        } else if ["42P01", "42883", "42704"].contains(state) {
+            text +=
+                "GoTrue inserts as supabase_auth_admin with search_path \(searchPath), so qualify the names"
+                + " (public.profiles) or give the function `set search_path = ''`"
+        } else if APIChecks.isRefusal(e) {
+            text += "the function raises this itself; make it let a plain email sign-up through"
+        } else {
+            text += "fix \(shown) so that a plain email sign-up, inserted as supabase_auth_admin, goes through"
+        }
+        return text
     }
 
     /// The outermost function of an error's context ("PL/pgSQL function public.f() line 3 at …"),

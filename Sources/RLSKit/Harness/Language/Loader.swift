@@ -7,6 +7,8 @@ public struct HarnessInput: Sendable {
     public init() {}
 
     public var isEmpty: Bool { access.isEmpty && scenarios.isEmpty }
+    /// At least one access file (`*.rls`): what `check`'s next-step line asks.
+    @_spi(CLI) public var hasAccessFiles: Bool { !access.isEmpty }
 }
 
 public enum HarnessLoader {

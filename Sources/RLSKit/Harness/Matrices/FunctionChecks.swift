@@ -141,8 +141,13 @@ struct FunctionProbeRequest: Sendable {
 
     func judge(_ o: FunctionProbe.Outcome, who: Who, declared: FunctionIntent?, caller: Caller) -> TestOutcome {
         var wrong: [String] = []
-        if !o.writes.isEmpty, !who.allows(caller.writer) { wrong.append("wrote " + o.writes.joined(separator: ", ")) }
+        var expected: [String] = []
+        if !o.writes.isEmpty, !who.allows(caller.writer) {
+            expected.append("no write")
+            wrong.append("wrote " + o.writes.joined(separator: ", "))
+        }
         if o.othersRows > 0, !who.allows(caller.reader) {
+            expected.append("no row of \(others)")
             wrong.append("returned \(o.othersRows) row\(o.othersRows == 1 ? "" : "s") of \(others)")
         }
         if !o.privileged.isEmpty, !who.allows(caller.writer) {
@@ -153,18 +158,24 @@ struct FunctionProbeRequest: Sendable {
             !d.callableBy.roleNames.isEmpty || !d.callableBy.memberRoles.isEmpty,
             who.allows(caller.writer)
         {
-            wrong.append("refused (\(refused)), yet it is callable-by \(d.callableBy)")
+            expected.append("the call goes through")
+            wrong.append("refused (\(refused))")
         }
         var outcome = TestOutcome(
             suite: Self.suite, name: "\(o.function) called as \(o.caller)", status: wrong.isEmpty ? .passed : .failed,
             location: declared?.location, actor: o.caller)
         outcome.operation = "call"
+        // For the report's split: a refused holder is locked out; a write or read it may not do leaks.
+        if !wrong.isEmpty { outcome.intendedAllowed = expected == ["the call goes through"] }
         if !wrong.isEmpty {
             let intent =
                 declared.map { "callable-by \($0.callableBy)" }
-                ?? "not declared: expected \(undeclared) — \(undeclaredText); declare 'function \(o.function) callable-by WHO' if that is meant"
+                ?? "not declared, so callable by \(undeclared): \(undeclaredText); declare 'function \(o.function) callable-by WHO' if that is meant"
+            outcome.expected = expected.joined(separator: " and ") + " (\(intent))"
+            outcome.got = wrong.joined(separator: "; ")
             outcome.message =
-                "\(Self.suite) · call \(o.function) · as \(o.caller), with arguments from \(source): \(wrong.joined(separator: "; ")) (\(intent))"
+                "\(Self.suite) · call \(o.function) · as \(o.caller), with arguments from \(source): "
+                + UnitRunner.expectedGot(outcome.expected!, outcome.got!)
         }
         if !o.requests.isEmpty {
             outcome.message =

@@ -57,8 +57,27 @@ public enum Harness {
             plan.units, on: api != nil ? options.apiConnection! : target, storage: storage, reuse: api ?? conn,
             jobs: options.jobs,
             skipUntested: options.allowUntested && !options.strict)
-        return TestReport(
-            outcomes: plan.extra + order(outcomes), notes: plan.notes + Coverage.notes(outcomes, plan: plan))
+        let once = signUpOnce(outcomes)
+        return TestReport(outcomes: plan.extra + order(once), notes: plan.notes + Coverage.notes(once, plan: plan))
+    }
+
+    /// A sign-up that fails fails every unit the same way: the first unit says why, each later
+    /// one only that it could not run (skipped: the first failure already fails the run).
+    static func signUpOnce(_ outcomes: [TestOutcome]) -> [TestOutcome] {
+        var first: [String: String] = [:]
+        return outcomes.map { o in
+            guard o.name == UnitRunner.signUpName, o.status == .error, let m = o.message else { return o }
+            guard let suite = first[m] else {
+                first[m] = o.suite
+                return o
+            }
+            var skipped = TestOutcome(
+                suite: o.suite, name: "not covered", status: .skipped,
+                message: "not covered: could not run, signing up the test users failed (see \(suite) · \(o.name))",
+                location: o.location, actor: o.actor)
+            skipped.operation = o.operation
+            return skipped
+        }
     }
 
     /// What `run` would do, without doing it: the units and checks planned (bench/plan.sh).

@@ -58,7 +58,7 @@ enum Observed: Sendable, Equatable, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .rows(let r) where r.count == 1 && r[0].count == 1: "1 row (\(r[0][0] ?? "NULL"))"
+        case .rows(let r) where r.count == 1 && r[0].count == 1: "1 row: \(r[0][0] ?? "NULL")"
         case .rows(let r): r.count == 1 ? "1 row" : "\(r.count) rows"
         case .affected(let n): n == 1 ? "1 row affected" : "\(n) rows affected"
         case .ok: "success"
@@ -99,9 +99,9 @@ enum Expectation: Sendable, Equatable, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .visible: "the row is visible"
-        case .hidden: "no row visible (0 rows, or denied)"
-        case .allowed: "allowed (at least 1 row)"
+        case .visible: "the row visible (a count of at least 1)"
+        case .hidden: "the row not visible (a count of 0, or denied)"
+        case .allowed: "the write goes through (at least 1 row)"
         case .blocked: "nothing written (0 rows, denied by RLS or privilege, or refused by a RAISE)"
         case .succeeds: "success"
         case .rowCount(let n): n == 1 ? "1 row" : "\(n) rows"
@@ -114,6 +114,25 @@ enum Expectation: Sendable, Equatable, CustomStringConvertible {
         case .sqlState(let s): "SQLSTATE \(s)"
         case .isTrue: "true"
         case .notStored: "the value not stored (refused, reset or denied)"
+        }
+    }
+
+    /// What `o` means to this expectation: a visibility or protected-column check's one value
+    /// is a count of rows, not a row of its own, so "1 row: 0" reads "not visible (a count of 0)".
+    func describe(_ o: Observed) -> String {
+        guard case .rows(let r) = o, r.count == 1, r[0].count == 1, let v = r[0][0] else { return o.description }
+        switch self {
+        case .visible, .hidden:
+            guard let n = Int(v) else { return o.description }
+            return n == 0 ? "the row not visible (a count of 0)" : "the row visible (a count of \(n))"
+        case .notStored:
+            guard let n = Int(v) else { return o.description }
+            return n == 0
+                ? "the value not stored (no row holds it)"
+                : "the value stored (\(n == 1 ? "1 row holds" : "\(n) rows hold") it)"
+        case .value: return "value \(v)"
+        case .isTrue: return v == "t" ? "true" : v == "f" ? "false" : "value \(v)"
+        default: return o.description
         }
     }
 

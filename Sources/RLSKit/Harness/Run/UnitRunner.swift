@@ -44,11 +44,7 @@ struct UnitRunner {
             _ = try conn.runScript("BEGIN;\n" + unit.signUp)
         } catch {
             if error.error.isConnectionFailure { throw error.error }
-            return [
-                TestOutcome(
-                    suite: unit.suite, name: "sign up the test users", status: .error,
-                    message: SignUp.failure(error.error), location: unit.location, sql: unit.signUp)
-            ]
+            return [signUpFailed(unit, error.error, sql: unit.signUp)]
         }
         if !unit.setup.isEmpty {
             do { _ = try conn.runScript(unit.setup) } catch {
@@ -64,17 +60,25 @@ struct UnitRunner {
         return try runChecks(unit, since: start)
     }
 
+    static let signUpName = "sign up the test users"
+
+    /// The unit's sign-up failed: the transaction is given up first, so that the triggers on
+    /// auth.users can be read to name the one that failed.
+    func signUpFailed(_ unit: HarnessUnit, _ e: PostgresError, sql: String) -> TestOutcome {
+        _ = try? conn.query("ROLLBACK")
+        let triggers = (try? SignUp.triggers(conn)) ?? []
+        return TestOutcome(
+            suite: unit.suite, name: Self.signUpName, status: .error,
+            message: SignUp.failure(e, triggers: triggers), location: unit.location, sql: sql)
+    }
+
     /// The pipelined checks, in the unit's open transaction (after late sign-ups and the hook).
     func runChecks(_ unit: HarnessUnit, since start: Date) throws -> [TestOutcome] {
         var unit = unit
         if !unit.lateSignUp.isEmpty {
             do { _ = try conn.runScript(unit.lateSignUp) } catch {
                 if error.error.isConnectionFailure { throw error.error }
-                return [
-                    TestOutcome(
-                        suite: unit.suite, name: "sign up the test users", status: .error,
-                        message: SignUp.failure(error.error), location: unit.location, sql: unit.lateSignUp)
-                ]
+                return [signUpFailed(unit, error.error, sql: unit.lateSignUp)]
             }
         }
         try TokenRefresh.refresh(&unit, conn: conn)
@@ -143,6 +147,11 @@ struct UnitRunner {
             location: unit.location)
     }
 
+    /// Every check message's one form: what was expected, then what happened, each labelled.
+    static func expectedGot(_ expected: String, _ got: String) -> String {
+        "expected: \(expected); got: \(got)"
+    }
+
     func judge(_ check: PolicyCheck, _ results: [StatementOutcome], duration: Double) -> TestOutcome {
         var observed = Observed(results.last ?? .skipped)
         var failedSetup: String?
@@ -160,7 +169,9 @@ struct UnitRunner {
         outcome.operation = check.operation
         outcome.role = check.row?.role
         outcome.expected = check.expectations.map(\.description).joined(separator: ", ")
-        outcome.got = "\(observed)"
+        outcome.got =
+            (check.expectations.first { !$0.accepts(observed) } ?? check.expectations.first)?
+            .describe(observed) ?? "\(observed)"
         outcome.intendedAllowed = check.expectations.first.flatMap(\.intendsAllowed)
         guard !missed.isEmpty || failedSetup != nil else { return outcome }
         let unexpectedError: Bool
@@ -171,7 +182,8 @@ struct UnitRunner {
         }
         outcome.status = unexpectedError || failedSetup != nil ? .error : .failed
         var message =
-            "\(check.suite) · \(check.operation) · as \(check.actor): expected \(check.expectations.filter { !$0.accepts(observed) }.map(\.description).joined(separator: ", ")), got \(observed)"
+            "\(check.suite) · \(check.operation) · as \(check.actor): "
+            + Self.expectedGot(missed.map(\.description).joined(separator: ", "), outcome.got ?? "")
         if let s = failedSetup {
             message =
                 "\(check.suite) · \(check.operation) · as \(check.actor): preparing the check failed: \(observed)"

@@ -106,7 +106,7 @@ final class APIWriteTests: XCTestCase {
         let o = try XCTUnwrap(takeover.outcomes.first { $0.name == "A upserts onto B's row" })
         XCTAssertEqual(o.status, .failed)
         XCTAssertTrue(
-            o.message?.hasPrefix("public.pages · insert · as A: expected nothing written") == true, o.message ?? "")
+            o.message?.hasPrefix("public.pages · insert · as A: expected: nothing written") == true, o.message ?? "")
 
         // UPDATE granted on body only: a plain update works, the upsert (which sets every sent column) does not.
         let columns = try runAPI(
@@ -199,7 +199,7 @@ final class APIWriteTests: XCTestCase {
         XCTAssertEqual(o.status, .failed)
         XCTAssertTrue(
             o.message?.hasPrefix(
-                "public.entries · delete · as A: expected allowed (at least 1 row), got refused by a RAISE in a trigger or function (P0001: entries are kept)"
+                "public.entries · delete · as A: expected: the write goes through (at least 1 row); got: refused by a RAISE in a trigger or function (P0001: entries are kept)"
             ) == true, o.message ?? "")
     }
 

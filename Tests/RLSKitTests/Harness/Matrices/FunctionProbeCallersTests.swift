@@ -126,13 +126,13 @@ final class FunctionProbeCallersTests: XCTestCase {
             purges.first { $0.name == "public.purge_notes_forgeable(uuid) called as forged admin" })
         XCTAssertEqual(
             forged.message,
-            "functions · call public.purge_notes_forgeable(uuid) · as forged admin, with arguments from A's row: wrote public.notes: 1 deleted (callable-by admin)"
+            "functions · call public.purge_notes_forgeable(uuid) · as forged admin, with arguments from A's row: expected: no write (callable-by admin); got: wrote public.notes: 1 deleted"
         )
         XCTAssertEqual(forged.location?.line, 14)
         let disabled = try XCTUnwrap(purges.first { $0.name == "public.purge_disabled(uuid) called as admin" })
         XCTAssertTrue(
             disabled.message?.hasSuffix(
-                "refused (purging is disabled), yet it is callable-by admin (callable-by admin)") == true,
+                "expected: the call goes through (callable-by admin); got: refused (purging is disabled)") == true,
             disabled.message ?? "")
         XCTAssertEqual(purges.first { $0.name == "public.purge_notes(uuid) called as admin" }?.status, .passed)
     }

@@ -203,7 +203,7 @@ final class FunctionProbeFillTests: XCTestCase {
         let drop = try outcome(calls, "public.drop_team(uuid) called as G1 owner")
         XCTAssertEqual(
             drop.message,
-            "functions · call public.drop_team(uuid) · as G1 owner, with arguments from G2's rows: wrote public.team_members: 2 deleted, public.teams: 1 deleted (not declared: expected members — only members of the group whose rows it is given; declare 'function public.drop_team(uuid) callable-by WHO' if that is meant)"
+            "functions · call public.drop_team(uuid) · as G1 owner, with arguments from G2's rows: expected: no write (not declared, so callable by members: only members of the group whose rows it is given; declare 'function public.drop_team(uuid) callable-by WHO' if that is meant); got: wrote public.team_members: 2 deleted, public.teams: 1 deleted"
         )
         // No access-file line declares it: none is named.
         XCTAssertNil(drop.location)

@@ -65,11 +65,11 @@ final class FunctionProbeGroupTests: XCTestCase {
         let delete = try XCTUnwrap(calls.first { $0.name == "public.delete_team(uuid) called as G1 member" })
         XCTAssertTrue(
             delete.message?.hasPrefix(
-                "functions · call public.delete_team(uuid) · as G1 member, with arguments from G2's rows: wrote public.team_members: "
+                "functions · call public.delete_team(uuid) · as G1 member, with arguments from G2's rows: expected: no write (not declared"
             ) == true, delete.message ?? "")
         XCTAssertTrue(
             delete.message?.contains(
-                "public.teams: 1 deleted (not declared: expected members — only members of the group whose rows it is given; declare 'function public.delete_team(uuid) callable-by WHO' if that is meant)"
+                "(not declared, so callable by members: only members of the group whose rows it is given; declare 'function public.delete_team(uuid) callable-by WHO' if that is meant); got: wrote public.team_members: "
             ) == true, delete.message ?? "")
         // user_id is G2's other member (the user in both groups): its membership is what goes.
         let remove = try XCTUnwrap(calls.first { $0.name == "public.remove_member(uuid, uuid) called as outsider" })
@@ -112,7 +112,7 @@ final class FunctionProbeGroupTests: XCTestCase {
         let archive = try XCTUnwrap(calls.first { $0.name == "public.archive_team(uuid) called as G2 owner" })
         XCTAssertEqual(
             archive.message,
-            "functions · call public.archive_team(uuid) · as G2 owner, with arguments from G2's rows: refused (archiving is disabled), yet it is callable-by members with role owner (callable-by members with role owner)"
+            "functions · call public.archive_team(uuid) · as G2 owner, with arguments from G2's rows: expected: the call goes through (callable-by members with role owner); got: refused (archiving is disabled)"
         )
         XCTAssertEqual(archive.location?.line, TeamFixture.access.components(separatedBy: "\n").count + 3)
     }

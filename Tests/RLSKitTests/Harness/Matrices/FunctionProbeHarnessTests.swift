@@ -65,7 +65,7 @@ final class FunctionProbeHarnessTests: XCTestCase {
         let b = try XCTUnwrap(calls.first { $0.name == "public.drop_note(bigint) called as B" })
         XCTAssertEqual(
             b.message,
-            "functions · call public.drop_note(bigint) · as B, with arguments from A's row: wrote public.notes: 1 deleted (not declared: expected owner — only the owner of the rows it is given; declare 'function public.drop_note(bigint) callable-by WHO' if that is meant)"
+            "functions · call public.drop_note(bigint) · as B, with arguments from A's row: expected: no write (not declared, so callable by owner: only the owner of the rows it is given; declare 'function public.drop_note(bigint) callable-by WHO' if that is meant); got: wrote public.notes: 1 deleted"
         )
         // No line declares it: the outcome names none (not the file's first line).
         XCTAssertNil(b.location)
@@ -95,7 +95,8 @@ final class FunctionProbeHarnessTests: XCTestCase {
         let a = try XCTUnwrap(calls.first { $0.name == "public.drop_my_note(bigint) called as A" })
         XCTAssertEqual(a.location?.line, 6)
         XCTAssertTrue(
-            a.message?.hasSuffix("wrote public.notes: 1 deleted (callable-by nobody)") == true, a.message ?? "")
+            a.message?.hasSuffix("expected: no write (callable-by nobody); got: wrote public.notes: 1 deleted") == true,
+            a.message ?? "")
     }
 
     func testFunctionsOnATableNoUserOwns() throws {
@@ -123,7 +124,7 @@ final class FunctionProbeHarnessTests: XCTestCase {
             ["public.drop_price(bigint) called as anon", "public.drop_price(bigint) called as A"])
         XCTAssertEqual(
             calls.first { $0.name == "public.drop_price(bigint) called as A" }?.message,
-            "functions · call public.drop_price(bigint) · as A, with arguments from the seeded row of public.price_list: wrote public.price_list: 1 deleted (not declared: expected nobody — no caller changes a table no user owns; declare 'function public.drop_price(bigint) callable-by WHO' if that is meant)"
+            "functions · call public.drop_price(bigint) · as A, with arguments from the seeded row of public.price_list: expected: no write (not declared, so callable by nobody: no caller changes a table no user owns; declare 'function public.drop_price(bigint) callable-by WHO' if that is meant); got: wrote public.price_list: 1 deleted"
         )
         XCTAssertEqual(calls.first { $0.name == "public.my_notes() called as A" }?.status, .passed)
     }

@@ -43,7 +43,8 @@ final class BlameTests: XCTestCase {
         XCTAssertEqual(o.policies, [line])
         // As docs/testing.md shows it.
         let message =
-            "public.notes · select · as A: expected no row visible (0 rows, or denied), got 1 row (1) — " + line
+            "public.notes · select · as A: expected: the row not visible (a count of 0, or denied); got: the row visible (a count of 1) — "
+            + line
         XCTAssertEqual(o.message, message)
         XCTAssertTrue(
             try DocPage.block(after: "## Which policies decided a failed check", in: "docs/testing.md").contains(
@@ -53,13 +54,13 @@ final class BlameTests: XCTestCase {
     func testMissingInsertPolicyIsSaid() throws {
         let o = try failure("public.notes", "A inserts own row")
         XCTAssertEqual(o.policies, ["blocked: no permissive INSERT policy for authenticated"])
-        XCTAssertTrue(o.message?.contains("got denied by RLS (") ?? false, o.message ?? "")
+        XCTAssertTrue(o.message?.contains("; got: denied by RLS (") ?? false, o.message ?? "")
     }
 
     func testRestrictivePolicyThatBlocksIsNamed() throws {
         let o = try failure("public.notes", "A deletes own row")
         XCTAssertEqual(o.policies, ["blocked by restrictive policy \"never delete\" (USING (NOT done))"])
-        XCTAssertTrue(o.message?.contains("got 0 rows affected — blocked by") ?? false, o.message ?? "")
+        XCTAssertTrue(o.message?.contains("; got: 0 rows affected — blocked by") ?? false, o.message ?? "")
     }
 
     func testStorageObjectLeakIsNamed() throws {
