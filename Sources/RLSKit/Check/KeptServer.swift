@@ -16,6 +16,13 @@ public final class KeptServer: @unchecked Sendable {
     static let capacity = 12
     static let prefix = "rlskit_tpl_"
     static let empty = prefix + "empty"
+    /// The stand-in's and the platform's SQL, hashed once.
+    static let builtIn = SHA256.hex(
+        SHA256.digest(
+            Array(
+                ([format]
+                    + (BuiltInSQL.files(in: "compat") + BuiltInSQL.files(in: "platform")).map { $0.name + $0.checksum })
+                    .joined(separator: "\u{0}").utf8)))
 
     /// What `prepare` did.
     public struct Prepared: Sendable {
@@ -47,6 +54,9 @@ public final class KeptServer: @unchecked Sendable {
     let admin: ConnectionString
     let project: ConnectionString?
     let maintenance: PostgresConnection
+    /// `server_version_num`: a template is only ever used on the server that made it, but the
+    /// name says it anyway.
+    let version: String
     /// `postgres` as the fresh server had it: owner, privileges, connection limit, settings, comment.
     let database: (owner: String, acl: String?, limit: Int, settings: [(role: Int64, config: String)], comment: String?)
     /// The cluster-wide state after the stand-in went in; every run starts from it.
@@ -55,6 +65,16 @@ public final class KeptServer: @unchecked Sendable {
     var clock = 0
     var lastChain: [String] = []
     var fresh = true
+    static let tracing = ProcessInfo.processInfo.environment["RLSKIT_TRACE"] != nil
+    var traceClock = Date()
+
+    /// With RLSKIT_TRACE: where a prepare's time goes, on stderr.
+    func trace(_ step: String) {
+        guard Self.tracing else { return }
+        FileHandle.standardError.write(
+            Data("rlskit: templates \(step): \(Int(-traceClock.timeIntervalSinceNow * 1000)) ms\n".utf8))
+        traceClock = Date()
+    }
 
     /// `admin` is the server's superuser on `postgres`, `project` its non-superuser `postgres`
     /// (nil: the project's SQL runs as the admin). Call on a server nothing ran on yet.
@@ -62,12 +82,15 @@ public final class KeptServer: @unchecked Sendable {
         self.admin = admin
         self.project = project
         maintenance = try PostgresConnection(ConnectionString(admin.raw + " dbname=template1"))
+        version = try maintenance.query("select current_setting('server_version_num') as v").rows[0].decode("v")
         let preloaded: String = try maintenance.query("select current_setting('shared_preload_libraries') as s").rows[0]
             .decode("s")
         if preloaded.contains("pg_cron") {
             maintenance.close()
             throw Unavailable(
-                description: "pg_cron keeps a session in the database postgres, so it cannot be cloned: each run starts a new server")
+                description:
+                    "pg_cron keeps a session in the database postgres, so it cannot be cloned: each run starts a new server"
+            )
         }
         let row = try maintenance.query(
             """
@@ -82,7 +105,9 @@ public final class KeptServer: @unchecked Sendable {
             where setdatabase = (select oid from pg_database where datname = 'postgres')
             """
         ).rows.map { (role: try $0.decode("role") as Int64, config: try $0.decode("config") as String) }
-        database = (try row.decode("owner"), try row.decode("acl"), try row.decode("n"), settings, try row.decode("comment"))
+        database = (
+            try row.decode("owner"), try row.decode("acl"), try row.decode("n"), settings, try row.decode("comment")
+        )
         try maintenance.query("drop database if exists \(SQL.ident(Self.empty)) with (force)")
         try create(Self.empty, from: "postgres", template: true)
     }
@@ -95,6 +120,7 @@ public final class KeptServer: @unchecked Sendable {
     /// caller's `Migrator.run` applies the rest.
     public func prepare(_ project: Project) throws -> Prepared {
         let started = Date()
+        traceClock = started
         var options = try project.migrator(throwaway: true, projectConnection: self.project)
         (options.seeds, options.buckets) = ([], [])
         let files = try project.migrations.load()
@@ -111,6 +137,7 @@ public final class KeptServer: @unchecked Sendable {
             saves.insert(min(d - 1, cap))
         }
         lastChain = chain
+        trace("chain of \(files.count) files")
 
         let existing = Set(
             try maintenance.query("select datname from pg_database where datname like 'rlskit\\_tpl\\_%'").rows.map {
@@ -119,6 +146,7 @@ public final class KeptServer: @unchecked Sendable {
         let best = (0...cap).last { existing.contains(chain[$0]) }
         if !fresh || best != nil { try restart(from: best.map { chain[$0] } ?? Self.empty) }
         fresh = false
+        trace("cloned \(best.map { "prefix \($0)" } ?? "nothing")")
         var at = best ?? -1
         for s in saves.sorted() where s > at {
             options.limit = s
@@ -130,6 +158,7 @@ public final class KeptServer: @unchecked Sendable {
                 break  // something the lexer missed reached outside the database: cache no further
             }
             try save(chain[s])
+            trace("applied and saved prefix \(s)")
         }
         return Prepared(
             cloned: best ?? 0, applied: max(at, 0), files: files.count,
@@ -150,12 +179,10 @@ public final class KeptServer: @unchecked Sendable {
 
     /// One name per prefix: a hash chain over what the template was made from.
     func chain(_ files: [SQLFile], options: Migrator.Options) throws -> [String] {
-        let conn = try PostgresConnection(admin)
-        defer { conn.close() }
-        let version: String = try conn.query("select current_setting('server_version_num') as v").rows[0].decode("v")
-        let vector = try VectorIndexOptions.serverHasStandIn(conn, files: files)
-        var parts = [Self.format, version, "\(vector)", "\(options.grants.map { "\($0)" } ?? "-")", "\(project != nil)"]
-        parts += (BuiltInSQL.files(in: "compat") + BuiltInSQL.files(in: "platform")).map { $0.name + $0.checksum }
+        let vector = try VectorIndexOptions.serverHasStandIn(maintenance, files: files)
+        let parts = [
+            Self.builtIn, version, "\(vector)", "\(options.grants.map { "\($0)" } ?? "-")", "\(project != nil)",
+        ]
         var key = SHA256.hex(SHA256.digest(Array(parts.joined(separator: "\u{0}").utf8)))
         var out = [Self.prefix + key.prefix(24)]
         for f in files {
@@ -169,6 +196,7 @@ public final class KeptServer: @unchecked Sendable {
     /// `postgres`; refuses a server whose other cluster-wide state the last run changed.
     func restart(from template: String) throws {
         try maintenance.query("drop database if exists postgres with (force)")
+        trace("dropped postgres")
         if let baseline {
             for role in try roles().subtracting(baseline.roles).sorted() {
                 do { try maintenance.query("drop role \(SQL.ident(role))") } catch {
@@ -177,10 +205,12 @@ public final class KeptServer: @unchecked Sendable {
             }
         }
         try clone(template)
+        trace("create database from the template")
         if let baseline, try fingerprint() != baseline.fingerprint {
             throw Spoiled(
                 description:
-                    "the last run changed roles, role settings or database settings of the kept server: start a new one")
+                    "the last run changed roles, role settings or database settings of the kept server: start a new one"
+            )
         }
     }
 

@@ -248,7 +248,8 @@ public enum ProjectCheck {
         if let template {
             summary += " (\(template.cloned) from a template database"
             if let wide = template.clusterWide {
-                summary += "; not cached from \(wide.file):\(wide.line) on: it may change roles or other cluster-wide state"
+                summary +=
+                    "; not cached from \(wide.file):\(wide.line) on: it may change roles or other cluster-wide state"
             }
             summary += ")"
             return "stand-in installed; " + summary

@@ -150,7 +150,8 @@ final class KeptServerTests: XCTestCase {
         try assertSameAsFresh(kept, templates, cloned: 0, "first run")
         try assertSameAsFresh(kept, templates, cloned: 3, "nothing changed")
 
-        try write("migrations/0002_notes.sql", Self.notes.replacingOccurrences(of: "using (true)", with: "using (id > 0)"))
+        try write(
+            "migrations/0002_notes.sql", Self.notes.replacingOccurrences(of: "using (true)", with: "using (id > 0)"))
         try assertSameAsFresh(kept, templates, cloned: 0, "a migration changed in the middle")
 
         try write("migrations/0004_more.sql", "create sequence public.tickets; select nextval('public.tickets');")
