@@ -14,7 +14,10 @@ work=$(mktemp -d); chmod 755 "$work"
 pid=""
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 
-summaries() { grep -cE ' in [0-9.]+ s$' "$1" || true; }
+summaries() {
+  local n; n=$(grep -cE ' in [0-9.]+ s$' "$1" 2>/dev/null)
+  echo "${n:-0}"
+}
 # Waits until the log has more than $2 summaries (at most 120 s).
 wait_for() {
   local k=0
@@ -31,7 +34,7 @@ watch() {
   local dir=$work/$1 table=$2 log=$work/$1.log last times=()
   last=$dir/sql/migrations/9999_watch.sql
   printf -- '-- the policy being written\ncreate policy bench_watch on %s for select to authenticated using (false);\n' "$table" >"$last"
-  (cd "$dir" && exec "$rlskit" check --watch >"$log" 2>&1) &
+  (cd "$dir" && RLSKIT_TRACE=1 exec "$rlskit" check --watch >"$log" 2>&1) &
   pid=$!
   wait_for "$log" 0
   for ((i = 1; i <= runs; i++)); do
@@ -46,7 +49,9 @@ watch() {
   kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""
   local checks; checks=$(grep -oE '[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
   echo "$1 ($checks): save → summary median $(printf '%s\n' "${times[@]}" | median) s (runs: ${times[*]})"
-  grep -E '✓ apply|✗ apply' "$log" | tail -1 | sed 's/^ */  last run: /' | cut -c1-160
+  # Where the last run's time went: its phases, and the template steps inside apply.
+  echo "  last run: $(grep -E '^ *[✓✗] (database|apply|test|audit) ' "$log" | tail -4 | awk '{ printf "%s %s ms, ", $2, $(NF-1) }')"
+  echo "  inside apply: $(grep 'rlskit: templates' "$log" | tail -4 | sed 's/rlskit: templates //' | paste -sd, -)"
 }
 
 mkdir -p "$work/builtin/sql"
