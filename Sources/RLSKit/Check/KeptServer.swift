@@ -6,9 +6,10 @@ import Postgres
 /// holding the stand-in and the project's migrations up to the last unchanged file, so a run
 /// applies only what changed. See docs/check.md#template-databases.
 ///
-/// For a later `rlskit mutate`: `prepare` once, then per mutant `reset(toAllMigrations:)`
-/// (one clone, tens of milliseconds), run the changed policy as the admin, then
-/// `ProjectCheck.run`; the seeds and tests run on the clone.
+/// For a later `rlskit mutate`: `prepare(project, saveAll: true)` once, then per mutant
+/// `reset(toAllMigrations:)` (one clone, tens of milliseconds), run the changed policy as the
+/// admin, then `ProjectCheck.run` on a `Database` without `kept` (the ledger says every
+/// migration is applied, so only the seeds, the tests and the audit run on the clone).
 public final class KeptServer: @unchecked Sendable {
     /// Bumped when what a template holds changes.
     static let format = "rlskit templates 1"
@@ -118,7 +119,8 @@ public final class KeptServer: @unchecked Sendable {
     /// no buckets): cloned from the template with the longest unchanged prefix, the prefix up
     /// to the last file unchanged since the last run saved as a template on the way. The
     /// caller's `Migrator.run` applies the rest.
-    public func prepare(_ project: Project) throws -> Prepared {
+    /// `saveAll` also keeps the prefix of every file (what `reset(toAllMigrations:)` clones).
+    public func prepare(_ project: Project, saveAll: Bool = false) throws -> Prepared {
         let started = Date()
         traceClock = started
         var options = try project.migrator(throwaway: true, projectConnection: self.project)
@@ -136,6 +138,7 @@ public final class KeptServer: @unchecked Sendable {
             let d = chain.indices.first { $0 >= lastChain.count || lastChain[$0] != chain[$0] } ?? chain.count
             saves.insert(min(d - 1, cap))
         }
+        if saveAll { saves.insert(cap) }
         lastChain = chain
         trace("chain of \(files.count) files")
 

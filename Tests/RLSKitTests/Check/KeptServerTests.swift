@@ -172,6 +172,24 @@ final class KeptServerTests: XCTestCase {
         try assertSameAsFresh(kept, templates, cloned: 3, "the role-creating lines removed again")
     }
 
+    /// The entry point a mutation run uses: clone the full template, change one policy, test.
+    func testAMutantIsOneCloneAndOnePolicyAway() throws {
+        let kept = try start()
+        defer { kept.stop() }
+        let templates = try KeptServer(admin: kept.adminConnectionString, project: kept.connectionString)
+        let project = try Project.resolve(try self.project())
+        _ = try templates.prepare(project, saveAll: true)
+        try templates.reset(toAllMigrations: project)
+        let admin = try PostgresConnection(kept.adminConnectionString)
+        try admin.query("alter policy items_read on public.items using (true)")
+        admin.close()
+        let mutant = try check(on: kept, kept: nil)
+        XCTAssertFalse(mutant.passed, "a stranger reads the rows: the access file's checks must fail")
+        XCTAssertTrue(mutant.tests.outcomes.contains { $0.isFailure }, "\(results(mutant))")
+        try templates.reset(toAllMigrations: project)
+        XCTAssertTrue(try check(on: kept, kept: nil).passed, "the next clone has the policy as written")
+    }
+
     /// A role setting changed by a run cannot be put back by dropping roles: the next run refuses.
     func testChangedClusterSettingSpoilsTheServer() throws {
         let kept = try start()
