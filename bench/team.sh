@@ -6,6 +6,8 @@
 #   floor: the same checks (same statements, same actors' settings, each in a subtransaction) in one DO
 #   block, sign-up and seeding done once.
 # Usage: bench/team.sh [runs]   (median of `runs`, default 3). Target: rlskit <= 1.3x the floor.
+# TEAM_EXPORT=DIR writes the schema (DIR/schema.sql) and the access file (DIR/team.rls) and stops
+# (bench/watch.sh checks them).
 source "$(dirname "$0")/lib.sh"
 cd "$BENCH_ROOT"
 runs=${1:-3}
@@ -13,12 +15,15 @@ runs=${1:-3}
 echo "building rlskit (release)…" >&2
 swift build -c release --product rlskit >/dev/null
 rlskit=$(swift build -c release --show-bin-path)/rlskit
-bench_start_cluster
 gen=$(mktemp -d)
-trap 'rm -rf "$gen"; bench_stop_cluster' EXIT
-
-createdb bench
-for f in sql/compat/*.sql sql/migrations/*.sql; do psql -qX -v ON_ERROR_STOP=1 -d bench -f "$f" >/dev/null 2>&1; done
+if [ -z "${TEAM_EXPORT:-}" ]; then
+  bench_start_cluster
+  trap 'rm -rf "$gen"; bench_stop_cluster' EXIT
+  createdb bench
+  for f in sql/compat/*.sql sql/migrations/*.sql; do psql -qX -v ON_ERROR_STOP=1 -d bench -f "$f" >/dev/null 2>&1; done
+else
+  trap 'rm -rf "$gen"' EXIT
+fi
 
 names=(projects tasks comments documents invoices labels milestones webhooks api_keys channels messages files
   events notes boards cards reports team_settings)
@@ -107,7 +112,8 @@ SQL
         ;;
     esac
   done
-} | psql -qX -v ON_ERROR_STOP=1 -d bench >/dev/null
+} > "$gen/schema.sql"
+[ -n "${TEAM_EXPORT:-}" ] || psql -qX -v ON_ERROR_STOP=1 -d bench -f "$gen/schema.sql" >/dev/null
 
 # Access file.
 {
@@ -140,6 +146,7 @@ RLS
     esac
   done
 } > "$gen/team.rls"
+if [ -n "${TEAM_EXPORT:-}" ]; then cp "$gen/schema.sql" "$gen/team.rls" "$TEAM_EXPORT"/; exit 0; fi
 
 # The floor's actors: G1's owner, admin and member, G2's owner, a user in no team, anon.
 O=10000000-0000-4000-8000-000000000001 AD=10000000-0000-4000-8000-000000000002

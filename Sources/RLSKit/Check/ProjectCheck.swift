@@ -37,6 +37,9 @@ public enum ProjectCheck {
         /// A throwaway server's `postgres` (not a superuser, as on hosted Supabase): migrations,
         /// seeds and pgTAP files run as it; rlskit's own work uses `connection`, the admin.
         public var project: ConnectionString?
+        /// A kept server (`check --watch`): `postgres` is cloned from its templates before the
+        /// migrations, so only what changed since the last run is applied.
+        public var kept: KeptServer?
         public init(connection: ConnectionString, isThrowaway: Bool, startMilliseconds: Int = 0) {
             self.connection = connection
             self.isThrowaway = isThrowaway
@@ -120,6 +123,9 @@ public enum ProjectCheck {
             return Int(Date().timeIntervalSince(clock) * 1000)
         }
         let target = database.connection
+        let project = try Project.resolve(input.given)
+        // Before any connection to `postgres` opens: the clone replaces that database.
+        let template = try database.kept?.prepare(project)
         // One connection for the check's own questions; the engines open theirs.
         let conn = try PostgresConnection(target)
         defer { conn.close() }
@@ -130,9 +136,8 @@ public enum ProjectCheck {
                 summary: (database.isThrowaway ? "throwaway PostgreSQL " : "PostgreSQL ") + version
                     + (database.isThrowaway ? "" : " at \(target.description)")
                     + (database.project == nil ? "" : "; postgres is not a superuser, as on hosted Supabase"),
-                milliseconds: database.startMilliseconds + lap()))
+                milliseconds: database.startMilliseconds + lap() - (template?.milliseconds ?? 0)))
 
-        let project = try Project.resolve(input.given)
         progress("applying \(project.migrations)")
         var options = options
         options.migrations = try project.migrator(
@@ -143,7 +148,7 @@ public enum ProjectCheck {
         let exposure = try project.exposure(on: conn)
         options.harness = project.harness(options.harness, exposure: exposure)
         options.harness.pgtapConnection = database.project
-        var summary = applySummary(applied, project.migrations)
+        var summary = applySummary(applied, project.migrations, template: template)
         let config = project.supabase?.config
         if database.isThrowaway, let warning = project.supabase?.seedWarning { summary += "; " + warning }
         if let config, !config.settingsUsed.isEmpty {
@@ -160,7 +165,9 @@ public enum ProjectCheck {
             summary += "; " + standIns
         }
         phases.append(
-            Phase(name: "apply", ok: !applied.plan.isEmpty || options.allowEmpty, summary: summary, milliseconds: lap())
+            Phase(
+                name: "apply", ok: !applied.plan.isEmpty || options.allowEmpty, summary: summary,
+                milliseconds: lap() + (template?.milliseconds ?? 0))
         )
 
         var tests = TestReport()
@@ -239,8 +246,10 @@ public enum ProjectCheck {
             untestedTables: untested, grants: regime, settings: project.settingLines(exposure: exposure))
     }
 
-    static func applySummary(_ applied: Migrator.Result, _ source: MigrationSource) -> String {
-        var summary = migrationSummary(applied, source)
+    static func applySummary(
+        _ applied: Migrator.Result, _ source: MigrationSource, template: KeptServer.Prepared? = nil
+    ) -> String {
+        var summary = migrationSummary(applied, source, template: template)
         if !applied.seeded.isEmpty {
             summary += "; seeded from " + applied.seeded.joined(separator: ", ")
         }
@@ -253,8 +262,10 @@ public enum ProjectCheck {
         return summary
     }
 
-    static func migrationSummary(_ applied: Migrator.Result, _ source: MigrationSource) -> String {
-        let count = applied.applied.count
+    static func migrationSummary(
+        _ applied: Migrator.Result, _ source: MigrationSource, template: KeptServer.Prepared? = nil
+    ) -> String {
+        let count = applied.applied.count + (template?.applied ?? 0)
         var summary =
             applied.plan.isEmpty
             ? (source == .none
@@ -263,6 +274,15 @@ public enum ProjectCheck {
             : count == 0
                 ? "nothing to apply (\(applied.plan.count) already applied)"
                 : "\(count) migration\(count == 1 ? "" : "s") applied from \(source)"
+        if let template {
+            summary += " (\(template.cloned) from a template database"
+            if let wide = template.clusterWide {
+                summary +=
+                    "; not cached from \(wide.file):\(wide.line) on: it may change roles or other cluster-wide state"
+            }
+            summary += ")"
+            return "stand-in installed; " + summary
+        }
         if let s = applied.standIn {
             if s.detection.isSupabase {
                 summary = "Supabase schemas found; " + summary

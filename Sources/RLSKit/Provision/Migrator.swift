@@ -27,6 +27,8 @@ public struct Migrator {
         /// migrations and seeds run through it, so what fails there fails here; the stand-in,
         /// the ledger and the platform's grants go through the target, its admin.
         public var projectConnection: ConnectionString?
+        /// Apply only the first `limit` files (a template database's prefix: `KeptServer`).
+        public var limit: Int?
         public init() {}
     }
 
@@ -88,13 +90,14 @@ public struct Migrator {
     }
 
     func run() throws -> Result {
-        let (files, skipped) = try source.loadSkipping()
+        let (all, skipped) = try source.loadSkipping()
+        let files = options.limit.map { Array(all.prefix($0)) } ?? all
         for name in skipped {
             log("skipped \(name): not named <digits>_<name>.sql, so not a migration (the Supabase CLI skips it too)")
         }
         // The server lexes each file with its standard_conforming_strings; so do we.
         var strings = project.parameterStatus("standard_conforming_strings") != "off"
-        let vectorStandIn = try VectorIndexOptions.serverHasStandIn(conn, files: files)
+        let vectorStandIn = try VectorIndexOptions.serverHasStandIn(conn, files: all)
         var prepared = try files.map {
             try Prepared($0, standardConformingStrings: strings, vectorStandIn: vectorStandIn)
         }
@@ -153,7 +156,9 @@ public struct Migrator {
         // Each file starts from a clean session, as the Supabase CLI runs RESET ALL before each:
         // one file's search_path or set_config must not reach the next, nor rlskit's own queries.
         defer { _ = try? project.query("reset all") }
-        var automatic = false
+        // A database cloned from a template holds the regime's defaults as of its last file.
+        let lastApplied = plan.last { $0.status != .pending }?.file.version
+        var automatic = lastApplied.map { options.grants?.automatic(at: $0) ?? false } ?? false
         for (k, entry) in plan.enumerated() where entry.status == .pending {
             try project.query("reset all")
             if let grants = options.grants, grants.automatic(at: entry.file.version) != automatic {

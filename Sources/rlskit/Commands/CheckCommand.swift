@@ -51,8 +51,10 @@ enum CheckCommand {
     }
 
     /// One check: its exit code and, when it got that far, its report.
-    static func once(_ args: ParsedArguments, _ term: Terminal) throws -> (code: ExitCode, report: ProjectCheck.Report)
-    {
+    /// With `kept`, on that server (`--watch`), which is left running.
+    static func once(_ args: ParsedArguments, _ term: Terminal, kept: CheckWatch.Server? = nil) throws -> (
+        code: ExitCode, report: ProjectCheck.Report
+    ) {
         let format = try OutputFormat.parse(args, allowed: [.text, .junit, .json, .sarif]).rawValue
         var options = ProjectCheck.Options()
         options.harness = try HarnessGroup.options(args)
@@ -86,12 +88,13 @@ enum CheckCommand {
 
         progress.show("starting the database")
         let started = Date()
-        let target = try DatabaseTarget.resolve(args) { _ in }
-        defer { target.stop() }
+        let target = try kept?.target ?? DatabaseTarget.resolve(args) { _ in }
+        defer { if kept == nil { target.stop() } }
         var database = ProjectCheck.Database(
             connection: target.connection, isThrowaway: target.isThrowaway,
             startMilliseconds: Int(Date().timeIntervalSince(started) * 1000))
         database.project = target.project
+        database.kept = kept?.templates
         let report = try ProjectCheck.run(input, options: options, on: database) { progress.show($0) }
         progress.clear()
 

@@ -3,9 +3,10 @@ import Postgres
 @_spi(CLI) import RLSKit
 
 /// `rlskit check --watch`: check, then check again whenever a project file changes, leading
-/// with what changed since the run before (newly failing checks first). Each run starts its own
-/// throwaway server from the cached template and removes it, so Ctrl-C leaves nothing behind
-/// whenever it comes, and a run sees exactly what a fresh `check` would.
+/// with what changed since the run before (newly failing checks first). One throwaway server is
+/// kept for the whole watch: each run clones its `postgres` from a template database holding the
+/// migrations up to the first changed file (KeptServer); a run that changed the cluster beyond
+/// what can be put back gets a new server. Ctrl-C stops and removes it, as always.
 enum CheckWatch {
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
         if args.value("database-url") != nil || ConnectionString.environmentNamesDatabase() {
@@ -23,8 +24,11 @@ enum CheckWatch {
         }
         var previous: Snapshot?
         var round = 1
+        var server: Server?
+        var unkept = false
+        defer { server?.target.stop() }
         while true {
-            previous = runOnce(args, term, previous: previous) ?? previous
+            previous = runOnce(args, term, previous: previous, server: &server, unkept: &unkept) ?? previous
             say(term.dim("watching \(watch.last.count) files (Ctrl-C to stop)"))
             _ = flushOutput()
             let changed = watch.next()
@@ -40,9 +44,42 @@ enum CheckWatch {
         var findings: Set<String> = []
     }
 
-    static func runOnce(_ args: ParsedArguments, _ term: Terminal, previous: Snapshot?) -> Snapshot? {
+    /// The kept server and its template databases.
+    struct Server {
+        var target: DatabaseTarget
+        var templates: KeptServer
+
+        /// Nil when the server cannot keep templates (then each run starts its own, as `check` does).
+        static func start(_ args: ParsedArguments) throws -> Server? {
+            let target = try DatabaseTarget.resolve(args) { _ in }
+            do {
+                return Server(
+                    target: target, templates: try KeptServer(admin: target.connection, project: target.project))
+            } catch let e as KeptServer.Unavailable {
+                say(e.description)
+                target.stop()
+                return nil
+            } catch {
+                target.stop()
+                throw error
+            }
+        }
+    }
+
+    static func runOnce(
+        _ args: ParsedArguments, _ term: Terminal, previous: Snapshot?, server: inout Server?, unkept: inout Bool
+    ) -> Snapshot? {
         do {
-            let (_, report) = try CheckCommand.once(args, term)
+            if server == nil, !unkept { server = try Server.start(args) }
+            if server == nil { unkept = true }
+            let report: ProjectCheck.Report
+            do { (_, report) = try CheckCommand.once(args, term, kept: server) } catch let e as KeptServer.Spoiled {
+                say(term.dim(e.description))
+                server?.target.stop()
+                server = nil
+                server = try Server.start(args)
+                (_, report) = try CheckCommand.once(args, term, kept: server)
+            }
             var now = Snapshot()
             for o in report.tests.outcomes where o.status != .skipped {
                 now.checks[TextEscape.line(o.suite + " " + (o.actor.map { "[\($0)] " } ?? "") + o.name)] = !o.isFailure

@@ -22,8 +22,9 @@ struct FileWatch {
             if fd >= 0 {
                 var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 _ = poll(&p, 1, 2_000)
-                // A save is often several writes: let them land.
-                usleep(150_000)
+                // A save is often several writes: let them land (an editor's land within a few
+                // ms; one that lands later only means another run).
+                usleep(50_000)
             } else {
                 usleep(300_000)
             }
