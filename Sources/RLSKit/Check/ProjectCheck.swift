@@ -68,8 +68,10 @@ public enum ProjectCheck {
         public var grants: GrantsRegime? = nil
         /// The project's settings with where each came from (`exposed schemas: public (default)`).
         public var settings: [String] = []
-        /// Nothing was applied (no migration files) or nothing was tested.
-        public var checkedNothing: Bool { migrations.plan.isEmpty || tests.outcomes.isEmpty }
+        /// Tables and buckets the inferred attack checked (with no tests, they are what was tested).
+        public var attacked = 0
+        /// Nothing was applied (no migration files) or nothing was tested (nor attacked).
+        public var checkedNothing: Bool { migrations.plan.isEmpty || (tests.outcomes.isEmpty && attacked == 0) }
         public var passed: Bool { phases.allSatisfy(\.ok) && problems.isEmpty }
 
         /// Tests plus the audit's findings as test cases (those at or above `failOn` fail).
@@ -94,7 +96,7 @@ public enum ProjectCheck {
                 // Read without parsing phases: an empty run is never a pass unless allowed.
                 ("checkedNothing", .bool(checkedNothing)),
                 ("nothingApplied", .bool(migrations.plan.isEmpty)),
-                ("nothingTested", .bool(tests.outcomes.isEmpty)),
+                ("nothingTested", .bool(tests.outcomes.isEmpty && attacked == 0)),
                 ("warnings", .array(migrations.warnings.map { .string($0) })),
                 (
                     "phases",
@@ -212,6 +214,7 @@ public enum ProjectCheck {
         }
         let auditMilliseconds = lap()
         var attackPhase: Phase?
+        var attacked = 0
         if options.inferred {
             progress("attacking tables without declared intent")
             let attack = try InferredAttack.run(
@@ -219,6 +222,12 @@ public enum ProjectCheck {
                 on: target, ownsDatabase: database.isThrowaway)
             result.findings += attack.findings
             tests.notes += attack.notes
+            attacked = attack.tables.count
+            // With no tests, the attack is the test: the run checked something.
+            if project.tests.isEmpty, attacked > 0, let i = phases.firstIndex(where: { $0.name == "test" }) {
+                phases[i].ok = true
+                phases[i].summary = "no tests found (give --tests, or add sql/tests); the tables were attacked instead"
+            }
             if !attack.sequences.isEmpty {
                 tests.sequences = SequenceAdvance.merged(tests.sequences, attack.sequences)
             }
@@ -243,7 +252,8 @@ public enum ProjectCheck {
         if let attackPhase { phases.append(attackPhase) }
         return Report(
             phases: phases, migrations: applied, tests: tests, problems: problems, audit: audit, failOn: options.failOn,
-            untestedTables: untested, grants: regime, settings: project.settingLines(exposure: exposure))
+            untestedTables: untested, grants: regime, settings: project.settingLines(exposure: exposure),
+            attacked: attacked)
     }
 
     static func applySummary(

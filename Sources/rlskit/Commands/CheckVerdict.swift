@@ -19,7 +19,7 @@ enum CheckVerdict {
 
     /// Every RLS table left untested when there were no tests.
     static func untested(_ report: ProjectCheck.Report) -> [String] {
-        guard !report.untestedTables.isEmpty else { return [] }
+        guard !report.untestedTables.isEmpty, report.attacked == 0 else { return [] }
         let tables = report.untestedTables.map(TextEscape.line).joined(separator: ", ")
         return ["untested (row level security on, no tests): " + tables]
     }

@@ -37,6 +37,9 @@ extension AccessDraft {
         "roles", "plan", "tier", "balance", "credit", "credits", "permission", "permissions", "quota", "coins",
     ]
 
+    /// Protected words that name content where a row is not a user's own record.
+    static let contentWords: Set<String> = ["role", "roles"]
+
     /// Role labels ranked from the group owner's to the plain member's, when every label is known.
     static func rankedRoles(_ labels: [String]) -> [String] {
         let ranks = labels.map(roleRank)
@@ -133,9 +136,13 @@ extension AccessDraft {
                 notes.append("assuming a catalog or form table: readable, never changed by API callers")
             }
             let keys = Set([owner?.name, group?.column].compactMap { $0 })
+            // `role` is a privilege on a user's own record (one row per user: a profile) and in
+            // membership tables; on content it is content (a chat message's `role`: user, assistant).
+            let perUser = owner.map { o in t.uniqueKeys.contains([o.name]) } ?? false
             let protect = t.columns.filter { c in
-                c.writable && !keys.contains(c.name) && Text.name(c.name) != nil
-                    && protectedWords.contains(String(c.name.lowercased().split(separator: "_").last ?? ""))
+                let word = String(c.name.lowercased().split(separator: "_").last ?? "")
+                return c.writable && !keys.contains(c.name) && Text.name(c.name) != nil
+                    && protectedWords.contains(word) && (perUser || !contentWords.contains(word))
             }
             if !protect.isEmpty && (owner != nil || group != nil) {
                 w.add("protect " + protect.map { SQL.ident($0.name) }.joined(separator: ", "))
