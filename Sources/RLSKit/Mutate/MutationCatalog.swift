@@ -4,7 +4,7 @@ import Postgres
 /// What the mutants are made of, read from the catalog before any is applied: each policy as
 /// `pg_get_expr` deparses it (the exact text its undo restores), each table's RLS switch and
 /// the API roles' privileges.
-struct MutationCatalog: Sendable {
+struct MutationCatalog: Sendable, Equatable {
     struct Policy: Sendable, Equatable {
         var schema: String
         var table: String

@@ -30,23 +30,31 @@ struct InPlaceMutations: MutationSandbox {
     }
 }
 
-/// The undo is checked, not trusted: the security surface before the first mutant and after
-/// each undo must be the same.
+/// The undo is checked, not trusted: after each undo the policies (as `pg_get_expr` deparses
+/// them), RLS switches and API grants must be those read before the first mutant, and after
+/// the last one the whole security surface (the lock file's content) too.
 struct SurfaceDigest {
     let conn: PostgresConnection
     let exposed: [String]
+    let catalog: MutationCatalog
     let original: SecuritySurface
 
-    init(_ conn: PostgresConnection, exposed: [String]) throws {
+    init(_ conn: PostgresConnection, exposed: [String], catalog: MutationCatalog) throws {
         self.conn = conn
         self.exposed = exposed
+        self.catalog = catalog
         original = try SurfaceReader.read(conn, exposedSchemas: exposed)
     }
 
-    /// Throws when the catalog differs from the original after `mutant` was undone.
+    /// Throws when what mutants change differs from the original after `mutant` was undone.
     func verify(after mutant: Mutant) throws {
+        if try MutationCatalog.read(conn, exposed: exposed) != catalog { try verifySurface(after: mutant, force: true) }
+    }
+
+    /// Throws when the security surface differs from the original.
+    func verifySurface(after mutant: Mutant, force: Bool = false) throws {
         let now = try SurfaceReader.read(conn, exposedSchemas: exposed)
-        guard now != original else { return }
+        guard now != original || force else { return }
         let changed = SurfaceDiff.diff(original, now).map { "\($0.subject): \($0.description)" }.prefix(3).joined(separator: "; ")
         throw MutationUndoError(mutant: mutant, difference: changed)
     }
@@ -58,7 +66,7 @@ public struct MutationUndoError: Error, CustomStringConvertible {
     public var difference: String
     public var description: String {
         "undoing the mutant '\(mutant.mutation)' of \(mutant.policy.map { "policy \(SQL.display($0)) on " } ?? "")"
-            + "\(mutant.table) did not restore the catalog (\(difference.isEmpty ? "security surface differs" : difference)): "
+            + "\(mutant.table) did not restore the catalog (\(difference.isEmpty ? "its policies, RLS or grants differ" : difference)): "
             + "the run stopped; please report this with the policy's definition"
     }
 }

@@ -54,7 +54,7 @@ public enum ProjectMutate {
         let source = MutantSource(try project.migrations.load())
         var mutants = MutantGenerator.mutants(catalog)
         let sandbox = InPlaceMutations(conn: conn)
-        let digest = try SurfaceDigest(conn, exposed: exposure.names)
+        let digest = try SurfaceDigest(conn, exposed: exposure.names, catalog: catalog)
         var counts = Progress(done: 0, total: mutants.count, killed: 0, survived: 0)
         progress("\(mutants.count) mutants")
         for i in mutants.indices {
@@ -77,6 +77,7 @@ public enum ProjectMutate {
             if m.status == .survived { counts.survived += 1 }
             mutantDone(counts)
         }
+        if let last = mutants.last(where: { $0.status != .equivalent }) { try digest.verifySurface(after: last) }
         return MutationReport(
             mutants: mutants, baselineMilliseconds: baselineMilliseconds,
             milliseconds: Int(Date().timeIntervalSince(started) * 1000), migrations: applied.applied.count,

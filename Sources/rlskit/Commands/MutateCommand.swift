@@ -28,7 +28,10 @@ enum MutateCommand {
             .option("html", "FILE", "Write a self-contained HTML report to FILE, survivors first."),
             ProjectOptions.grants,
             ProjectOptions.exposedSchemas,
-        ] + OptionSpec.harness)
+        ]
+            + OptionSpec.harness.map {
+                $0.name == "jobs" ? .option("jobs", "N", "Spread each mutant's checks over N connections (default 2).") : $0
+            })
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
         let minScore = try args.value("min-score").map { v -> Double in
@@ -39,6 +42,8 @@ enum MutateCommand {
         }
         var options = ProjectCheck.Options()
         options.harness = try HarnessGroup.options(args)
+        // One mutant's tests at a time, each spread over both cores unless told otherwise.
+        if args.value("jobs") == nil { options.harness.jobs = 2 }
         let json = try OutputTarget(args.value("json"), option: "json")
         let html = try OutputTarget(args.value("html"), option: "html")
         let ci = try CIOutput(args)
