@@ -6,7 +6,13 @@ enum ExpressionMutation {
     /// The expression without its `index`-th top-level conjunct; nil when it has fewer than two.
     static func conjuncts(_ text: String) -> [String] {
         let parts = PolicyExpression.Scan.conjuncts(PolicyExpression.Parser.parse(text))
-        return parts.count < 2 ? [] : parts.map(sql)
+        return parts.count < 2
+            ? []
+            : parts.map { part in
+                var p = part
+                while p.count == 1, case .group(false, let inner) = p[0] { p = inner }
+                return sql(p)
+            }
     }
 
     static func dropping(_ index: Int, of text: String) -> String? {
@@ -83,9 +89,13 @@ enum ExpressionMutation {
         return out
     }
 
-    /// `… AND (` must keep its space: AND is no function.
+    static let keywords = PolicyExpression.Render.operatorKeywords.union([
+        "WHERE", "FROM", "ON", "JOIN", "HAVING", "BY", "USING", "LIMIT",
+    ])
+
+    /// `… AND (` keeps its space: AND is no function.
     private static func endsWithKeyword(_ s: String) -> Bool {
         let word = s.reversed().prefix { $0.isLetter || $0 == "_" }
-        return PolicyExpression.Render.operatorKeywords.contains(String(word.reversed()).uppercased())
+        return keywords.contains(String(word.reversed()).uppercased())
     }
 }

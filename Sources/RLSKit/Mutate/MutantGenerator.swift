@@ -10,10 +10,10 @@ enum MutantGenerator {
             out += policyMutants(p, in: catalog, table: table)
         }
         for t in catalog.tables {
-            let owner = catalog.policies.lazy.filter { $0.schema == t.schema && $0.table == t.name }.compactMap {
-                ownerColumn($0)
-            }.first
-            out += tableMutants(t, owner: owner)
+            let policies = catalog.policies.filter { $0.schema == t.schema && $0.table == t.name }
+            // storage.objects is the platform's: its switch and grants are the project's only when it writes policies there.
+            if t.schema == "storage", policies.isEmpty { continue }
+            out += tableMutants(t, policies: policies)
         }
         return out
     }
@@ -39,7 +39,7 @@ enum MutantGenerator {
             && (q.roles.contains("public") || Set(q.roles).isSuperset(of: p.roles))
         {
             let e = clause == .using ? q.using : (q.withCheck ?? (q.command == "INSERT" ? nil : q.using))
-            if isTrue(e) { return "policy \(SQL.display(q.name)) already allows every row for these roles" }
+            if isTrue(e) { return "policy \(SQL.display(q.name, always: true)) already allows every row for these roles" }
         }
         return nil
     }
@@ -58,7 +58,7 @@ enum MutantGenerator {
         {
             if let u = q.using, PolicyExpression(u).canonical == canonical {
                 return "the Storage API \(p.command == "DELETE" ? "deletes" : "moves") with RETURNING, so SELECT policy "
-                    + "\(SQL.display(q.name)) applies the same test"
+                    + "\(SQL.display(q.name, always: true)) applies the same test"
             }
         }
         return nil
@@ -154,8 +154,9 @@ enum MutantGenerator {
         return out
     }
 
-    static func tableMutants(_ t: MutationCatalog.Table, owner: String?) -> [Mutant] {
+    static func tableMutants(_ t: MutationCatalog.Table, policies: [Policy]) -> [Mutant] {
         var out: [Mutant] = []
+        let owner = policies.lazy.compactMap(ownerColumn).first
         if t.rls {
             out.append(
                 Mutant(
@@ -168,11 +169,21 @@ enum MutantGenerator {
         }.sorted()
         if !extra.isEmpty {
             let list = extra.joined(separator: ", ")
+            // With RLS on, a privilege no permissive policy lets anon use gives anon no row.
+            let usable = extra.filter { privilege in
+                !t.rls
+                    || policies.contains {
+                        $0.permissive && ($0.roles.contains("anon") || $0.roles.contains("public"))
+                            && $0.privileges.contains(privilege)
+                    }
+            }
             out.append(
                 Mutant(
                     kind: "grant-widened", table: t.display, policy: nil,
                     mutation: "grant widened: anon given \(list) (as authenticated has)",
                     apply: ["grant \(list) on \(t.qualified) to anon"], undo: ["revoke \(list) on \(t.qualified) from anon"],
+                    equivalentBecause: usable.isEmpty
+                        ? "row level security is on and no policy applies to anon for \(list)" : nil,
                     hint: KillHint(effect: .anonymous(command: extra[0]), ownerColumn: owner)))
         }
         return out
