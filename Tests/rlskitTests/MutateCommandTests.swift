@@ -56,11 +56,16 @@ final class MutateCommandTests: ScratchTestCase {
         for m in survivors {
             XCTAssertEqual(m["table"] as? String, "public.posts", "\(m)")
             XCTAssertEqual(m["file"] as? String, "sql/migrations/0004_posts.sql", "\(m)")
-            XCTAssertTrue((m["suggestion"] as? String)?.hasPrefix("table public.posts\n  owner author_id\n") == true, "\(m)")
+            XCTAssertTrue(
+                (m["suggestion"] as? String)?.hasPrefix("table public.posts\n  owner author_id\n") == true, "\(m)")
         }
         XCTAssertTrue(
-            survivors.contains { $0["policy"] as? String == "Users create their own posts" && $0["line"] as? Int == 30 })
-        XCTAssertTrue(r.stdout.contains("SURVIVED policy \"Users create their own posts\" on public.posts (sql/migrations/0004_posts.sql:30)"), r.stdout)
+            survivors.contains { $0["policy"] as? String == "Users create their own posts" && $0["line"] as? Int == 30 }
+        )
+        XCTAssertTrue(
+            r.stdout.contains(
+                "SURVIVED policy \"Users create their own posts\" on public.posts (sql/migrations/0004_posts.sql:30)"),
+            r.stdout)
     }
 
     static let project = [
@@ -106,12 +111,16 @@ final class MutateCommandTests: ScratchTestCase {
     func testAKilledAndASurvivingMutantOfAProject() throws {
         let dir = try folder(Self.project)
         let r = try CLI.run(
-            ["mutate", "--json", "m.json", "--summary", "s.md", "--html", "m.html", "--min-score", "10"], directory: dir)
+            ["mutate", "--json", "m.json", "--summary", "s.md", "--html", "m.html", "--min-score", "10"], directory: dir
+        )
         XCTAssertEqual(r.code, 0, r.output)
         let all = try mutants(dir + "/m.json").mutants
         func find(_ table: String, _ policy: String, _ kind: String) throws -> [String: Any] {
             try XCTUnwrap(
-                all.first { $0["table"] as? String == table && $0["policy"] as? String == policy && $0["kind"] as? String == kind },
+                all.first {
+                    $0["table"] as? String == table && $0["policy"] as? String == policy
+                        && $0["kind"] as? String == kind
+                },
                 "\(table) \(policy) \(kind) in \(all)")
         }
         let killed = try find("public.notes", "own notes", "using-true")
@@ -151,7 +160,8 @@ final class MutateCommandTests: ScratchTestCase {
 
     func testItRefusesADatabaseItDoesNotOwn() throws {
         let dir = try folder([:])
-        let r = try CLI.run(["mutate", "--builtin"], environment: ["DATABASE_URL": "postgresql://nobody@127.0.0.1:1/x"], directory: dir)
+        let r = try CLI.run(
+            ["mutate", "--builtin"], environment: ["DATABASE_URL": "postgresql://nobody@127.0.0.1:1/x"], directory: dir)
         XCTAssertEqual(r.code, 2, r.output)
         XCTAssertTrue(r.stderr.contains("runs only on the throwaway database"), r.stderr)
     }

@@ -39,7 +39,9 @@ enum MutantGenerator {
             && (q.roles.contains("public") || Set(q.roles).isSuperset(of: p.roles))
         {
             let e = clause == .using ? q.using : (q.withCheck ?? (q.command == "INSERT" ? nil : q.using))
-            if isTrue(e) { return "policy \(SQL.display(q.name, always: true)) already allows every row for these roles" }
+            if isTrue(e) {
+                return "policy \(SQL.display(q.name, always: true)) already allows every row for these roles"
+            }
         }
         return nil
     }
@@ -53,11 +55,13 @@ enum MutantGenerator {
         else { return nil }
         let canonical = PolicyExpression(e).canonical
         for q in catalog.policies
-        where q.schema == p.schema && q.table == p.table && q.permissive && (q.command == "SELECT" || q.command == "ALL")
+        where q.schema == p.schema && q.table == p.table && q.permissive
+            && (q.command == "SELECT" || q.command == "ALL")
             && (q.roles.contains("public") || Set(q.roles).isSuperset(of: p.roles))
         {
             if let u = q.using, PolicyExpression(u).canonical == canonical {
-                return "the Storage API \(p.command == "DELETE" ? "deletes" : "moves") with RETURNING, so SELECT policy "
+                return
+                    "the Storage API \(p.command == "DELETE" ? "deletes" : "moves") with RETURNING, so SELECT policy "
                     + "\(SQL.display(q.name, always: true)) applies the same test"
             }
         }
@@ -92,7 +96,8 @@ enum MutantGenerator {
             let useless = redundancy(p, clause, in: catalog)
             let redundant = useless ?? masked(p, clause, in: catalog)
             let effect: KillHint.Effect =
-                clause == .using ? .otherUsersRows(command: p.command == "ALL" ? "SELECT" : p.command)
+                clause == .using
+                ? .otherUsersRows(command: p.command == "ALL" ? "SELECT" : p.command)
                 : .otherUsersRows(command: p.command == "ALL" || p.command == "UPDATE" ? "UPDATE" : "INSERT")
             if !isTrue(e) {
                 add(
@@ -119,7 +124,7 @@ enum MutantGenerator {
                     equivalent: redundant, effect)
             }
         }
-        if (p.command == "UPDATE" || p.command == "ALL"), let using = p.using, let check = p.withCheck {
+        if p.command == "UPDATE" || p.command == "ALL", let using = p.using, let check = p.withCheck {
             let same = PolicyExpression(using).canonical == PolicyExpression(check).canonical
             add(
                 "drop-check", "WITH CHECK removed (falls back to USING)",
@@ -138,7 +143,8 @@ enum MutantGenerator {
                 because = "the policy compares with auth.uid(), which anon does not have"
             }
             add(
-                "roles-widened", "roles widened: to \(widened == "anon" ? p.roles.joined(separator: ", ") + ", anon" : "public")",
+                "roles-widened",
+                "roles widened: to \(widened == "anon" ? p.roles.joined(separator: ", ") + ", anon" : "public")",
                 apply: [
                     "alter policy \(SQL.ident(p.name)) on \(p.qualifiedTable) to "
                         + Policy.rolesSQL(widened == "anon" ? p.roles + ["anon"] : ["public"])
@@ -162,7 +168,8 @@ enum MutantGenerator {
                 Mutant(
                     kind: "rls-disabled", table: t.display, policy: nil, mutation: "row level security disabled",
                     apply: ["alter table \(t.qualified) disable row level security"],
-                    undo: ["alter table \(t.qualified) enable row level security"], hint: KillHint(effect: .everything, ownerColumn: owner)))
+                    undo: ["alter table \(t.qualified) enable row level security"],
+                    hint: KillHint(effect: .everything, ownerColumn: owner)))
         }
         let extra = (t.grants["authenticated"] ?? []).subtracting(t.grants["anon"] ?? []).filter {
             ["SELECT", "INSERT", "UPDATE", "DELETE"].contains($0)
@@ -181,7 +188,8 @@ enum MutantGenerator {
                 Mutant(
                     kind: "grant-widened", table: t.display, policy: nil,
                     mutation: "grant widened: anon given \(list) (as authenticated has)",
-                    apply: ["grant \(list) on \(t.qualified) to anon"], undo: ["revoke \(list) on \(t.qualified) from anon"],
+                    apply: ["grant \(list) on \(t.qualified) to anon"],
+                    undo: ["revoke \(list) on \(t.qualified) from anon"],
                     equivalentBecause: usable.isEmpty
                         ? "row level security is on and no policy applies to anon for \(list)" : nil,
                     hint: KillHint(effect: .anonymous(command: extra[0]), ownerColumn: owner)))

@@ -74,7 +74,8 @@ struct MutationCatalog: Sendable, Equatable {
                 let parts = g.split(separator: "=", maxSplits: 1).map(String.init)
                 if parts.count == 2 { grants[parts[0], default: []].insert(parts[1]) }
             }
-            return Table(schema: try r.decode("schema"), name: try r.decode("name"), rls: try r.decode("rls"), grants: grants)
+            return Table(
+                schema: try r.decode("schema"), name: try r.decode("name"), rls: try r.decode("rls"), grants: grants)
         }
         return MutationCatalog(policies: policies, tables: tables)
     }

@@ -54,11 +54,13 @@ public struct MutationReport: Sendable {
     public func text() -> String {
         var out = ""
         for m in ordered where m.status == .survived || m.status == .error {
-            out += "\(m.status == .survived ? "SURVIVED" : "ERROR") \(Self.subject(m))"
+            out +=
+                "\(m.status == .survived ? "SURVIVED" : "ERROR") \(Self.subject(m))"
                 + (m.location.map { " (\($0))" } ?? "") + "\n  mutation: \(m.mutation)\n"
             if let note = m.note { out += "  \(note)\n" }
             if let s = m.suggestion {
-                out += "  a test that kills it (access file):\n"
+                out +=
+                    "  a test that kills it (access file):\n"
                     + s.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n") + "\n"
             }
         }

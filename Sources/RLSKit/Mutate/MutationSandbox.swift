@@ -55,7 +55,8 @@ struct SurfaceDigest {
     func verifySurface(after mutant: Mutant, force: Bool = false) throws {
         let now = try SurfaceReader.read(conn, exposedSchemas: exposed)
         guard now != original || force else { return }
-        let changed = SurfaceDiff.diff(original, now).map { "\($0.subject): \($0.description)" }.prefix(3).joined(separator: "; ")
+        let changed = SurfaceDiff.diff(original, now).map { "\($0.subject): \($0.description)" }.prefix(3).joined(
+            separator: "; ")
         throw MutationUndoError(mutant: mutant, difference: changed)
     }
 }

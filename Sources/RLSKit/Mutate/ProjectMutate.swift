@@ -26,7 +26,8 @@ public enum ProjectMutate {
         defer { conn.close() }
         let project = try Project.resolve(input.given)
         guard !project.tests.isEmpty else {
-            throw ConfigurationError("nothing to test the mutants with: no tests found (give --tests, or add sql/tests)")
+            throw ConfigurationError(
+                "nothing to test the mutants with: no tests found (give --tests, or add sql/tests)")
         }
         progress("applying \(project.migrations)")
         var options = options
@@ -148,7 +149,9 @@ struct TestRun {
         }
         let needles = storage ? ["upload ", "remove ", "storage."] : [table]
         s.harness.scenarios = suite.harness.scenarios.compactMap { file in
-            let kept = file.scenarios.filter { sc in sc.steps.contains { st in needles.contains { st.text.contains($0) } } }
+            let kept = file.scenarios.filter { sc in
+                sc.steps.contains { st in needles.contains { st.text.contains($0) } }
+            }
             return kept.isEmpty ? nil : (file.file, kept)
         }
         s.pgtap = suite.pgtap.filter { f in

@@ -30,7 +30,8 @@ enum MutateCommand {
             ProjectOptions.exposedSchemas,
         ]
             + OptionSpec.harness.map {
-                $0.name == "jobs" ? .option("jobs", "N", "Spread each mutant's checks over N connections (default 2).") : $0
+                $0.name == "jobs"
+                    ? .option("jobs", "N", "Spread each mutant's checks over N connections (default 2).") : $0
             })
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
@@ -77,7 +78,8 @@ enum MutateCommand {
         let below = minScore.map { report.score.percent < $0 } ?? false
         let verdict =
             (below ? term.red("✗") : term.green("✓")) + " mutate: " + report.verdict
-            + (minScore.map { below ? " (below --min-score \(Self.number($0)))" : " (--min-score \(Self.number($0)))" } ?? "")
+            + (minScore.map { below ? " (below --min-score \(Self.number($0)))" : " (--min-score \(Self.number($0)))" }
+                ?? "")
             + " in " + String(format: "%.1f s", Double(report.milliseconds) / 1000)
         say(verdict)
         if json.isFile { try json.write(report.json()) }

@@ -56,7 +56,8 @@ final class EquivalentMutantTests: XCTestCase {
         XCTAssertEqual(
             mutant("drop-check", of: "edit", in: [same])?.equivalentBecause,
             "WITH CHECK is the same as USING, which it falls back to")
-        let stricter = policy("edit", "UPDATE", ["authenticated"], using: own, check: "((owner_id = auth.uid()) AND (NOT locked))")
+        let stricter = policy(
+            "edit", "UPDATE", ["authenticated"], using: own, check: "((owner_id = auth.uid()) AND (NOT locked))")
         XCTAssertNotNil(mutant("drop-check", of: "edit", in: [stricter]))
         XCTAssertNil(mutant("drop-check", of: "edit", in: [stricter])?.equivalentBecause)
     }
@@ -87,7 +88,8 @@ final class EquivalentMutantTests: XCTestCase {
         // Inverting the test shuts the owner out: a real mutant, whatever SELECT says.
         XCTAssertNil(mutant("invert-identity", of: "delete", in: [read, delete])?.equivalentBecause)
         // A SELECT policy testing something else does not mask the DELETE policy.
-        let readAll = policy("read", "SELECT", ["authenticated"], using: "(bucket_id = 'f'::text)", table: "objects", schema: "storage")
+        let readAll = policy(
+            "read", "SELECT", ["authenticated"], using: "(bucket_id = 'f'::text)", table: "objects", schema: "storage")
         XCTAssertNil(mutant("using-true", of: "delete", in: [readAll, delete])?.equivalentBecause)
         // Uploads insert without RETURNING: never masked.
         let upload = policy("upload", "INSERT", ["authenticated"], check: test, table: "objects", schema: "storage")

@@ -105,7 +105,8 @@ final class MutantUndoTests: ScratchTestCase {
         let inverted = ExpressionMutation.invertingIdentity(
             "((team_id IN ( SELECT m.team_id FROM members m WHERE (m.user_id = auth.uid()))) AND (NOT archived))")
         XCTAssertEqual(
-            inverted?.text, "((team_id IN (SELECT m.team_id FROM members m WHERE (m.user_id <> auth.uid()))) AND (NOT archived))")
+            inverted?.text,
+            "((team_id IN (SELECT m.team_id FROM members m WHERE (m.user_id <> auth.uid()))) AND (NOT archived))")
         XCTAssertNil(ExpressionMutation.invertingIdentity("(published = true)"))
     }
 }
