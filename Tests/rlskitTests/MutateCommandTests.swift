@@ -90,6 +90,18 @@ final class MutateCommandTests: ScratchTestCase {
         create policy "journal writers"
           on public.journal for insert to authenticated with check (writer = auth.uid());
         create policy "journal readers" on public.journal for select to authenticated using (writer = auth.uid());
+
+        create function public.clear_note(note_id bigint) returns void
+        language plpgsql security definer set search_path = '' as $$
+        begin
+          if not exists (select 1 from public.notes where id = note_id and owner_id = auth.uid()) then
+            raise exception 'not your note';
+          end if;
+          update public.notes set body = null where id = note_id;
+        end;
+        $$;
+        revoke all on function public.clear_note(bigint) from public, anon;
+        grant execute on function public.clear_note(bigint) to authenticated;
         """,
         "sql/tests/access.rls": """
         table public.notes
@@ -134,6 +146,11 @@ final class MutateCommandTests: ScratchTestCase {
         let reader = try find("public.journal", "journal readers", "using-true")
         XCTAssertEqual(reader["status"] as? String, "survived")
         XCTAssertEqual(reader["line"] as? Int, 20)
+        // The function probe calls it on another user's note: without its check it clears it.
+        let function = try XCTUnwrap(all.first { $0["kind"] as? String == "drop-caller-check" }, "\(all)")
+        XCTAssertEqual(function["table"] as? String, "public.clear_note(note_id bigint)")
+        XCTAssertEqual(function["status"] as? String, "killed", "\(function)")
+        XCTAssertEqual(function["line"] as? Int, 22)
         XCTAssertTrue(r.stdout.contains("public.journal: 40% (2/5)"), r.stdout)
         XCTAssertTrue(r.stdout.contains("public.notes: 100% (5/5)"), r.stdout)
         XCTAssertFalse(r.stdout.contains("storage.objects"), r.stdout)

@@ -10,6 +10,8 @@ enum KillSuggestion {
             command = c
             anonymous = true
         case .everything: command = "ALL"
+        case .function(let f):
+            return "function \(f.display) callable-by owner   # or whoever the removed check let in"
         }
         if m.table == "storage.objects" {
             let buckets = m.original.flatMap { p in

@@ -7,7 +7,7 @@ public struct Mutant: Sendable {
 
     /// The class of mistake (`using-true`, `drop-conjunct` …), stable for machines.
     public var kind: String
-    /// `schema.table` as reports name it.
+    /// `schema.table` as reports name it (a function's `schema.name(arguments)`).
     public var table: String
     /// The policy's name; nil for a table's RLS switch or grants.
     public var policy: String?
@@ -42,8 +42,15 @@ struct KillHint: Sendable {
         case anonymous(command: String)
         /// Everything the policies and grants hold back.
         case everything
+        /// Anyone may call the function with its check gone.
+        case function(DefinerFunction)
     }
     var effect: Effect
     /// The table's owner column, when the policy compares one with the caller.
     var ownerColumn: String?
+}
+
+extension Mutant {
+    /// The function a `drop-caller-check` mutant changes.
+    var function: DefinerFunction? { if case .function(let f) = hint.effect { f } else { nil } }
 }

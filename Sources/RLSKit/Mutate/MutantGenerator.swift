@@ -15,7 +15,7 @@ enum MutantGenerator {
             if t.schema == "storage", policies.isEmpty { continue }
             out += tableMutants(t, policies: policies)
         }
-        return out
+        return out + functionMutants(catalog.functions)
     }
 
     /// The plain column a policy compares with the caller (`author_id`), if any.

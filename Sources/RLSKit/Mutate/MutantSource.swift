@@ -16,6 +16,11 @@ struct MutantSource {
                     // `on public.t` or `on t`: the scanner drops the dot.
                     places[Key(words: ["policy", w[2], w[4], w.count > 5 ? w[5] : ""])] = at
                     places[Key(words: ["policy", w[2], "", w[4]])] = at
+                } else if w[1] == "function" || w.starts(with: ["create", "or", "replace", "function"]) {
+                    let rest = Array(w.dropFirst(w[1] == "function" ? 2 : 4))
+                    guard !rest.isEmpty else { continue }
+                    places[Key(words: ["function"] + rest.prefix(2))] = at
+                    places[Key(words: ["function", "", rest[0]])] = at
                 } else if w[1] == "table" {
                     var rest = Array(w.dropFirst(2))
                     if rest.starts(with: ["if", "not", "exists"]) { rest.removeFirst(3) }
@@ -46,6 +51,11 @@ struct MutantSource {
     func policy(_ name: String, schema: String, table: String) -> SourceLocation? {
         places[Key(words: ["policy", name, schema, table])]
             ?? (schema == "public" ? places[Key(words: ["policy", name, "", table])] : nil)
+    }
+
+    func function(schema: String, name: String) -> SourceLocation? {
+        places[Key(words: ["function", schema, name])]
+            ?? (schema == "public" ? places[Key(words: ["function", "", name])] : nil)
     }
 
     func table(schema: String, name: String) -> SourceLocation? {

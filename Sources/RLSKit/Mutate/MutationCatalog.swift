@@ -33,6 +33,7 @@ struct MutationCatalog: Sendable, Equatable {
 
     var policies: [Policy]
     var tables: [Table]
+    var functions: [DefinerFunction] = []
 
     static let policiesSQL = """
         select n.nspname as schema, c.relname as table_name, p.polname as name,
@@ -77,12 +78,18 @@ struct MutationCatalog: Sendable, Equatable {
             return Table(
                 schema: try r.decode("schema"), name: try r.decode("name"), rls: try r.decode("rls"), grants: grants)
         }
-        return MutationCatalog(policies: policies, tables: tables)
+        return MutationCatalog(
+            policies: policies, tables: tables, functions: try DefinerFunction.read(conn, exposed: exposed))
     }
 
     /// The one policy named so, as the catalog has it now (nil when it is gone).
     static func policy(_ conn: PostgresConnection, like p: Policy) throws -> Policy? {
-        try read(conn, exposed: [p.schema]).policies.first {
+        try conn.query(policiesSQL, [Auditor.postgresArray([p.schema])]).rows.lazy.map { r in
+            Policy(
+                schema: try r.decode("schema"), table: try r.decode("table_name"), name: try r.decode("name"),
+                command: try r.decode("command"), permissive: try r.decode("permissive"), roles: try r.decode("roles"),
+                using: try r.decode("using_expr"), withCheck: try r.decode("check_expr"))
+        }.first {
             $0.schema == p.schema && $0.table == p.table && $0.name == p.name
         }
     }

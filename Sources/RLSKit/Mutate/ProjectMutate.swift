@@ -64,6 +64,7 @@ public enum ProjectMutate {
             m.location =
                 m.policy.flatMap { source.policy($0, schema: schema, table: table) }
                 ?? source.table(schema: schema, name: table)
+                ?? m.function.flatMap { source.function(schema: $0.schema, name: $0.name) }
             if let why = m.equivalentBecause {
                 m.status = .equivalent
                 m.note = why
@@ -103,7 +104,8 @@ public enum ProjectMutate {
                 m.status = .equivalent
                 m.note = "the server stores the same policy"
             } else {
-                let focused = suite.focused(schema: schema, table: table)
+                // A function may be called from any table's unit: all of them run.
+                let focused = m.kind == "drop-caller-check" ? suite.suite : suite.focused(schema: schema, table: table)
                 var report = try suite.run(focused)
                 if !report.outcomes.contains(where: \.isFailure), !suite.isWhole(focused) {
                     report = try suite.run(suite.suite)

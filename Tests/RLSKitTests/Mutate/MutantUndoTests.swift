@@ -29,6 +29,16 @@ final class MutantUndoTests: ScratchTestCase {
           using (team <> 'frozen');
         create policy "own files" on storage.objects for insert to authenticated
           with check (bucket_id = 'files' and (storage.foldername(name))[1] = (select auth.uid())::text);
+        create function public.archive_note(note_id bigint) returns void
+        language plpgsql security definer set search_path = '' as $$
+        begin
+          if (select owner_id from public.notes where id = note_id) is distinct from auth.uid() then
+            raise exception 'not your note';
+          end if;
+          update public.notes set team = 'archived' where id = note_id;
+        end;
+        $$;
+        grant execute on function public.archive_note(bigint) to authenticated;
         """#
 
     func provisioned() throws -> PostgresConnection {
@@ -50,6 +60,7 @@ final class MutantUndoTests: ScratchTestCase {
             [
                 "using-true", "check-true", "drop-conjunct", "drop-folder-check", "invert-identity", "or-signed-in",
                 "drop-check", "roles-widened", "drop-restrictive", "rls-disabled", "grant-widened",
+                "drop-caller-check",
             ])
         let sandbox = InPlaceMutations(conn: conn)
         let digest = try SurfaceDigest(conn, exposed: ["public"], catalog: catalog)
@@ -90,7 +101,38 @@ final class MutantUndoTests: ScratchTestCase {
         try after("or-signed-in", "published \"notes\"") { p in
             XCTAssertEqual(p?.using, "((body IS NOT NULL) OR (auth.uid() IS NOT NULL))")
         }
+        let drop = try XCTUnwrap(mutants.first { $0.kind == "drop-caller-check" })
+        XCTAssertEqual(drop.table, "public.archive_note(note_id bigint)")
+        try sandbox.apply(drop)
+        let body = try XCTUnwrap(try DefinerFunction.read(conn, exposed: ["public"]).first).source
+        XCTAssertFalse(body.contains("raise"), body)
+        XCTAssertTrue(body.contains("update public.notes"), body)
+        try sandbox.undo(drop)
         XCTAssertEqual(try MutationCatalog.read(conn, exposed: ["public"]), catalog)
+    }
+
+    /// Only a top-level IF on the caller that raises, with no ELSE of its own, is a caller check.
+    func testTheCallerCheckOfAFunctionBody() {
+        func cut(_ body: String) -> String? {
+            DefinerFunction(schema: "public", name: "f", arguments: "", source: body, definition: body)
+                .withoutCallerCheck()?.source
+        }
+        let nested = """
+            begin
+              if auth.jwt() ->> 'role' <> 'admin' then
+                if true then perform 1; end if;
+                raise exception 'admins only';
+              end if;
+              delete from t;
+            end
+            """
+        XCTAssertEqual(cut(nested), "begin\n  null;\n  delete from t;\nend")
+        XCTAssertNil(cut("begin if auth.uid() is null then raise exception 'x'; else perform 1; end if; end"))
+        XCTAssertNil(cut("begin if n > 3 then raise exception 'too many'; end if; end"))
+        XCTAssertNil(cut("begin if auth.uid() is null then return; end if; end"))
+        XCTAssertEqual(
+            cut("begin perform 1; IF auth.uid() IS NULL THEN RAISE 'x'; END IF; return; end"),
+            "begin perform 1; null; return; end")
     }
 
     /// A conjunct dropped or a comparison inverted keeps the rest as the server wrote it.
