@@ -162,8 +162,13 @@ final class MutateCommandTests: ScratchTestCase {
         let firstSurvivor = try XCTUnwrap(html.range(of: "<tr class=\"survived\">"))
         XCTAssertLessThan(firstSurvivor.lowerBound, firstKilled.lowerBound)
 
-        let strict = try CLI.run(["mutate", "--min-score", "99.5"], directory: dir)
+        let strict = try CLI.run(
+            ["mutate", "--min-score", "99.5"], environment: ["GITHUB_ACTIONS": "true"], directory: dir)
         XCTAssertEqual(strict.code, 1, strict.output)
+        XCTAssertTrue(
+            strict.stdout.contains(
+                "::warning file=sql/migrations/0001_app.sql,line=18,title=mutant survived%3A policy \"journal writers\" on public.journal::WITH CHECK replaced by true"
+            ), strict.stdout)
     }
 
     func testMinScoreMustBeAPercentage() throws {

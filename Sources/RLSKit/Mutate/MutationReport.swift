@@ -116,6 +116,16 @@ public struct MutationReport: Sendable {
         return out
     }
 
+    /// One GitHub warning per survivor, on the migration line that created what it changed.
+    public func annotations() -> String {
+        ordered.filter { $0.status == .survived }.map { m in
+            GitHubAnnotations.line(
+                level: "warning", title: "mutant survived: \(Self.subject(m))",
+                message: m.mutation + (m.suggestion.map { "; a test that kills it: " + $0 } ?? ""), at: m.location)
+                + "\n"
+        }.joined()
+    }
+
     /// A self-contained page, survivors first.
     public func html() -> String {
         let h = HTMLReport.h

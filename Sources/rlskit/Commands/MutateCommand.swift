@@ -84,7 +84,7 @@ enum MutateCommand {
         say(verdict)
         if json.isFile { try json.write(report.json()) }
         if html.isFile { try html.write(report.html()) }
-        try ci.emit(markdown: report.markdown(), annotations: "", toStderr: false)
+        try ci.emit(markdown: report.markdown(), annotations: report.annotations(), toStderr: false)
         return below ? .checksFailed : .success
     }
 
