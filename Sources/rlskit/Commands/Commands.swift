@@ -12,6 +12,7 @@ enum Commands {
         Subcommand(spec: CheckCommand.spec, run: CheckCommand.run),
         Subcommand(spec: ApplyCommand.spec, run: ApplyCommand.run),
         Subcommand(spec: TestCommand.spec, run: TestCommand.run),
+        Subcommand(spec: MutateCommand.spec, run: MutateCommand.run),
         Subcommand(spec: InitCommand.spec, run: InitCommand.run),
         Subcommand(spec: AuditCommand.spec, run: AuditCommand.run),
         Subcommand(spec: SnapshotCommand.spec, run: SnapshotCommand.run),
