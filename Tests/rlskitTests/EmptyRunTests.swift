@@ -93,7 +93,15 @@ final class EmptyRunTests: XCTestCase {
         alter table public."Team Docs" enable row level security;
         create table public.plain (id int primary key);
         """.write(toFile: tmp + "/supabase/migrations/0001_init.sql", atomically: true, encoding: .utf8)
-        let r = try CLI.run(["check", "--html", tmp + "/r.html"], environment: ["TMPDIR": tmp], directory: tmp)
+        // By default the tables are attacked with their intent inferred: that is a check.
+        let inferred = try CLI.run(["check"], environment: ["TMPDIR": tmp], directory: tmp)
+        XCTAssertEqual(inferred.code, 0, inferred.output)
+        XCTAssertTrue(inferred.stdout.contains("the tables were attacked instead"), inferred.stdout)
+        XCTAssertTrue(inferred.stdout.contains("2 tables without declared intent attacked"), inferred.stdout)
+        XCTAssertFalse(inferred.stdout.contains("untested (row level security on"), inferred.stdout)
+        // Without the attack, nothing was tested.
+        let r = try CLI.run(
+            ["check", "--no-inferred", "--html", tmp + "/r.html"], environment: ["TMPDIR": tmp], directory: tmp)
         XCTAssertEqual(r.code, 1, r.output)
         XCTAssertTrue(r.stdout.contains("1 migration applied from supabase/migrations"), r.stdout)
         let html = try String(contentsOfFile: tmp + "/r.html", encoding: .utf8)

@@ -15,7 +15,7 @@ final class SnapshotCLITests: XCTestCase {
 
         let snap = try CLI.run(["snapshot", "--database-url", url, "--output", lock])
         XCTAssertEqual(snap.code, 0, snap.output)
-        XCTAssertTrue(snap.stdout.hasPrefix("wrote \(lock): 4 tables, 11 policies"), snap.stdout)
+        XCTAssertTrue(snap.stdout.hasPrefix("wrote \(lock): 6 tables, 11 policies"), snap.stdout)
         let stdoutCopy = try CLI.run(["snapshot", "--database-url", url])
         XCTAssertEqual(stdoutCopy.stdout, try String(contentsOfFile: lock, encoding: .utf8))
 

@@ -222,7 +222,7 @@ public enum ProjectCheck {
                 on: target, ownsDatabase: database.isThrowaway)
             result.findings += attack.findings
             tests.notes += attack.notes
-            attacked = attack.tables.count
+            attacked = attack.covered
             // With no tests, the attack is the test: the run checked something.
             if project.tests.isEmpty, attacked > 0, let i = phases.firstIndex(where: { $0.name == "test" }) {
                 phases[i].ok = true

@@ -83,7 +83,9 @@ import Postgres
             return nil
         }
         o["user"] = login
-        o["options"] = "-c role=postgres"
+        // Seeds and `as admin` steps run as postgres does on a direct connection; the Storage
+        // login's own search_path (`storage`) is set per check, where the Storage API's counts.
+        o["options"] = "-c role=postgres" + (login == storageLogin ? " -c search_path=public,extensions" : "")
         do {
             if o["password"] != nil {
                 var rng = SystemRandomNumberGenerator()

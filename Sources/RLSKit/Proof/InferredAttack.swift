@@ -13,6 +13,8 @@ public enum InferredAttack {
         public var tables: [String] = []
         public var notes: [String] = []
         public var sequences: [SequenceAdvance] = []
+        /// Tables and buckets whose checks ran (the others could not be seeded or planned).
+        public var covered = 0
 
         /// `3 tables and 1 bucket`: what was attacked.
         public var attacked: String {
@@ -79,9 +81,12 @@ public enum InferredAttack {
         if let note = SequenceGuard.note(run.report.sequences) { result.notes.append(note + " (the inferred attack)") }
         result.tables = inference.assumptions.keys.sorted()
         let outcomes = run.report.outcomes
+        var uncovered = Set<String>()
         for o in outcomes where o.name == "not covered" {
+            uncovered.insert(o.suite)
             result.notes.append("inferred intent of \(o.suite) not attacked: " + (o.message ?? "not covered"))
         }
+        result.covered = result.tables.filter { !uncovered.contains($0) }.count
         // One finding per table, operation and API role: `B reads A's row` adds nothing to `A reads B's row`.
         var firstOf: [String: Int] = [:]
         for o in outcomes where holes(o, among: outcomes, sensitive: inference.sensitive[o.suite] != nil) {
@@ -107,7 +112,7 @@ public enum InferredAttack {
     static func holes(_ o: TestOutcome, among all: [TestOutcome], sensitive: Bool) -> Bool {
         guard o.status == .failed, o.intendedAllowed == false else { return false }
         // Function calls are the audit's (0028, 0029, proven on their own), not a table's.
-        if o.suite == FunctionChecks.suite { return false }
+        if o.suite == FunctionProbeRequest.suite { return false }
         // A private bucket read by anon is a hole whatever the table rule says.
         if o.operation == "select" && !sensitive && !o.suite.hasPrefix("bucket ") {
             let anonReads = all.contains {

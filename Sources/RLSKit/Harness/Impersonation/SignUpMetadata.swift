@@ -35,7 +35,7 @@ struct SignUpMetadata: Sendable, Equatable {
 
     static func parse(_ bodies: [String]) -> SignUpMetadata {
         var out = SignUpMetadata()
-        let pattern = #"raw_user_meta_data\s*->>?\s*'([^']+)'\s*(\)?\s*::\s*([A-Za-z_][A-Za-z0-9_ ]*))?"#
+        let pattern = #"raw_user_meta_data\s*->>?\s*'([^']+)'"#
         for body in bodies {
             var rest = Substring(body)
             while let r = rest.range(of: pattern, options: [.regularExpression, .caseInsensitive]) {
@@ -45,21 +45,84 @@ struct SignUpMetadata: Sendable, Equatable {
                     continue
                 }
                 let key = String(m[m.index(after: q1)..<q2])
-                let cast = m.range(of: "::").map {
-                    m[$0.upperBound...].trimmingCharacters(in: .whitespaces).lowercased()
+                // An id names another row (an organisation to join): no value of rlskit's is one.
+                let lower = key.lowercased()
+                if lower == "id" || lower.hasSuffix("_id") || lower.hasSuffix("id") && lower.count <= 4 { continue }
+                let wrapped = Self.wrapper(before: body[..<r.lowerBound])
+                guard let kind = kind(of: cast(after: rest, wrapped: wrapped)),
+                    !out.keys.contains(where: { $0.name == key })
+                else {
+                    continue
                 }
-                guard let kind = kind(of: cast), !out.keys.contains(where: { $0.name == key }) else { continue }
                 out.keys.append((key, kind))
             }
         }
         return out
     }
 
+    /// The cast applied to the value read just before `rest`: the first `::type` before the
+    /// expression the value is in ends (`)::int`, `, '')::uuid` of a nullif), or nil.
+    static func cast(after rest: Substring, wrapped: Int = 0) -> String? {
+        var depth = wrapped
+        var i = rest.startIndex
+        var scanned = 0
+        while i < rest.endIndex, scanned < 80 {
+            let c = rest[i]
+            if c == "(" { depth += 1 }
+            if c == ")" {
+                depth -= 1
+                // Past the call or parenthesis the value was in, and its cast if one follows.
+                if depth < (wrapped > 0 ? 0 : -1) { return nil }
+            }
+            if c == ";" || rest[i...].hasPrefix("raw_user_meta_data") { return nil }
+            // A comma outside any parenthesis opened after the value: the value was an argument
+            // of its own (a column of a VALUES list): unless a parenthesis closed first, no cast.
+            if c == ",", depth == 0 { return nil }
+            // Inside nullif(…, '') or coalesce(…, …): the call's cast is the value's.
+            if c == ",", wrapped > 0, depth == 1 {
+                i = rest.index(after: i)
+                scanned += 1
+                continue
+            }
+            if c == ":", rest.index(after: i) < rest.endIndex, rest[rest.index(after: i)] == ":" {
+                let after = rest[rest.index(i, offsetBy: 2)...].drop { $0 == " " }
+                return String(after.prefix { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." }).lowercased()
+            }
+            i = rest.index(after: i)
+            scanned += 1
+        }
+        return nil
+    }
+
+    /// How many parentheses deep the value sits in a nullif( or coalesce( call (its first
+    /// argument, maybe in bare parentheses of its own): 0 when it is in neither.
+    static func wrapper(before: Substring) -> Int {
+        var depth = 0
+        var levels = 0
+        var i = before.endIndex
+        while i > before.startIndex {
+            i = before.index(before: i)
+            if before[i] == ")" { depth += 1 }
+            if before[i] == "(" {
+                guard depth == 0 else {
+                    depth -= 1
+                    continue
+                }
+                levels += 1
+                let name = String(before[..<i].reversed().drop { $0 == " " }.prefix { $0.isLetter || $0 == "_" })
+                if ["fillun", "ecselaoc"].contains(name.lowercased()) { return levels }
+                // A bare parenthesis: the call may be one further out.
+                guard name.isEmpty, levels < 3 else { return 0 }
+            }
+        }
+        return 0
+    }
+
     /// A cast to a type rlskit has no safe value for (a uuid naming another row, an enum whose
     /// first label may be a role) leaves the key out, as a form without that field.
     static func kind(of cast: String?) -> Kind? {
         guard let cast, !cast.isEmpty else { return .text }
-        let word = cast.split(separator: " ").first.map(String.init) ?? cast
+        let word = String(cast.split(separator: ".").last ?? Substring(cast))
         switch word {
         case "text", "varchar", "character", "citext", "name": return .text
         case "int", "integer", "int4", "bigint", "int8", "smallint", "int2", "numeric", "decimal", "real", "float",

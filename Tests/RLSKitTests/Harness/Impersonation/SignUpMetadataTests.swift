@@ -39,6 +39,20 @@ final class SignUpMetadataTests: XCTestCase {
         XCTAssertEqual((try? JSON(parsing: m.filled(forged)))?["full_name"], .string("Mallory"))
     }
 
+    func testACastAfterNullifOrCoalesceIsTheValues() {
+        let m = SignUpMetadata.parse([
+            """
+            insert into public.people (id, age, nick, org, shown)
+            values (new.id, nullif(new.raw_user_meta_data->>'age', '')::int,
+                    coalesce(new.raw_user_meta_data ->> 'nick', 'anonymous'),
+                    nullif(new.raw_user_meta_data->>'org_id', '')::uuid,
+                    coalesce((new.raw_user_meta_data->>'shown'), 'true')::boolean);
+            """
+        ])
+        XCTAssertEqual(m.keys.map(\.name), ["age", "nick", "shown"])
+        XCTAssertEqual(m.keys.map(\.kind), [.number, .text, .boolean])
+    }
+
     /// A profile trigger whose NOT NULL columns come from the metadata: without it every user's
     /// sign-up fails; with it the checks run (and a planted leak is still caught).
     func testChecksRunWhereTheSignUpTriggerNeedsMetadata() throws {
