@@ -46,9 +46,16 @@ struct MutationCatalog: Sendable, Equatable {
                pg_catalog.pg_get_expr(p.polwithcheck, p.polrelid) as check_expr
         from pg_catalog.pg_policy p join pg_catalog.pg_class c on c.oid = p.polrelid
         join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-        where n.nspname = any($1::text[]) or n.nspname = 'storage'
+        -- Schemas the API does not expose but its roles may use: their policies still decide what
+        -- an exposed function (SECURITY INVOKER) reads and writes there.
+        where n.nspname = any($1::text[]) or n.nspname = 'storage' or (\(Self.reachable))
         order by 1, 2, 3
         """
+
+    /// A user schema anon or authenticated may use, though the API does not expose it.
+    static let reachable =
+        SchemaLists.userSchema("n") + " and n.nspname <> 'rlskit'"
+        + " and (has_schema_privilege('anon', n.oid, 'USAGE') or has_schema_privilege('authenticated', n.oid, 'USAGE'))"
 
     static let tablesSQL = """
         select n.nspname as schema, c.relname as name, c.relrowsecurity as rls,
@@ -56,7 +63,8 @@ struct MutationCatalog: Sendable, Equatable {
                      from aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) x
                      where pg_catalog.pg_get_userbyid(x.grantee) in ('anon', 'authenticated')) as grants
         from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-        where (n.nspname = any($1::text[]) or (n.nspname = 'storage' and c.relname = 'objects'))
+        where (n.nspname = any($1::text[]) or (n.nspname = 'storage' and c.relname = 'objects')
+               or (\(Self.reachable)))
           and c.relkind in ('r', 'p') and \(SQLParts.notExtensionMember("c"))
         order by 1, 2
         """

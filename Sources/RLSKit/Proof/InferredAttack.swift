@@ -123,6 +123,35 @@ public enum InferredAttack {
         return true
     }
 
+    /// The name of the policy that allowed a check, when every policy that did is unconditional
+    /// (`USING true`, `WITH CHECK true`) and named for the role it applies to ("Authenticated users
+    /// can delete residences", `auth_select_requests`), none for some of them (admins, owners).
+    static func statedByName(_ blame: String) -> String? {
+        let clause = #"allowed by policy "([^"]+)" \(permissive, (USING|WITH CHECK) true\)"#
+        let all = blame.components(separatedBy: "allowed by policy ").count - 1
+        var names: [String] = []
+        var rest = Substring(blame)
+        while let r = rest.range(of: clause, options: .regularExpression) {
+            let m = rest[r]
+            if let q1 = m.firstIndex(of: "\""), let q2 = m[m.index(after: q1)...].firstIndex(of: "\"") {
+                names.append(String(m[m.index(after: q1)..<q2]))
+            }
+            rest = rest[r.upperBound...]
+        }
+        guard all > 0, names.count == all else { return nil }
+        // Names that name the role itself; "for anyone" says less (who may insert is not whose row).
+        let everyone = ["authenticated", "auth_", "signed in", "signed-in", "logged in"]
+        let some = [
+            "admin", "owner", "own ", "own_", "self", "same", "staff", "member", "manager", "moderator", "their",
+            "creator", "author",
+        ]
+        for n in names {
+            let l = n.lowercased()
+            guard everyone.contains(where: l.contains), !some.contains(where: l.contains) else { return nil }
+        }
+        return names.first
+    }
+
     /// The Storage API request a bucket check stands for (`GET /storage/v1/object/list/docs`).
     static func storageRequest(_ o: TestOutcome, bucket: String) -> String {
         let b = bucket.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? bucket
@@ -183,6 +212,15 @@ extension Finding {
         proof.effect = o.operation == "select" ? "read" : "wrote"
         proof.rows = InferredAttack.rows(o.got ?? "")
         self.proof = proof
+        // The inference guessed; the policy's author said. An unconditional policy named for
+        // every signed-in user is the design, or a hole only when sign-ups are open: WARN.
+        if let stated = InferredAttack.statedByName(metadata["policies"] ?? "") {
+            level = .warn
+            metadata["stated"] = stated
+            detail +=
+                "; the policy that allows it, \"\(stated)\", says by name it is meant for everyone it applies to:"
+                + " listed at WARN (with sign-ups open, anyone can sign in and be one)"
+        }
     }
 
     /// Another check of the same table, operation and role that went through too.

@@ -49,6 +49,31 @@ final class MutantUndoTests: ScratchTestCase {
         return try PostgresConnection(db.connectionString)
     }
 
+    /// Policies of a schema the API does not expose but its roles may use (reached through
+    /// SECURITY INVOKER functions, as basejump's) are mutated; those of a schema no API role may
+    /// use are not: no request reaches them.
+    func testSchemasTheAPIRolesMayUseAreMutatedToo() throws {
+        let conn = try provisioned()
+        defer { conn.close() }
+        _ = try conn.runScript(
+            """
+            create schema app;
+            grant usage on schema app to authenticated;
+            create table app.accounts (id uuid primary key, owner uuid);
+            alter table app.accounts enable row level security;
+            create policy "own accounts" on app.accounts for select to authenticated using (owner = auth.uid());
+            create schema hidden;
+            create table hidden.ledger (id int primary key);
+            alter table hidden.ledger enable row level security;
+            create policy "nobody" on hidden.ledger for select using (false);
+            """)
+        let catalog = try MutationCatalog.read(conn, exposed: ["public"])
+        XCTAssertTrue(catalog.policies.contains { $0.schema == "app" && $0.name == "own accounts" })
+        XCTAssertTrue(catalog.tables.contains { $0.schema == "app" && $0.name == "accounts" })
+        XCTAssertFalse(catalog.policies.contains { $0.schema == "hidden" })
+        XCTAssertFalse(catalog.tables.contains { $0.schema == "hidden" })
+    }
+
     func testEveryClassAppliedAndUndoneLeavesTheCatalogIdentical() throws {
         let conn = try provisioned()
         defer { conn.close() }

@@ -139,4 +139,26 @@ final class InferredAttackTests: XCTestCase {
         XCTAssertEqual(AccessDraft.rankedRoles(["viewer", "owner", "editor"]), ["owner", "editor", "viewer"])
         XCTAssertEqual(AccessDraft.rankedRoles(["gold", "silver"]), ["gold", "silver"])
     }
+
+    /// An unconditional policy named for all its callers is the author's stated intent (WARN);
+    /// one named for some of them (admins, owners), or with a condition, is a hole (ERROR).
+    func testIntentStatedByThePolicysName() {
+        XCTAssertEqual(
+            InferredAttack.statedByName(
+                #"allowed by policy "Authenticated users can delete residences" (permissive, USING true)"#),
+            "Authenticated users can delete residences")
+        XCTAssertEqual(
+            InferredAttack.statedByName(
+                #"allowed by policy "auth_update_notes" (permissive, USING true); new row: allowed by policy "auth_update_notes" (permissive, WITH CHECK true)"#
+            ), "auth_update_notes")
+        for blame in [
+            #"allowed by policy "categories_admin" (permissive, USING true)"#,
+            #"allowed by policy "authenticated users manage their own rows" (permissive, USING true)"#,
+            #"allowed by policy "anon_update_visitors_same_id" (permissive, USING (private.uuid_or_null((id)::text) IS NOT NULL))"#,
+            #"allowed by policy "Authenticated users can read" (permissive, USING (auth.uid() IS NOT NULL))"#,
+            "no policy allows it when evaluated alone: look for a trigger or rule",
+        ] {
+            XCTAssertNil(InferredAttack.statedByName(blame), blame)
+        }
+    }
 }
