@@ -237,7 +237,9 @@ public enum ProjectCheck {
                     summary: attack.tables.isEmpty
                         ? "every RLS table and bucket has declared intent"
                         : "\(attack.attacked) without declared intent attacked: "
-                            + "\(attack.findings.count) hole\(attack.findings.count == 1 ? "" : "s") proven",
+                            + "\(attack.findings.count) hole\(attack.findings.count == 1 ? "" : "s") proven"
+                            + (attack.covered < attack.tables.count
+                                ? "; \(attack.tables.count - attack.covered) could not be (see the notes)" : ""),
                     milliseconds: lap())
         }
         let audit = AuditReport(result: result, baseline: options.baseline)

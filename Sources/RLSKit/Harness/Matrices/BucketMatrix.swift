@@ -16,7 +16,8 @@ struct BucketMatrix {
     let roleActors: [MatrixActor]
     /// The groups of a group bucket (`ownership group`).
     let world: GroupWorld?
-    /// Names at the bucket root (owner-id buckets) are random, as apps make them.
+    /// Names in owner-id buckets are random, as apps make them, one folder deep as apps put
+    /// them (a trigger reading `path_tokens[2]`, the file's name under its folder, finds one).
     let salt = UUID().uuidString.prefix(8).lowercased()
 
     init(
@@ -40,7 +41,7 @@ struct BucketMatrix {
 
     /// A new object name of `u`'s: in its folder, or at the root.
     func name(_ u: HarnessActor, _ tag: String) -> String {
-        byFolder ? "\(u.uid)/rlskit-\(tag).\(files.ext)" : "rlskit-\(salt)-\(tag).\(files.ext)"
+        byFolder ? "\(u.uid)/rlskit-\(tag).\(files.ext)" : "rlskit-\(salt)/\(tag).\(files.ext)"
     }
     func seeded(_ u: HarnessActor) -> String { name(u, u.name.lowercased()) }
     /// Listing is a read: run it as PostgREST runs GET requests, in a READ ONLY transaction.

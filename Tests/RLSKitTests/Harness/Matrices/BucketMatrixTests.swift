@@ -7,7 +7,7 @@ import XCTest
 
 /// Two buckets of ours: `receipts` (folder ownership; upload yes, overwrite, move and delete no;
 /// PNG up to 2 KiB, enforced by the upload policy, as the bucket takes text and 4 KiB too) and `files` (owner-id ownership, random names
-/// at the root). Correct as written; each breakage is one bug class the matrix must catch.
+/// one folder deep). Correct as written; each breakage is one bug class the matrix must catch.
 let bucketFixtureSQL = """
     insert into storage.buckets (id, name, public, file_size_limit, allowed_mime_types)
     values ('receipts', 'receipts', false, 4096, array['image/png', 'text/plain']), ('files', 'files', false, null, null);
@@ -67,6 +67,25 @@ final class BucketMatrixTests: XCTestCase {
         var input = HarnessInput()
         input.access = [try AccessFile.parse(access, path: "b.rls")]
         return try Fixture.run(breakage: bucketFixtureSQL + breakage, input: input)
+    }
+
+    /// An upload trigger that files each object by its name under its folder (`path_tokens[2]`,
+    /// as apps that index uploads do): owner-id buckets' objects have one, as apps name them.
+    func testUploadTriggersFindTheFileUnderItsFolder() throws {
+        let report = try matrix(
+            """
+            create table public.uploads (object_id uuid primary key, file text not null, folder text not null);
+            create function public.on_upload() returns trigger language plpgsql security definer set search_path = '' as $$
+            begin
+              if new.bucket_id = 'files' then
+                insert into public.uploads (object_id, file, folder) values (new.id, new.path_tokens[2], new.path_tokens[1]);
+              end if;
+              return new;
+            end $$;
+            create trigger on_upload after insert on storage.objects for each row execute function public.on_upload();
+            """)
+        XCTAssertTrue(report.passed, "\(report.outcomes.filter(\.isFailure).map { $0.message ?? $0.name })")
+        XCTAssertFalse(report.outcomes.contains { $0.suite == "bucket files" && $0.status == .skipped })
     }
 
     func testCorrectBucketsPassEveryOperation() throws {
