@@ -24,7 +24,9 @@ struct SignUpMetadata: Sendable, Equatable {
         union all
         select p.prosrc from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
          where n.nspname not in ('pg_catalog', 'information_schema', 'auth', 'storage', 'extensions')
-           and exists (select 1 from t where t.prosrc ~* ('\\m' || p.proname || '\\s*\\('))
+           -- No regex: a function's name is the project's text, not a pattern.
+           and exists (select 1 from t where strpos(lower(t.prosrc), lower(p.proname) || '(') > 0
+                                          or strpos(lower(t.prosrc), lower(p.proname) || ' (') > 0)
            and p.prorettype <> 'trigger'::regtype
         """
 
