@@ -56,7 +56,7 @@ extension FunctionProbe {
         let sources = [
             (
                 "net.http_request_queue",
-                "coalesce(headers::text, '') || ' ' || coalesce(convert_from(body, 'UTF8'), '')"
+                "coalesce(headers::text, '') || ' ' || coalesce(encode(body, 'escape'), '')"
             ),
             ("rlskit_http.requests", "coalesce(headers::text, '') || ' ' || coalesce(content, '')"),
         ]
