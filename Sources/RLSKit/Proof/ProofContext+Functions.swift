@@ -9,12 +9,7 @@ import Postgres
 /// project's service credentials (the Storage or Auth API would then act for anon); a call that raises, or returns only what anon may read anyway, is not.
 extension ProofContext {
     func function(_ f: Finding) throws -> Proof {
-        let candidates = try FunctionProbe.candidates(conn, exposedSchemas: [f.object.schema])
-        guard let c = candidates.first(where: { $0.schema == f.object.schema && $0.signature == f.object.name }) else {
-            throw Unprovable(
-                reason: "rlskit does not call it: its body reaches outside the database or does what no test may")
-        }
-        if let why = FunctionProbe.unfillable(c) { throw Unprovable(reason: "rlskit cannot call it: \(why)") }
+        let c = try callable(f)
         let victim = HarnessActor.user("victim")
         try signUp([victim])
         let seeded = try seedVictimRows(readBy: c.body, victim: victim)
@@ -38,7 +33,7 @@ extension ProofContext {
                 c, as: .anon, label: "anon", others: others, victim: victim.uid, arguments: args, conn)
             if next.isFinding || (o.refused != nil && next.refused == nil) { o = next }
         }
-        let request = "POST /rest/v1/rpc/\(c.name)" + (c.schema == "public" ? "" : " (Content-Profile: \(c.schema))")
+        let request = Self.rpcRequest(c)
         if let unfilled = o.unfilled { return .notProven(unfilled) }
         if let refused = o.refused { return .notProven("anon's call raised: \(refused)") }
         guard o.isFinding else {
@@ -46,9 +41,6 @@ extension ProofContext {
                 "anon's call succeeded but changed no row and returned no other user's row"
                     + (seeded.tables.isEmpty
                         ? "" : " (another user's rows seeded in \(seeded.tables.joined(separator: ", ")))"))
-        }
-        let written = o.writes.reduce(0) { n, w in
-            n + w.split(separator: " ").compactMap { Int($0) }.reduce(0, +)
         }
         var effect: [String] = []
         if !o.writes.isEmpty { effect.append("wrote (\(o.writes.joined(separator: "; ")))") }
@@ -61,7 +53,28 @@ extension ProofContext {
         }
         return Self.proven(
             .anon, request: request, sql: "select * from \(AuditNames.function(c.schema, c.signature))",
-            effect: effect.joined(separator: ", "), rows: written + o.othersRows, keys: [])
+            effect: effect.joined(separator: ", "), rows: Self.rowsWritten(o) + o.othersRows, keys: [])
+    }
+
+    /// The function the finding names, as the probe calls it, or why it cannot be called.
+    func callable(_ f: Finding) throws -> FunctionProbe.Candidate {
+        let candidates = try FunctionProbe.candidates(conn, exposedSchemas: [f.object.schema])
+        guard let c = candidates.first(where: { $0.schema == f.object.schema && $0.signature == f.object.name }) else {
+            throw Unprovable(
+                reason: "rlskit does not call it: its body reaches outside the database or does what no test may")
+        }
+        if let why = FunctionProbe.unfillable(c) { throw Unprovable(reason: "rlskit cannot call it: \(why)") }
+        return c
+    }
+
+    /// `POST /rest/v1/rpc/f`, with the profile header outside public.
+    static func rpcRequest(_ c: FunctionProbe.Candidate) -> String {
+        "POST /rest/v1/rpc/\(c.name)" + (c.schema == "public" ? "" : " (Content-Profile: \(c.schema))")
+    }
+
+    /// The rows a call's writes name ("public.notes: 1 inserted, 2 updated" is 3).
+    static func rowsWritten(_ o: FunctionProbe.Outcome) -> Int {
+        o.writes.reduce(0) { n, w in n + w.split(separator: " ").compactMap { Int($0) }.reduce(0, +) }
     }
 
     /// What seeding the victim's rows gave: the tables, the uuids that key them (arguments to

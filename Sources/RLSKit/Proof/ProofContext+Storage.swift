@@ -80,20 +80,12 @@ extension ProofContext {
 
     /// `sql` as `actor` with the Storage API's settings; the rows it wrote or returned.
     func sendStorage(_ actor: HarnessActor, _ operation: String, _ sql: String) throws -> Result<Int, PostgresError> {
-        try conn.query("SAVEPOINT rlskit_proof")
-        defer {
-            _ = try? conn.query("ROLLBACK TO SAVEPOINT rlskit_proof")
-            _ = try? conn.query("RELEASE SAVEPOINT rlskit_proof")
-        }
-        do {
-            try conn.query(
-                actor.impersonation(storage: operation)
-                    + ", set_config('search_path', \(SQL.literal(BucketMatrix.storageSearchPath)), true)")
+        let settings =
+            actor.impersonation(storage: operation)
+            + ", set_config('search_path', \(SQL.literal(BucketMatrix.storageSearchPath)), true)"
+        return try undone(settings) {
             let r = try conn.query(sql)
-            return .success(r.affectedRows ?? r.rows.count)
-        } catch let e as PostgresError {
-            if e.isConnectionFailure { throw e }
-            return .failure(e)
+            return r.affectedRows ?? r.rows.count
         }
     }
 }

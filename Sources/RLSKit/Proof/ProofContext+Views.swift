@@ -88,19 +88,8 @@ extension ProofContext {
     func sendRead(_ actor: HarnessActor, _ schema: String, _ name: String, _ sql: String) throws -> Result<
         Int, PostgresError
     > {
-        try conn.query("SAVEPOINT rlskit_proof")
-        defer {
-            _ = try? conn.query("ROLLBACK TO SAVEPOINT rlskit_proof")
-            _ = try? conn.query("RELEASE SAVEPOINT rlskit_proof")
-        }
-        do {
-            try conn.query(
-                actor.impersonation() + APIRequest(schema: schema, table: name).settings("select", as: actor))
-            let n: Int64 = try conn.query(sql).rows.first?.decode("n") ?? 0
-            return .success(Int(n))
-        } catch let e as PostgresError {
-            if e.isConnectionFailure { throw e }
-            return .failure(e)
+        try undone(actor.impersonation() + APIRequest(schema: schema, table: name).settings("select", as: actor)) {
+            Int(try conn.query(sql).rows.first?.decode("n") as Int64? ?? 0)
         }
     }
 

@@ -139,24 +139,35 @@ struct ProofContext {
     /// `sql` as `actor`, with what PostgREST sets for `operation` on `t`; undone by a savepoint.
     /// A read returns `k` (the key) and `n` (the count) columns.
     func send(_ actor: HarnessActor, _ operation: String, on t: TableInfo, _ sql: String) throws -> Outcome {
+        let settings =
+            actor.impersonation() + APIRequest(schema: t.schema, table: t.name).settings(operation, as: actor)
+        let r = try undone(settings) { () throws -> Outcome in
+            let r = try conn.query(sql)
+            guard operation == "select" else { return .wrote(r.affectedRows ?? 0) }
+            let keys: [String] = try r.rows.map { try $0.decode("k") }
+            let n: Int64 = try r.rows.first?.decode("n") ?? 0
+            return .read(keys, Int(n))
+        }
+        switch r {
+        case .success(let o): return o
+        case .failure(let e): return .failed(e)
+        }
+    }
+
+    /// `body` after `settings` (a select of set_config calls), undone by a savepoint: what the
+    /// server refused is the result; a lost connection is thrown.
+    func undone<T>(_ settings: String, _ body: () throws -> T) throws -> Result<T, PostgresError> {
         try conn.query("SAVEPOINT rlskit_proof")
         defer {
             _ = try? conn.query("ROLLBACK TO SAVEPOINT rlskit_proof")
             _ = try? conn.query("RELEASE SAVEPOINT rlskit_proof")
         }
         do {
-            try conn.query(
-                actor.impersonation() + APIRequest(schema: t.schema, table: t.name).settings(operation, as: actor))
-            let r = try conn.query(sql)
-            if operation == "select" {
-                let keys: [String] = try r.rows.map { try $0.decode("k") }
-                let n: Int64 = try r.rows.first?.decode("n") ?? 0
-                return .read(keys, Int(n))
-            }
-            return .wrote(r.affectedRows ?? 0)
+            try conn.query(settings)
+            return .success(try body())
         } catch let e as PostgresError {
             if e.isConnectionFailure { throw e }
-            return .failed(e)
+            return .failure(e)
         }
     }
 
