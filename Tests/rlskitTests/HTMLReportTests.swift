@@ -194,8 +194,9 @@ final class HTMLReportTests: XCTestCase {
         print(
             "2,000 tables, \(outcomes.count) checks: report \(html.utf8.count / 1024) KB rendered in \(String(format: "%.2f", renderSeconds)) s, browser \(String(format: "%.2f", reportSeconds)) s; plain table \(plain.utf8.count / 1024) KB, browser \(String(format: "%.2f", plainSeconds)) s"
         )
+        // Side by side with a plain table in the same run; the render time is printed, not asserted
+        // (a busy machine makes any fixed limit flaky; bench/ measures speed).
         XCTAssertLessThan(reportSeconds, plainSeconds * 2 + 0.5, "report \(reportSeconds) s vs plain \(plainSeconds) s")
-        XCTAssertLessThan(renderSeconds, 5)
     }
 }
 
