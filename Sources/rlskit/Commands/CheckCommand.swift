@@ -104,6 +104,9 @@ enum CheckCommand {
         if !tests.outcomes.isEmpty {
             let detail = TestReportWriter.render(tests, format: .text, color: term.color && !machineOnStdout)
             if !tests.passed { tell(String(detail.dropLast())) } else { for n in tests.notes { tell(n) } }
+        } else {
+            // With no tests the attack's notes (what it could not attack) are still said.
+            for n in tests.notes { tell(n) }
         }
         for p in report.problems { printError(p.description) }
         if !audit.findings.isEmpty { tell(String(audit.text(color: term.color && !machineOnStdout).dropLast())) }

@@ -4,9 +4,8 @@ import XCTest
 
 @_spi(CLI) @testable import RLSKit
 
-/// The inferred attack on three apps no access file declares: the correct variants give no
-/// finding, every bug planted in the others is caught and proven, and nothing is left behind.
-final class InferredAttackTests: XCTestCase {
+/// The attack on a fresh stand-in database, and the check that each planted bug is caught.
+extension XCTestCase {
     func attack(_ sql: String, declared: Set<String> = []) throws -> InferredAttack.Result {
         let db = try StandIn.makeDatabase(prefix: "inferred")
         defer {
@@ -44,7 +43,11 @@ final class InferredAttackTests: XCTestCase {
             XCTFail("false alarm: \(f.object.name): \(f.detail)", file: file, line: line)
         }
     }
+}
 
+/// The inferred attack on three apps no access file declares: the correct variants give no
+/// finding, every bug planted in the others is caught and proven, and nothing is left behind.
+final class InferredAttackTests: XCTestCase {
     func testNotesCorrectHasNoFinding() throws {
         let r = try attack(InferredAttackFixtures.notesCorrect)
         XCTAssertEqual(r.findings.map(\.detail), [])
