@@ -121,3 +121,18 @@ final class InferredAttackNoForeignKeyTests: XCTestCase {
             AccessDraft.uidComparisons("(org_id = ((auth.jwt() ->> 'org_id'))::uuid)", rowOnly: false).count, 0)
     }
 }
+
+/// A refused guess leaves out its own block only: the line a planner error names is mapped back
+/// to the block it is in.
+final class InferredBlockNameTests: XCTestCase {
+    func testLinesMapToTheirBlocks() {
+        let text =
+            "\ntable public.notes\n  owner user_id\n  read owner\n\nmembers public.team_members\n  group team_id\n\nbucket avatars\n  read anyone\n"
+        XCTAssertEqual(AccessDraft.blockName(at: 3, in: text), "public.notes")
+        XCTAssertEqual(AccessDraft.blockName(at: 2, in: text), "public.notes")
+        XCTAssertEqual(AccessDraft.blockName(at: 7, in: text), "public.team_members")
+        XCTAssertEqual(AccessDraft.blockName(at: 10, in: text), "bucket avatars")
+        XCTAssertNil(AccessDraft.blockName(at: 1, in: text))
+        XCTAssertNil(AccessDraft.blockName(at: 99, in: text))
+    }
+}

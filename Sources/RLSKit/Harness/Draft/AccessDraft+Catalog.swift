@@ -107,11 +107,12 @@ extension AccessDraft {
             buckets = try rows.map { Bucket(id: try $0.decode("id"), isPublic: try $0.decode("public")) }
         case .unread(let u): unread.append(u.line)
         }
-        // Foreign keys first, then the policies' comparisons for uuid columns without one, then
-        // references to the keys those found (`profiles.id` compared with auth.uid()).
+        // Foreign keys first, then the policies' comparisons for uuid columns without one. A key
+        // found that way is not followed through references: the planner seeds an owner only
+        // through auth.users, or `owner … through` the referenced table (whose owner it is).
         let byKeys = markUserColumns(order.map { tables[$0]! })
         let helpers = try helperBodies(conn, tables: byKeys, storagePolicies: storage)
-        return (markUserColumns(markPolicyUsers(byKeys, helpers: helpers)), storage, buckets, unread)
+        return (markPolicyUsers(byKeys, helpers: helpers), storage, buckets, unread)
     }
 
     /// The bodies of the functions the policies call (`is_admin()`), by name: they may read claims too.
@@ -155,18 +156,17 @@ extension AccessDraft {
         return out
     }
 
-    /// Sets `userVia` on columns referencing auth.users(id) directly or through one table's key
-    /// (one that references auth.users, or that policies compare with auth.uid()).
+    /// Sets `userVia` on columns referencing auth.users(id) directly or through one table's key.
     static func markUserColumns(_ tables: [Table]) -> [Table] {
         var keys: [String: String] = [:]  // "schema.table(column)" of a user-id key → how it is written
         for t in tables {
-            for c in t.columns where c.referencesAuthUsers || (c.references == nil && c.userVia != nil) {
+            for c in t.columns where c.referencesAuthUsers {
                 keys[t.qualifiedName + "(" + SQL.ident(c.name) + ")"] = "\(t.qualifiedName)(\(SQL.ident(c.name)))"
             }
         }
         return tables.map { t in
             var t = t
-            for i in t.columns.indices where t.columns[i].userVia == nil {
+            for i in t.columns.indices {
                 guard let r = t.columns[i].references else { continue }
                 if t.columns[i].referencesAuthUsers {
                     t.columns[i].userVia = "references auth.users(id)"

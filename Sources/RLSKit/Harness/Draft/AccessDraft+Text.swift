@@ -62,3 +62,19 @@ extension AccessDraft {
         static func display(_ s: String) -> String { oneLine(SQL.display(s)) }
     }
 }
+
+extension AccessDraft {
+    /// The block (`public.notes`, `bucket avatars`) that line `line` of a drafted file belongs to:
+    /// the nearest `table`, `members` or `bucket` line at or above it.
+    static func blockName(at line: Int, in text: String) -> String? {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard line >= 1, line <= lines.count else { return nil }
+        for l in lines[..<line].reversed() {
+            if l.hasPrefix("table ") || l.hasPrefix("members ") {
+                return String(l.split(separator: " ", maxSplits: 1)[1]).trimmingCharacters(in: .whitespaces)
+            }
+            if l.hasPrefix("bucket ") { return l.trimmingCharacters(in: .whitespaces) }
+        }
+        return nil
+    }
+}
