@@ -34,7 +34,7 @@ extension Lint {
         """
 
     static let workflowNote =
-        "only a status whose values name no privilege and that no function of the database sets: a workflow the owner moves, so it is listed for review only"
+        "its values name no privilege and no function of the database sets it: a workflow the owner moves, so it is listed for review only"
 
     static let ownRowUpdatePrivilegeColumn = Lint(
         id: "1009", name: "own_row_update_privilege_column",
