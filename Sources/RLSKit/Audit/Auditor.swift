@@ -194,11 +194,13 @@ public enum Auditor {
         {
             for (k, v) in obj { metadata[k] = v as? String ?? "\(v)" }
         }
+        // A query lists a less serious case lower with `"level": "info"` in its metadata.
+        let level: FindingLevel? = metadata.removeValue(forKey: "level") == "info" ? .info : nil
         return FindingDraft(
             object: AuditObject(
                 schema: try row.decode("schema"), name: try row.decode("name"),
                 kind: try row.decode("kind"), member: try row.decode("member")),
-            detail: try row.decode("detail"), metadata: metadata)
+            detail: try row.decode("detail"), metadata: metadata, level: level)
     }
 
     static let tracing = ProcessInfo.processInfo.environment["RLSKIT_TRACE"] != nil

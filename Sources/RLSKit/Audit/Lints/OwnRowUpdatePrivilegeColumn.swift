@@ -7,6 +7,35 @@ extension Lint {
         "permission", "permissions", "karma", "coins", "quota",
     ]
 
+    /// Values of a `status` column that grant something: a status holding none of them is a
+    /// workflow the row's owner moves (a product's `active`, a match's `accepted`).
+    static let privilegedStatusValues = [
+        "paid", "approved", "verified", "won", "winner", "banned", "blocked", "suspended", "premium", "refunded",
+        "settled",
+    ]
+
+    /// SQL, true when column `a` of table `c` is a privilege rather than a workflow its owner
+    /// moves: any column but a `status`; a `status` only when its enum labels or a check
+    /// constraint name a privileged value, or a function of the database writes it (the server
+    /// settles it).
+    static let privilegeEvidenceSQL = """
+        (lower(a.attname) !~ '(^|_)status$'
+         or exists (select 1 from pg_catalog.pg_enum e where e.enumtypid = a.atttypid
+                    and e.enumlabel ~* '(^|_)(\(privilegedStatusValues.joined(separator: "|")))($|_)')
+         or exists (select 1 from pg_catalog.pg_constraint cc
+                    where cc.conrelid = c.oid and cc.contype = 'c' and a.attnum = any(cc.conkey)
+                      and pg_catalog.pg_get_constraintdef(cc.oid)
+                          ~* '''(\\w*_)?(\(privilegedStatusValues.joined(separator: "|")))(_\\w*)?''')
+         or exists (select 1 from pg_catalog.pg_proc pr
+                    where pr.prosrc ~* ('\\mupdate\\s[^;]*\\m' || regexp_replace(c.relname, '\\W', '.', 'g')
+                                        || '\\M[^;]*\\mset\\M[^;]*\\m' || a.attname || '\\M\\s*=')
+                       or (pr.oid in (select t.tgfoid from pg_catalog.pg_trigger t where t.tgrelid = c.oid)
+                           and pr.prosrc ~* ('\\mnew\\s*\\.\\s*' || a.attname || '\\M\\s*:?='))))
+        """
+
+    static let workflowNote =
+        "its values name no privilege and no function of the database sets it: a workflow the owner moves, so it is listed for review only"
+
     static let ownRowUpdatePrivilegeColumn = Lint(
         id: "1009", name: "own_row_update_privilege_column",
         title: "Users may set their own role, flag, plan or balance",
@@ -27,7 +56,12 @@ extension Lint {
             has a default (the value the app sets; a column without one is the user's to fill), unless \
             a column INSERT grant leaves it out, a check constraint names it, an enabled BEFORE INSERT \
             row trigger's function names it (taken as resetting it), or the policy's WITH CHECK (or a \
-            restrictive INSERT policy's) names it.
+            restrictive INSERT policy's) names it. A column whose only privilege word is `status` is \
+            often a workflow the row's owner moves (a product's `active`, a match's `accepted`): it is \
+            reported when its enum labels or a check constraint name a privileged value \
+            (\(privilegedStatusValues.joined(separator: ", "))) or a function of the database sets it \
+            (an `update … set status =`, or a trigger of the table assigning `new.status`), and \
+            listed at INFO otherwise.
             """,
         remediation:
             "Grant UPDATE (and INSERT) only on the columns users may set (revoke update on the table from authenticated; grant update (name, avatar_url) on it), or pin the column in WITH CHECK, or refuse or reset it in a BEFORE UPDATE (BEFORE INSERT) trigger.",
@@ -59,15 +93,18 @@ extension Lint {
                                    where lower(a.attname) ~ '(^|_)(\(privilegeColumnWords.joined(separator: "|")))$')
             )
             select n.nspname as schema, c.relname as name, 'policy' as kind, k.polname::text as member,
-                   format('%s.%s: policy %s lets authenticated update their own rows, and authenticated may write %s, which no column grant, BEFORE UPDATE trigger or WITH CHECK protects',
-                          \(SQLParts.ident("n.nspname")), \(SQLParts.ident("c.relname")), \(SQLParts.ident("k.polname")), cols.names) as detail,
-                   jsonb_build_object('columns', cols.names)::text as metadata
+                   format('%s.%s: policy %s lets authenticated update their own rows, and authenticated may write %s, which no column grant, BEFORE UPDATE trigger or WITH CHECK protects%s',
+                          \(SQLParts.ident("n.nspname")), \(SQLParts.ident("c.relname")), \(SQLParts.ident("k.polname")), cols.names,
+                          case when not cols.privileged then '; \(workflowNote)' else '' end) as detail,
+                   (jsonb_build_object('columns', cols.names)
+                    || case when cols.privileged then '{}'::jsonb else '{"level": "info"}'::jsonb end)::text as metadata
             from checks k
             join pg_catalog.pg_class c on c.oid = k.polrelid
             join pg_catalog.pg_namespace n on n.oid = c.relnamespace
             join pg_catalog.pg_roles ar on ar.rolname = 'authenticated'
             cross join lateral (
-              select string_agg(\(SQLParts.ident("a.attname")), ', ' order by a.attnum) as names
+              select string_agg(\(SQLParts.ident("a.attname")), ', ' order by a.attnum) as names,
+                     bool_or(\(privilegeEvidenceSQL)) as privileged
               from pg_catalog.pg_attribute a
               where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped and a.attgenerated = ''
                 and lower(a.attname) ~ '(^|_)(\(privilegeColumnWords.joined(separator: "|")))$'
@@ -91,15 +128,18 @@ extension Lint {
               and cols.names is not null and \(SQLParts.notExtensionMember("c"))
             union all
             select n.nspname, c.relname, 'policy', k.polname::text,
-                   format('%s.%s: policy %s lets authenticated insert their own rows, and authenticated may set %s on insert, which has a default that no column grant, BEFORE INSERT trigger, check constraint or WITH CHECK protects',
-                          \(SQLParts.ident("n.nspname")), \(SQLParts.ident("c.relname")), \(SQLParts.ident("k.polname")), cols.names),
-                   jsonb_build_object('columns', cols.names)::text
+                   format('%s.%s: policy %s lets authenticated insert their own rows, and authenticated may set %s on insert, which has a default that no column grant, BEFORE INSERT trigger, check constraint or WITH CHECK protects%s',
+                          \(SQLParts.ident("n.nspname")), \(SQLParts.ident("c.relname")), \(SQLParts.ident("k.polname")), cols.names,
+                          case when not cols.privileged then '; \(workflowNote)' else '' end),
+                   (jsonb_build_object('columns', cols.names)
+                    || case when cols.privileged then '{}'::jsonb else '{"level": "info"}'::jsonb end)::text
             from ins k
             join pg_catalog.pg_class c on c.oid = k.polrelid
             join pg_catalog.pg_namespace n on n.oid = c.relnamespace
             join pg_catalog.pg_roles ar on ar.rolname = 'authenticated'
             cross join lateral (
-              select string_agg(\(SQLParts.ident("a.attname")), ', ' order by a.attnum) as names
+              select string_agg(\(SQLParts.ident("a.attname")), ', ' order by a.attnum) as names,
+                     bool_or(\(privilegeEvidenceSQL)) as privileged
               from pg_catalog.pg_attribute a
               where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped and a.attgenerated = ''
                 and a.attidentity = '' and a.atthasdef
@@ -155,7 +195,8 @@ extension Lint {
                 """, reports: "policy \"own account\" on public.accounts"),
             .init(
                 """
-                -- INSERT: a player adds a bet already settled as won; the trigger fills another column.
+                -- INSERT: a player adds a bet already settled as won; the trigger fills another column,
+                -- and the server's settle function says the status is its to set.
                 create table public.bets (id int generated always as identity primary key, user_id uuid, game int,
                   status text not null default 'pending', placed_at timestamptz);
                 alter table public.bets enable row level security;
@@ -163,9 +204,32 @@ extension Lint {
                 create function public.stamp() returns trigger language plpgsql as $$
                 begin new.placed_at := now(); return new; end $$;
                 create trigger stamp before insert on public.bets for each row execute function public.stamp();
+                create function public.settle(bet int, outcome text) returns void language sql as $$
+                  update public.bets set status = outcome where id = bet $$;
                 create policy "own bets" on public.bets for insert to authenticated
                   with check ((select auth.uid()) = user_id);
                 """, reports: "policy \"own bets\" on public.bets"),
+            .init(
+                """
+                -- A status whose values include paid: a customer marks their own order paid.
+                create table public.orders (id int primary key, customer uuid, total int,
+                  status text not null default 'pending' check (status in ('pending', 'paid', 'shipped')));
+                alter table public.orders enable row level security;
+                grant select, update on public.orders to authenticated;
+                create policy "own orders" on public.orders for update to authenticated
+                  using (customer = (select auth.uid()));
+                """, reports: "policy \"own orders\" on public.orders"),
+            .init(
+                """
+                -- An enum status with an approved label: a seller approves their own listing.
+                create type public.review_state as enum ('draft', 'in_review', 'approved');
+                create table public.listings (id int primary key, seller uuid, title text,
+                  listing_status public.review_state not null default 'draft');
+                alter table public.listings enable row level security;
+                grant select, update on public.listings to authenticated;
+                create policy "sellers edit listings" on public.listings for all to authenticated
+                  using (seller = (select auth.uid())) with check (seller = (select auth.uid()));
+                """, reports: "policy \"sellers edit listings\" on public.listings"),
         ],
         nonTriggering: [
             // Owners change other members' roles; their own row is excluded.
@@ -241,6 +305,23 @@ extension Lint {
             create trigger reset_status before insert on public.bets for each row execute function public.reset_status();
             create policy "own bets" on public.bets for insert to authenticated
               with check ((select auth.uid()) = user_id);
+            """,
+            """
+            -- Listed at INFO: a product's status is the seller's switch; nothing else sets it.
+            create table public.products (id int primary key, seller uuid, name text, status text default 'active');
+            alter table public.products enable row level security;
+            grant select, update on public.products to authenticated;
+            create policy "own products" on public.products for all to authenticated
+              using (seller = (select auth.uid()));
+            """,
+            """
+            -- Listed at INFO: either side of a match answers it; no value grants anything.
+            create table public.matches (id int primary key, first_user uuid, second_user uuid,
+              status text not null default 'pending' check (status in ('pending', 'accepted', 'declined')));
+            alter table public.matches enable row level security;
+            grant select, update on public.matches to authenticated;
+            create policy "my matches" on public.matches for update to authenticated
+              using ((select auth.uid()) in (first_user, second_user));
             """,
         ])
 }

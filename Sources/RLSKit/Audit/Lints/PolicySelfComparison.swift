@@ -1,11 +1,28 @@
 extension Lint {
+    /// Whether `comparison` sits in a subquery under `NOT EXISTS`, at any depth of `nodes`; the
+    /// server prints it `NOT (EXISTS (…))`, so `afterNot` says the list itself follows a NOT.
+    static func underNotExists(_ nodes: [PolicyExpression.Node], _ comparison: String, afterNot: Bool = false) -> Bool {
+        func isKeyword(_ i: Int, _ k: String) -> Bool { i >= 0 && nodes[i].token?.isKeyword(k) == true }
+        for (i, node) in nodes.enumerated() {
+            guard case .group(_, let inner) = node else { continue }
+            let negated = isKeyword(i - 2, "NOT") || (i == 1 && afterNot)
+            if isKeyword(i - 1, "EXISTS"), negated, PolicyExpression.Scan.selfComparisons(inner).contains(comparison) {
+                return true
+            }
+            if underNotExists(inner, comparison, afterNot: isKeyword(i - 1, "NOT")) { return true }
+        }
+        return false
+    }
+
     static let policySelfComparison = Lint(
         id: "1006", name: "policy_self_comparison", title: "Policy compares a column with itself",
         level: .error, categories: [.security],
         description: """
             A policy compares a column with itself, e.g. `memberships.organization_id = \
             memberships.organization_id` inside an EXISTS meant to correlate with the outer row. That \
-            is true for every non-NULL value: every user with any membership passes for every row.
+            is true for every non-NULL value: every user with any membership passes for every row. \
+            Under NOT EXISTS the same mistake denies instead (the test is false once the table has any \
+            row): a lockout, not a hole, so it is a WARN.
             """,
         remediation: """
             Compare with the policy's own row instead: the policy table's column of the same name, else \
@@ -24,12 +41,17 @@ extension Lint {
                 var same = Set(p.expressions.flatMap(\.selfComparisons))
                 for e in p.expressions { same.formUnion(resolved(e)) }
                 if let first = same.sorted().first {
+                    // Under NOT EXISTS the mistake denies instead: a lockout, not a hole.
+                    let negated = p.expressions.contains { underNotExists($0.nodes, first) }
+                    let effect =
+                        negated
+                        ? "inside NOT EXISTS, so that test is false as soon as the table has any row: it never allows, and the check it was meant to make is lost (a lockout, not a hole)"
+                        : "always true, so it restricts nothing"
                     return FindingDraft(
                         object: p.object,
-                        detail:
-                            "\(p.label) compares a column with itself (\(first)): always true, so it restricts nothing",
+                        detail: "\(p.label) compares a column with itself (\(first)): \(effect)",
                         metadata: p.baseMetadata.merging(["comparisons": same.sorted().joined(separator: "; ")]) { $1 },
-                        fix: selfComparisonFix(first, policy: p, catalog: catalog))
+                        fix: selfComparisonFix(first, policy: p, catalog: catalog), level: negated ? .warn : nil)
                 }
                 // The same mistake inside a helper the policy calls, its body inlined.
                 for i in catalog.inlinedExpressions(p) {
@@ -119,6 +141,27 @@ extension Lint {
                 create policy "members read reports" on public.reports for select to authenticated
                   using (public.is_member(org));
                 """, reports: "policy \"members read reports\" on public.reports"),
+            .init(
+                """
+                -- Under NOT EXISTS: meant as "the first member of a new team", true only while no team has one.
+                create table public.teams (id uuid primary key);
+                create table public.team_members (team_id uuid references public.teams, user_id uuid);
+                alter table public.team_members enable row level security;
+                create policy "first member joins" on public.team_members for insert to authenticated with check (
+                  user_id = (select auth.uid())
+                  and not exists (select 1 from public.team_members tm where tm.team_id = tm.team_id));
+                """, reports: "policy \"first member joins\" on public.team_members"),
+            .init(
+                """
+                -- Under NOT EXISTS, beside a helper that grants the normal path.
+                create table public.orgs (id uuid primary key);
+                create table public.org_members (org_id uuid references public.orgs, user_id uuid, role text);
+                create function public.can_manage(o uuid) returns boolean language sql stable as $$ select false $$;
+                alter table public.org_members enable row level security;
+                create policy "managers or founders add members" on public.org_members for insert to authenticated
+                  with check (public.can_manage(org_id)
+                              or not exists (select 1 from public.org_members m where m.org_id = m.org_id));
+                """, reports: "policy \"managers or founders add members\" on public.org_members"),
         ],
         nonTriggering: [
             """
