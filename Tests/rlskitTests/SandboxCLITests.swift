@@ -456,6 +456,35 @@ final class SandboxCLITests: XCTestCase {
         XCTAssertFalse(r.output.contains("division by zero"), r.output)
     }
 
+    /// The same, for a sequence owned by a table's column of the project's type: reading its
+    /// highest value as an integer would run the project's cast (of an enum, of an array of
+    /// it) in rlskit's superuser session; the module refused it and the run failed. An integer
+    /// column is still read, so the sequence goes back above its rows.
+    func testASequenceOwnedByAColumnOfTheProjectsTypeRunsNoCastOfIts() throws {
+        for (type, value) in [("public.mood", "'b'"), ("public.mood[]", "array['b']::public.mood[]")] {
+            let (r, _) = try run(
+                Attack(
+                    name: "a cast of \(type)",
+                    migration: """
+                        create type public.mood as enum ('a', 'b');
+                        create function public.as_int(\(type)) returns bigint language sql
+                          as 'select (1 / (1 - pg_catalog.current_setting(''is_superuser'')::boolean::int))::bigint';
+                        create cast (\(type) as bigint) with function public.as_int(\(type));
+                        create table public.m (x \(type));
+                        alter table public.m enable row level security;
+                        insert into public.m values (\(value));
+                        create sequence public.s owned by public.m.x;
+
+                        """,
+                    tests: [
+                        "seq_test.sql":
+                            "begin;\nselect plan(1);\nselect nextval('public.s');\nselect ok(true);\nselect * from finish();\nrollback;\n"
+                    ]))
+            XCTAssertEqual(r.code, 0, "\(type): \(r.output)")
+            XCTAssertFalse(r.output.contains("would run with superuser rights"), "\(type): \(r.output)")
+        }
+    }
+
     func testTheSecondReviewsEscalationsHold() throws { try assertHold(Self.reviewAttacks) }
 
     func testNoAttackReachesTheServersPrograms() throws { try assertHold(Self.attacks) }
