@@ -485,6 +485,31 @@ final class SandboxCLITests: XCTestCase {
         }
     }
 
+    /// A test may move a sequence to the end of its type (setval is not rolled back): counting
+    /// how far it moved must not trap (Int64.min / -1, Int64.max + 1), which crashed rlskit.
+    func testASequenceMovedToTheEndOfItsTypeCrashesNothing() throws {
+        for (options, value) in [
+            ("increment by -1 minvalue -9223372036854775808 maxvalue 0 start 0", "-9223372036854775808"),
+            ("increment by 1 minvalue 0 start 0", "9223372036854775807"),
+        ] {
+            let (r, _) = try run(
+                Attack(
+                    name: "a sequence \(options)",
+                    migration: """
+                        create table public.t (x int);
+                        alter table public.t enable row level security;
+                        create sequence public.s \(options);
+
+                        """,
+                    tests: [
+                        "seq_test.sql":
+                            "begin;\nselect plan(1);\nselect setval('public.s', \(value));\nselect ok(true);\nselect * from finish();\nrollback;\n"
+                    ]))
+            XCTAssertEqual(r.code, 0, "\(options): \(r.output)")
+            XCTAssertFalse(r.output.contains("Fatal error"), "\(options): \(r.output)")
+        }
+    }
+
     func testTheSecondReviewsEscalationsHold() throws { try assertHold(Self.reviewAttacks) }
 
     func testNoAttackReachesTheServersPrograms() throws { try assertHold(Self.attacks) }

@@ -67,9 +67,11 @@ public struct SequenceAdvance: Sendable, Equatable {
     /// Values handed out between two states of one sequence.
     static func advance(_ a: State, _ b: State) -> Int64 {
         guard let from = a.lastValue, let to = b.lastValue, a.increment != 0 else { return 0 }
-        let (diff, overflow) = to.subtractingReportingOverflow(from)
-        if overflow { return 0 }
-        return diff / a.increment + (b.isCalled ? 1 : 0) - (a.isCalled ? 1 : 0)
+        // A project sets its sequences where it likes (setval to the type's ends): no step may trap.
+        let (diff, o1) = to.subtractingReportingOverflow(from)
+        let (steps, o2) = diff.dividedReportingOverflow(by: a.increment)
+        let (n, o3) = steps.addingReportingOverflow((b.isCalled ? 1 : 0) - (a.isCalled ? 1 : 0))
+        return o1 || o2 || o3 ? 0 : n
     }
 
     /// Every sequence the run moved. With `owned` (a database only rlskit can reach) each is
