@@ -510,6 +510,21 @@ final class SandboxCLITests: XCTestCase {
         }
     }
 
+    /// config.toml's sizes are the project's too: one too large for a byte count (finite, or
+    /// not) is a file:line mistake, not a crash converting it.
+    func testABucketSizeTooLargeCrashesNothing() throws {
+        for size in ["99999999999999999999GiB", String(repeating: "9", count: 400)] {
+            let (r, _) = try run(
+                Attack(
+                    name: "file_size_limit \(size.prefix(24))",
+                    migration: "create table public.t (x int);\nalter table public.t enable row level security;\n",
+                    config: "[storage.buckets.docs]\npublic = false\nfile_size_limit = \"\(size)\"\n"))
+            XCTAssertEqual(r.code, 2, "\(size.prefix(24)): \(r.output)")
+            XCTAssertTrue(r.output.contains("config.toml:3"), "\(size.prefix(24)): \(r.output)")
+            XCTAssertFalse(r.output.contains("Fatal error"), "\(size.prefix(24)): \(r.output)")
+        }
+    }
+
     func testTheSecondReviewsEscalationsHold() throws { try assertHold(Self.reviewAttacks) }
 
     func testNoAttackReachesTheServersPrograms() throws { try assertHold(Self.attacks) }
