@@ -328,6 +328,64 @@ final class SandboxCLITests: XCTestCase {
                 """, refusal: "permission denied for table job"),
     ]
 
+    /// The fifth review's: a superuser's SECURITY DEFINER function (the webhook trigger) runs as
+    /// rlskit_definer, which has the services' memberships postgres has not; project code it
+    /// reached ran with them (a grant on auth.users as its owner).
+    static let fifthReviewAttacks: [Attack] = [
+        Attack(
+            name: "a schema net of the project's under the webhook trigger",
+            migration: """
+                create schema net;
+                grant usage on schema net to public;
+                create function net.http_post(url text, body jsonb, params jsonb, headers jsonb, timeout int)
+                  returns bigint language plpgsql as $$ begin execute 'grant select on auth.users to anon'; return 1; end $$;
+                \(webhookTable("public.w (x int)"))
+                insert into public.w values (1);
+                select 1 / 0 where pg_catalog.has_table_privilege('anon', 'auth.users', 'select');
+
+                """, refusal: "would run as rlskit_definer"),
+        Attack(
+            name: "a cast to json of the project's type in a webhook's row",
+            migration: """
+                create extension if not exists pg_net with schema extensions;
+                create type public.mood as enum ('calm');
+                create function public.mood_json(public.mood) returns json language plpgsql as $$
+                  begin execute 'grant select on auth.identities to anon'; return '"calm"'::json; end $$;
+                create cast (public.mood as json) with function public.mood_json(public.mood);
+                \(webhookTable("public.w (m public.mood)"))
+                insert into public.w values ('calm');
+                select 1 / 0 where pg_catalog.has_table_privilege('anon', 'auth.identities', 'select');
+
+                """, refusal: "would run as rlskit_definer"),
+    ]
+
+    static func webhookTable(_ table: String) -> String {
+        let name = table.split(separator: " ")[0]
+        return """
+            create table \(table);
+            alter table \(name) enable row level security;
+            create trigger hook after insert on \(name) for each row
+              execute function supabase_functions.http_request('https://example.com/hook', 'POST', '{}', '{}', '1000');
+            """
+    }
+
+    func testTheFifthReviewsFindingsHold() throws {
+        try assertHold(Self.fifthReviewAttacks)
+        // What stays allowed: a webhook on an ordinary table queues its request through the stand-in.
+        let (ok, _) = try run(
+            Attack(
+                name: "a webhook",
+                migration: """
+                    create extension if not exists pg_net with schema extensions;
+                    create type public.mood as enum ('calm');
+                    \(Self.webhookTable("public.w (x int, m public.mood)"))
+                    insert into public.w values (1, 'calm');
+                    select 1 / (select count(*)::int from net.http_request_queue);
+
+                    """))
+        XCTAssertEqual(ok.code, 0, ok.output)
+    }
+
     /// Runs each attack: no marker, the refusal shown where one is named, no password printed.
     func assertHold(_ attacks: [Attack], file: StaticString = #filePath, line: UInt = #line) throws {
         for attack in attacks {
@@ -396,6 +454,75 @@ final class SandboxCLITests: XCTestCase {
                 ]))
         XCTAssertEqual(r.code, 0, r.output)
         XCTAssertFalse(r.output.contains("division by zero"), r.output)
+    }
+
+    /// The same, for a sequence owned by a table's column of the project's type: reading its
+    /// highest value as an integer would run the project's cast (of an enum, of an array of
+    /// it) in rlskit's superuser session; the module refused it and the run failed. An integer
+    /// column is still read, so the sequence goes back above its rows.
+    func testASequenceOwnedByAColumnOfTheProjectsTypeRunsNoCastOfIts() throws {
+        for (type, value) in [("public.mood", "'b'"), ("public.mood[]", "array['b']::public.mood[]")] {
+            let (r, _) = try run(
+                Attack(
+                    name: "a cast of \(type)",
+                    migration: """
+                        create type public.mood as enum ('a', 'b');
+                        create function public.as_int(\(type)) returns bigint language sql
+                          as 'select (1 / (1 - pg_catalog.current_setting(''is_superuser'')::boolean::int))::bigint';
+                        create cast (\(type) as bigint) with function public.as_int(\(type));
+                        create table public.m (x \(type));
+                        alter table public.m enable row level security;
+                        insert into public.m values (\(value));
+                        create sequence public.s owned by public.m.x;
+
+                        """,
+                    tests: [
+                        "seq_test.sql":
+                            "begin;\nselect plan(1);\nselect nextval('public.s');\nselect ok(true);\nselect * from finish();\nrollback;\n"
+                    ]))
+            XCTAssertEqual(r.code, 0, "\(type): \(r.output)")
+            XCTAssertFalse(r.output.contains("would run with superuser rights"), "\(type): \(r.output)")
+        }
+    }
+
+    /// A test may move a sequence to the end of its type (setval is not rolled back): counting
+    /// how far it moved must not trap (Int64.min / -1, Int64.max + 1), which crashed rlskit.
+    func testASequenceMovedToTheEndOfItsTypeCrashesNothing() throws {
+        for (options, value) in [
+            ("increment by -1 minvalue -9223372036854775808 maxvalue 0 start 0", "-9223372036854775808"),
+            ("increment by 1 minvalue 0 start 0", "9223372036854775807"),
+        ] {
+            let (r, _) = try run(
+                Attack(
+                    name: "a sequence \(options)",
+                    migration: """
+                        create table public.t (x int);
+                        alter table public.t enable row level security;
+                        create sequence public.s \(options);
+
+                        """,
+                    tests: [
+                        "seq_test.sql":
+                            "begin;\nselect plan(1);\nselect setval('public.s', \(value));\nselect ok(true);\nselect * from finish();\nrollback;\n"
+                    ]))
+            XCTAssertEqual(r.code, 0, "\(options): \(r.output)")
+            XCTAssertFalse(r.output.contains("Fatal error"), "\(options): \(r.output)")
+        }
+    }
+
+    /// config.toml's sizes are the project's too: one too large for a byte count (finite, or
+    /// not) is a file:line mistake, not a crash converting it.
+    func testABucketSizeTooLargeCrashesNothing() throws {
+        for size in ["99999999999999999999GiB", String(repeating: "9", count: 400)] {
+            let (r, _) = try run(
+                Attack(
+                    name: "file_size_limit \(size.prefix(24))",
+                    migration: "create table public.t (x int);\nalter table public.t enable row level security;\n",
+                    config: "[storage.buckets.docs]\npublic = false\nfile_size_limit = \"\(size)\"\n"))
+            XCTAssertEqual(r.code, 2, "\(size.prefix(24)): \(r.output)")
+            XCTAssertTrue(r.output.contains("config.toml:3"), "\(size.prefix(24)): \(r.output)")
+            XCTAssertFalse(r.output.contains("Fatal error"), "\(size.prefix(24)): \(r.output)")
+        }
     }
 
     func testTheSecondReviewsEscalationsHold() throws { try assertHold(Self.reviewAttacks) }
@@ -500,7 +627,59 @@ final class ProjectFilesCLITests: XCTestCase {
         try FileManager.default.createSymbolicLink(atPath: project + "/linked", withDestinationPath: outside)
         let r = try CLI.run(
             ["check", "--allow-empty", "--dir", "linked"], environment: ["TMPDIR": project], directory: project)
-        assertRefused(r, "20240103000000_leak.sql")
+        assertRefused(r, "linked: resolves outside")
+        XCTAssertFalse(r.output.contains("20240103000000_leak.sql"), r.output)
+    }
+
+    /// A migrations folder that is a link out of the project is not listed: the names there
+    /// (migrations, and the .sql files the summary says it skipped) stay unsaid.
+    func testAMigrationsFolderLinkedOutsideIsNotListed() throws {
+        let (project, secret) = try layout()
+        let outside = (secret as NSString).deletingLastPathComponent
+        try "select 1;\n".write(toFile: outside + "/20240105000000_hidden.sql", atomically: true, encoding: .utf8)
+        let migrations = project + "/supabase/migrations"
+        TreeRemoval.remove(migrations)
+        try FileManager.default.createSymbolicLink(atPath: migrations, withDestinationPath: outside)
+        let r = try check(project)
+        assertRefused(r, "supabase/migrations: resolves outside")
+        XCTAssertEqual(r.code, 2, r.output)
+        for name in ["20240105000000_hidden.sql", "secret.sql"] { XCTAssertFalse(r.output.contains(name), r.output) }
+        // A migrations folder linked to another folder of the project is listed and applied.
+        try FileManager.default.removeItem(atPath: migrations)
+        try FileManager.default.createDirectory(atPath: project + "/db", withIntermediateDirectories: true)
+        try "create table public.u (x int);\nalter table public.u enable row level security;\n".write(
+            toFile: project + "/db/20240101000000_u.sql", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: migrations, withDestinationPath: project + "/db")
+        let ok = try check(project)
+        XCTAssertEqual(ok.code, 0, ok.output)
+    }
+
+    /// An include outside is refused whether or not the file exists there (an existing file, a
+    /// missing one, a project link to a missing one): the answer tells nothing of what exists
+    /// outside. A missing include inside the project is still named missing.
+    func testAnIncludeOutsideSaysNothingOfWhatExists() throws {
+        let (project, secret) = try layout()
+        let outside = (secret as NSString).deletingLastPathComponent
+        try FileManager.default.createSymbolicLink(
+            atPath: project + "/supabase/tests/gone.inc", withDestinationPath: outside + "/missing.sql")
+        for (name, target) in [
+            ("a", secret), ("b", outside + "/missing.sql"), ("c", project + "/supabase/tests/gone.inc"),
+            ("d", outside + "/nowhere/../missing.sql"),
+        ] {
+            try "begin;\nselect plan(1);\n\\i \(target)\nselect ok(true);\nselect * from finish();\nrollback;\n".write(
+                toFile: project + "/supabase/tests/\(name)_test.sql", atomically: true, encoding: .utf8)
+        }
+        try "begin;\nselect plan(1);\n\\ir absent.sql\nselect ok(true);\nselect * from finish();\nrollback;\n".write(
+            toFile: project + "/supabase/tests/e_test.sql", atomically: true, encoding: .utf8)
+        let r = try check(project)
+        XCTAssertNotEqual(r.code, 0, r.output)
+        for name in ["a", "b", "c", "d"] {
+            XCTAssertTrue(r.output.contains("\(name)_test.sql:3:1: cannot include"), r.output)
+        }
+        let missing = r.output.split(separator: "\n").filter { $0.contains("no such file") }
+        XCTAssertTrue(!missing.isEmpty && missing.allSatisfy { $0.contains("absent.sql") }, r.output)
+        XCTAssertTrue(r.output.contains("cannot include supabase/tests/absent.sql: no such file"), r.output)
+        XCTAssertFalse(r.output.contains("TOPSECRET"), r.output)
     }
 
     /// A report written through the project's own link to a folder outside is refused, and

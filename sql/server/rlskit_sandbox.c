@@ -882,6 +882,15 @@ function_kind(Oid fn, char **name)
 	return kind;
 }
 
+/* Whether the current user is the definer role (a superuser's SECURITY DEFINER function runs). */
+static bool
+running_as_definer(void)
+{
+	Oid			definer = definer_role && *definer_role ? get_role_oid(definer_role, true) : InvalidOid;
+
+	return OidIsValid(definer) && GetUserId() == definer;
+}
+
 static bool
 sandbox_needs_fmgr(Oid fn)
 {
@@ -924,6 +933,20 @@ sandbox_fmgr(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
 					 errmsg("function %s() belongs to a project role and would run with superuser rights",
 							name ? name : "?"),
 					 errdetail("rlskit never runs a project's code as a superuser; it was called by rlskit's own session."),
+					 errhint(SANDBOX_HINT)));
+		/*
+		 * Inside a superuser's SECURITY DEFINER function run as the definer role: that role has
+		 * the services' memberships (their tables' owners), which postgres has not. A project's
+		 * code reached from there (a cast to json of its type, a schema net of its own) would
+		 * get them.
+		 */
+		if (kind == 1 && running_as_definer())
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("function %s() belongs to a project role and would run as %s, with the platform services' rights",
+							name ? name : "?", definer_role),
+					 errdetail("It was reached from a superuser's SECURITY DEFINER function (as Supabase's own functions are), which rlskit runs as %s.",
+							   definer_role),
 					 errhint(SANDBOX_HINT)));
 		if (kind == 3 && !logged_in_as_superuser())
 		{

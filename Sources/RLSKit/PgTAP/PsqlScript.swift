@@ -215,12 +215,13 @@ struct PsqlStep: Sendable, Equatable {
     }
 
     static func readText(_ path: String) -> Result<String, ReadFailure> {
+        // Refused before anything is said of it: whether a file outside exists is not the project's to learn.
+        if let why = ProjectFiles.refusal(path) { return .failure(ReadFailure(why)) }
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
             return .failure(ReadFailure("no such file"))
         }
         if isDir.boolValue { return .failure(ReadFailure("is a directory")) }
-        if let why = ProjectFiles.refusal(path) { return .failure(ReadFailure(why)) }
         guard let data = FileManager.default.contents(atPath: path) else {
             return .failure(ReadFailure("cannot read the file (permissions?)"))
         }

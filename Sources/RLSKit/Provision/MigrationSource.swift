@@ -67,6 +67,9 @@ extension SQLFile {
         guard isDir.boolValue else {
             throw ConfigurationError("\(dir): not a directory (expected a folder of .sql files)")
         }
+        // A folder that is a link out of the project is not listed: the names of what sits
+        // there (the skipped ones are printed) are not the project's to learn.
+        if let why = ProjectFiles.refusal(dir) { throw ConfigurationError("\(dir): \(why)") }
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: dir) } catch {
             throw ConfigurationError("\(dir): cannot list the directory (permission denied?)")

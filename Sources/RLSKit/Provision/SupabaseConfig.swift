@@ -130,7 +130,9 @@ public struct SupabaseConfig: Sendable, Equatable {
         case "g", "gb", "gib": scale = 1_073_741_824
         default: return nil
         }
-        return Int64(number * scale)
+        // Too large for a byte count (or not finite): a mistake, not a crash.
+        let value = (number * scale).rounded(.down)
+        return value.isFinite && value < 0x1p63 ? Int64(value) : nil
     }
 
     /// The settings rlskit acts on, of those the file gave (for the summary).

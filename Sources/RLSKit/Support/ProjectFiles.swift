@@ -17,7 +17,10 @@ import Synchronization
     /// The reason `path` may not be read, or nil when it may.
     public static func refusal(_ path: String) -> String? {
         guard let roots = roots.withLock({ $0 }) else { return nil }
-        guard let real = resolved(path) else { return nil }  // missing: the caller says so
+        // Missing: where it would be, so that a missing file outside is refused as an existing
+        // one is (the answer must not tell the project what exists there). Missing inside: the
+        // caller says so.
+        guard let real = resolved(path) ?? resolvedMissing(path) else { return nil }
         if roots.contains(where: { real == $0 || real.hasPrefix($0 == "/" ? "/" : $0 + "/") }) { return nil }
         // Where it points is not said: the answer would tell the project what exists outside.
         return "resolves outside the folders rlskit was given; it reads no file outside them"
@@ -81,6 +84,24 @@ import Synchronization
             if p == ".." { _ = parts.popLast() } else { parts.append(p) }
         }
         return "/" + parts.joined(separator: "/")
+    }
+
+    /// Where a path that does not resolve (missing, or a link to nothing) would be: its deepest
+    /// existing folder resolved, links on the way followed, the rest taken by name.
+    static func resolvedMissing(_ path: String, depth: Int = 0) -> String? {
+        guard depth < 40, path != "/", !path.isEmpty else { return nil }
+        if let real = resolved(path) { return real }
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        let parent = (absolute as NSString).deletingLastPathComponent
+        let name = (absolute as NSString).lastPathComponent
+        var st = stat()
+        if lstat(absolute, &st) == 0, st.st_mode & S_IFMT == S_IFLNK,
+            let target = try? FileManager.default.destinationOfSymbolicLink(atPath: absolute)
+        {
+            return resolvedMissing(target.hasPrefix("/") ? target : parent + "/" + target, depth: depth + 1)
+        }
+        guard let base = resolvedMissing(parent, depth: depth + 1) else { return nil }
+        return lexical(base + "/" + name)
     }
 
     static func resolved(_ path: String) -> String? {

@@ -67,9 +67,11 @@ public struct SequenceAdvance: Sendable, Equatable {
     /// Values handed out between two states of one sequence.
     static func advance(_ a: State, _ b: State) -> Int64 {
         guard let from = a.lastValue, let to = b.lastValue, a.increment != 0 else { return 0 }
-        let (diff, overflow) = to.subtractingReportingOverflow(from)
-        if overflow { return 0 }
-        return diff / a.increment + (b.isCalled ? 1 : 0) - (a.isCalled ? 1 : 0)
+        // A project sets its sequences where it likes (setval to the type's ends): no step may trap.
+        let (diff, o1) = to.subtractingReportingOverflow(from)
+        let (steps, o2) = diff.dividedReportingOverflow(by: a.increment)
+        let (n, o3) = steps.addingReportingOverflow((b.isCalled ? 1 : 0) - (a.isCalled ? 1 : 0))
+        return o1 || o2 || o3 ? 0 : n
     }
 
     /// Every sequence the run moved. With `owned` (a database only rlskit can reach) each is
@@ -90,6 +92,8 @@ public struct SequenceAdvance: Sendable, Equatable {
         // The column the sequence feeds, if any (pg_depend 'a' for serial, 'i' for identity).
         // A table's only: a sequence may belong to a view's column, and reading the view would
         // run the project's expressions in this session, a superuser's on the throwaway server.
+        // An integer column only: `max(x)::bigint` of a column of the project's type would run
+        // the project's cast (`create cast (mood as bigint) with function …`) there too.
         if let owner = try conn.query(
             """
             select n.nspname as schema, c.relname as tbl, a.attname as col
@@ -97,6 +101,8 @@ public struct SequenceAdvance: Sendable, Equatable {
             join pg_attribute a on a.attrelid = d.refobjid and a.attnum = d.refobjsubid
             where d.classid = 'pg_class'::regclass and d.objid = $1::regclass and d.deptype in ('a', 'i')
               and c.relkind in ('r', 'p')
+              and a.atttypid in ('pg_catalog.int2'::pg_catalog.regtype, 'pg_catalog.int4'::pg_catalog.regtype,
+                                 'pg_catalog.int8'::pg_catalog.regtype)
             """, [name]
         ).rows.first {
             let table = SQL.qualified(try owner.decode("schema"), try owner.decode("tbl"))
