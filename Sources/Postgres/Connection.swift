@@ -42,7 +42,7 @@ public final class PostgresConnection {
     /// Connects, or throws a `.connection` error whose message never contains the password.
     public init(_ connection: ConnectionString = .fromEnvironment()) throws {
         secret = connection.secrets
-        target = connection.description
+        target = connection.label
         connectionString = connection
         handle = try Self.open(connection, secret: secret, target: target)
         attach()

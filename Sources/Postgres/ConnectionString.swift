@@ -142,6 +142,18 @@ public struct ConnectionString: Sendable, Equatable, CustomStringConvertible {
         return parts.isEmpty ? "(libpq defaults)" : parts.joined(separator: " ")
     }
 
+    /// What output names a database by: its name and server (`app on db.example.com:5432`),
+    /// never a connection string, not even a redacted one (user names and options stay out too).
+    public var label: String {
+        if raw.isEmpty { return "the database of the libpq environment" }
+        guard let opts = try? options() else { return "the given database" }
+        let db = opts["dbname"].flatMap { $0.isEmpty ? nil : $0 } ?? "the default database"
+        guard let host = opts["host"] ?? opts["hostaddr"], !host.isEmpty else { return db }
+        // A socket directory is a local path: said as "a local socket", not named.
+        if host.hasPrefix("/") || host.hasPrefix("@") { return "\(db) on a local socket" }
+        return "\(db) on \(host)" + (opts["port"].map { $0.isEmpty ? "" : ":\($0)" } ?? "")
+    }
+
     static func uriPassword(_ text: String, decode: Bool = true) -> String? {
         guard let scheme = text.range(of: "://") else { return nil }
         let afterScheme = text[scheme.upperBound...]

@@ -95,4 +95,24 @@ final class ConnectionStringTests: XCTestCase {
         }
         XCTAssertEqual(try ConnectionString("postgresql://u:S3cr%40t3PW@h/db").options()["password"], "S3cr@t3PW")
     }
+
+    /// Output names a database by name and server only: no password, user or option, and a
+    /// socket directory (a local path) is not named.
+    func testLabelIsNoConnectionString() {
+        let cases: [(String, String)] = [
+            ("postgresql://alice:S3cret@db.example.com:6543/app?sslmode=require", "app on db.example.com:6543"),
+            ("host=127.0.0.1 port=1 user=u password=pw dbname=x", "x on 127.0.0.1:1"),
+            ("host=/var/run/postgresql dbname=app", "app on a local socket"),
+            ("dbname=app", "app"),
+            ("", "the database of the libpq environment"),
+            ("host='unterminated password=x", "the given database"),
+        ]
+        for (raw, label) in cases {
+            let c = ConnectionString(raw)
+            XCTAssertEqual(c.label, label, raw)
+            for secret in ["S3cret", "pw", "alice", "user=", "password", "sslmode", "/var/run"] {
+                XCTAssertFalse(c.label.contains(secret), "\(raw): \(c.label)")
+            }
+        }
+    }
 }

@@ -47,7 +47,7 @@ final class CLITests: XCTestCase {
         let lines = r.stderr.split(separator: "\n")
         XCTAssertEqual(lines.count, 1, r.stderr)
         XCTAssertTrue(
-            r.stderr.hasPrefix("rlskit: cannot connect to host=127.0.0.1 port=1 user=alice dbname=app password=***"),
+            r.stderr.hasPrefix("rlskit: cannot connect to app on 127.0.0.1:1"),
             r.stderr)
     }
 

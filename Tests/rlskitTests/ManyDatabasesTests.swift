@@ -30,7 +30,7 @@ final class ManyDatabasesTests: XCTestCase {
         ])
         XCTAssertEqual(mixed.code, 3, mixed.output)
         XCTAssertTrue(
-            mixed.stdout.contains("✗ host=127.0.0.1 port=1 user=u dbname=x password=***: cannot connect"), mixed.stdout)
+            mixed.stdout.contains("✗ x on 127.0.0.1:1: cannot connect"), mixed.stdout)
         XCTAssertFalse(mixed.output.contains("hidden"))
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/r.xml"))
 

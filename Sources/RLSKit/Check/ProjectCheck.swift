@@ -136,7 +136,7 @@ public enum ProjectCheck {
             Phase(
                 name: "database", ok: true,
                 summary: (database.isThrowaway ? "throwaway PostgreSQL " : "PostgreSQL ") + version
-                    + (database.isThrowaway ? "" : " at \(target.description)")
+                    + (database.isThrowaway ? "" : " at \(target.label)")
                     + (database.project == nil ? "" : "; postgres is not a superuser, as on hosted Supabase"),
                 milliseconds: database.startMilliseconds + lap() - (template?.milliseconds ?? 0)))
 

@@ -83,7 +83,7 @@ enum ApplyCommand {
             say(term.dim(opts.grants!.description))
             if let warning = project.supabase?.seedWarning { say(warning) }
         }
-        say("applying \(source) to \((target.project ?? target.connection).description)")
+        say("applying \(source) to \((target.project ?? target.connection).label)")
         _ = try Migrator.run(source, options: opts, on: target.connection) { say($0) }
         if let storage, !opts.dryRun {
             let store = try StorageSettings.write(try target.connect(), url: storage.url, serviceKey: storage.key)

@@ -80,7 +80,7 @@ enum AuditCommand {
         let failed = report.fails(at: failOn) || !report.result.failedLints.isEmpty
         try html.write(
             command: "audit", verdict: failed ? "failed" : "passed",
-            facts: [("database", target.connection.description), ("exposed schemas", report.schemasLine)],
+            facts: [("database", target.connection.label), ("exposed schemas", report.schemasLine)],
             tests: TestReport(), audit: report, on: target.connection)
         try ci.emit(
             markdown: CISummary.markdown(
@@ -117,7 +117,7 @@ enum AuditCommand {
         // With a machine format on stdout, the per-database lines go to stderr.
         let emit: (String) -> Void = format != "text" && !output.isFile ? { printNote($0) } : { say($0) }
         for (i, (t, result)) in zip(targets, results).enumerated() {
-            let name = t.connection.description
+            let name = t.connection.label
             switch result {
             case .success(let report):
                 let failed = report.fails(at: failOn) || !report.result.failedLints.isEmpty

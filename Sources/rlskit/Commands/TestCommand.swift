@@ -92,7 +92,7 @@ enum TestCommand {
             for s in project.settingLines(exposure: exposure) { writeOut(term.dim(s) + "\n") }
         }
         try write(report, format: format, output: output, term: term)
-        var facts = [("database", target.isThrowaway ? "throwaway PostgreSQL" : target.connection.description)]
+        var facts = [("database", target.isThrowaway ? "throwaway PostgreSQL" : target.connection.label)]
         if let regime { facts.append(("grants", "\(regime)")) }
         try html.write(
             command: "test", verdict: report.passed && r.problems.isEmpty ? "passed" : "failed",
@@ -136,7 +136,7 @@ enum TestCommand {
         var codes: [ExitCode] = []
         let emit: (String) -> Void = format != .text && !output.isFile ? { printNote($0) } : { say($0) }
         for (i, (t, result)) in zip(targets, results).enumerated() {
-            let name = t.connection.description
+            let name = t.connection.label
             let shown = TextEscape.line(name)
             switch result {
             case .success(let r):

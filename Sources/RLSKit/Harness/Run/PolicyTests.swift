@@ -109,7 +109,7 @@ public enum PolicyTests {
             }
         } catch let e as PostgresError where e.isConnectionFailure && e.connectTarget == nil {
             if ownsDatabase { _ = try? guardian.finish(conn, owned: true) }
-            throw ConnectionLostError(database: target.description, during: "running the tests", error: e)
+            throw ConnectionLostError(database: target.label, during: "running the tests", error: e)
         } catch {
             if ownsDatabase { _ = try? guardian.finish(conn, owned: true) }
             throw error
