@@ -265,7 +265,7 @@ extension ParentPlan {
                     sql += "select set_config('role', \(HarnessActor.roleValue(want)), true);\n"
                     role = want
                 }
-                sql += insert(node, id: id, owner: owner, n: 100 + round * 50000 + id * 10 + i) + ";\n"
+                sql += insert(node, id: id, owner: owner, n: 100 + round * 5000 + id * 10 + i) + ";\n"
             }
         }
         if role != "none" { sql += "select set_config('role', null, true);\n" }
