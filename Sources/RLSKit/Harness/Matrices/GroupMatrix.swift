@@ -69,9 +69,12 @@ struct GroupMatrix {
         var sql = world.seedScript(serviceRole: serviceRole)
         // Parents of the table's other foreign keys, for every user that writes a row.
         let owners = (actors.map(\.actor) + [r1Owner, r2Owner]).filter { $0.id != attacker?.id }.map(\.uid)
-        sql += seeder(k1).parents.script(owners: owners)
-        guard !isGroupTable else { return sql }
+        guard !isGroupTable else { return sql + seeder(k1).parents.script(owners: owners) }
+        // After the levels: a parent in the row's group may point at the level's row.
         sql += throughScript()
+        sql += seeder(k1).parents.script(owners: owners)
+        // Parents that belong to the row's group: G2's rows (and rows moved there) need G2's own.
+        if seeder(k2).parents.isGroupBound { sql += seeder(k2).parents.script(owners: owners, round: 1) }
         if serviceRole { sql += "select set_config('role', 'service_role', true);\n" }
         for (n, (group, owner)) in [(k1, r1Owner), (k2, r2Owner)].enumerated() {
             let r = seeder(group).row(owner: owner.uid, n: n + 1)
@@ -92,7 +95,7 @@ struct GroupMatrix {
             for (n, (parent, key, owner)) in [(above.0, level.k1, r1Owner), (above.1, level.k2, r2Owner)].enumerated() {
                 let s = Seeder(
                     table: level.info, intent: level.intent, fixed: [level.intent.group: parent, level.key: key])
-                if n == 0 { sql += s.parents.script(owners: owners) }
+                if n == 0 || s.parents.isGroupBound { sql += s.parents.script(owners: owners, round: n) }
                 let r = s.row(owner: owner.uid, n: 7000 + i * 10 + n)
                 sql +=
                     "insert into \(level.info.sqlName)"
@@ -102,6 +105,24 @@ struct GroupMatrix {
             above = (level.k1, level.k2)
         }
         return sql
+    }
+
+    /// A row moved into `group` (owned by `owner`): the group column, and the keys of parents
+    /// that belong to a group, pointed at that group's parents.
+    func moveAssignments(to group: String, owner: HarnessActor) -> [(String, String)] {
+        var set = [(g, group)]
+        let s = seeder(group)
+        guard s.parents.isGroupBound else { return set }
+        for c in info.columns {
+            guard let p = s.parents.root[c.name] else { continue }
+            set.append((SQL.ident(c.name), s.parents.value(p, c, owner: owner.uid, n: 0)))
+        }
+        return set
+    }
+
+    func moveSQL(_ from: String, to: String, owner: HarnessActor) -> String {
+        let set = moveAssignments(to: to, owner: owner).map { "\($0.0) = \($0.1)" }.joined(separator: ", ")
+        return "update \(t) set \(set) where \(whereGroup(from))"
     }
 
     /// The unit; M signs up after seeding, since its forged metadata may name G1.
@@ -232,18 +253,20 @@ struct GroupMatrix {
             read.allows(top.standing(group: g2, owner: owner2)), on("SELECT", k2))
         b.add(
             top.actor, "update", "\(top.actor.name) moves G1's row into G2", clear2,
-            "update \(t) set \(g) = \(k2) where \(whereGroup(k1))",
+            moveSQL(k1, to: k2, owner: r1Owner),
             // Moving a row into a group is also putting a row there: only for who may insert there.
-            moves(top, from: g1, to: g2, owner: owner1), on("UPDATE", k1, set: [(g, k2)]))
+            moves(top, from: g1, to: g2, owner: owner1), on("UPDATE", k1, set: moveAssignments(to: k2, owner: r1Owner)))
         b.add(
             other.actor, "update", "\(other.actor.name) moves G2's row into G1", clear1,
-            "update \(t) set \(g) = \(k1) where \(whereGroup(k2))",
-            moves(other, from: g2, to: g1, owner: owner2), on("UPDATE", k2, set: [(g, k1)]))
+            moveSQL(k2, to: k1, owner: r2Owner),
+            moves(other, from: g2, to: g1, owner: owner2),
+            on("UPDATE", k2, set: moveAssignments(to: k1, owner: r2Owner)))
         if let d = world.dual, !world.onePerUser {
             b.add(
                 d.actor, "update", "\(d.actor.name) moves G1's row into G2", clear2,
-                "update \(t) set \(g) = \(k2) where \(whereGroup(k1))",
-                moves(d, from: g1, to: g2, owner: owner1), on("UPDATE", k1, set: [(g, k2)]))
+                moveSQL(k1, to: k2, owner: r1Owner),
+                moves(d, from: g1, to: g2, owner: owner1),
+                on("UPDATE", k1, set: moveAssignments(to: k2, owner: r1Owner)))
         }
         if let oc = ownerColumn, top.actor.uid != plain.actor.uid {
             b.add(

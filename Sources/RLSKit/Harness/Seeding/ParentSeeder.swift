@@ -3,15 +3,20 @@
 /// reference auth.users set to the user who owns the child row. Parents are inserted per user
 /// in the unit's setup; their key values are kept in transaction-local settings, so every
 /// child row of that user (seeded, or inserted by a check as any role) references them.
+/// A foreign key that holds a value the matrix fixes (`(material_id, org_id)` with the group
+/// in org_id) gets a parent with that value: the parent belongs to the same group.
 struct ParentPlan: Sendable {
     enum Source: Sendable, Equatable {
         case owner
         case seed(String)
+        /// A value the matrix fixes (the row's group), carried into parents.
+        case group(String)
         /// A referenced column of the parent inserted as `nodes[node]`.
         case parent(node: Int, column: String)
 
-        /// The same for every row of the user: the owner or a parent's key.
+        /// The same for every row of the user: the owner, a fixed value or a parent's key.
         var isFixed: Bool { if case .seed = self { false } else { true } }
+        var isGroup: Bool { if case .group = self { true } else { false } }
     }
 
     struct Node: Sendable {
@@ -32,6 +37,11 @@ struct ParentPlan: Sendable {
     var root: [String: Source] = [:]
     /// Why the parents cannot be made, or nil.
     var problem: String?
+    /// Set when a parent holds a fixed value: the plan's settings are then named for those
+    /// values, so that parents made for G1 and for G2 keep their keys apart.
+    private(set) var groupTag = ""
+    /// The parents hold a fixed value: the plan is made once per group.
+    var isGroupBound: Bool { !groupTag.isEmpty }
     /// The root table's reachable parents and declared tables (parents' own maps are empty).
     private let catalog: [String: TableInfo]
     private let declared: [String: TableInfo.Declared]
@@ -44,22 +54,37 @@ struct ParentPlan: Sendable {
         var pins: [String: Source] = [:]
         if intent.ownerThrough.isEmpty, table.column(intent.owner) != nil { pins[intent.owner] = .owner }
         for s in seeds { pins[s.column] = .seed(s.expression) }
-        // Values the matrix decides (a row's group) are never made through a parent.
-        for (column, value) in fixed where table.column(column) != nil { pins[column] = .seed(value) }
-        let seeded = Set(seeds.map(\.column) + fixed.keys)
+        // Values the matrix decides (a row's group) are never made through a parent; a parent
+        // that shares one with the row takes it.
+        for (column, value) in fixed where table.column(column) != nil { pins[column] = .group(value) }
+        let seeded = Set(seeds.map(\.column))
         let owning = Self.ownerKey(table, owner: intent.owner, through: intent.ownerThrough)?.columns ?? []
         // A nullable key a policy reads gets a parent too (left NULL, a check on it passes
         // vacuously), where one can be made; the owner's key always does.
-        let read = Self.policyReadKeys(table).subtracting(seeded)
+        let read = Self.policyReadKeys(table).subtracting(seeded).subtracting(fixed.keys)
         let start = self
         if !read.isEmpty, let src = sources(table, pins: pins, seeded: seeded, path: [], force: read.union(owning)) {
-            root = src.filter { $0.value.isFixed && $0.value != .owner }
+            root = src.filter { $0.value.isFixed && $0.value != .owner && !$0.value.isGroup }
+            tagGroups()
             return
         }
         (nodes, problem) = (start.nodes, start.problem)
         if let src = sources(table, pins: pins, seeded: seeded, path: [], force: Set(owning)) {
-            root = src.filter { $0.value.isFixed && $0.value != .owner }
+            root = src.filter { $0.value.isFixed && $0.value != .owner && !$0.value.isGroup }
         }
+        tagGroups()
+    }
+
+    /// A short name of the fixed values the parents hold (FNV-1a), or "" when none does.
+    private mutating func tagGroups() {
+        var values: [String] = []
+        for n in nodes {
+            for (_, s) in n.sources { if case .group(let v) = s { values.append(v) } }
+        }
+        guard !values.isEmpty else { return }
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in values.sorted().joined(separator: "\u{1}").utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        groupTag = "_g" + String(h, radix: 36)
     }
 
     /// The foreign key from `owner` to `through` (`owner shop_id through public.shops`).
@@ -97,7 +122,10 @@ struct ParentPlan: Sendable {
         force: Set<String> = []
     ) -> [String: Source]? {
         var src = pins
-        for fk in t.foreignKeys {
+        // Keys that hold a fixed value first: the parent they make is then the one a plain key
+        // to the same row (`material_id` alone) finds satisfied.
+        let keys = t.foreignKeys.filter { fk in fk.columns.contains { pins[$0]?.isGroup == true } }
+        for fk in keys + t.foreignKeys.filter({ fk in !fk.columns.contains { pins[$0]?.isGroup == true } }) {
             let cols = fk.columns.compactMap { t.column($0) }
             guard cols.count == fk.columns.count else { continue }
             if fk.toAuthUsers {
@@ -107,6 +135,12 @@ struct ParentPlan: Sendable {
             }
             // The user's seed lines win: a foreign key with a seeded column is theirs to satisfy.
             if cols.contains(where: { seeded.contains($0.name) }) { continue }
+            // Every column the matrix's own (the group, its owner): the row it names is the matrix's.
+            if cols.contains(where: { src[$0.name]?.isGroup == true }),
+                cols.allSatisfy({ src[$0.name]?.isGroup == true || src[$0.name] == .owner })
+            {
+                continue
+            }
             // A column left NULL (or to its default) means no parent row is needed (MATCH SIMPLE).
             // Unless the key is forced: the owner's parent, or a key a policy reads.
             if !cols.contains(where: { force.contains($0.name) }),
@@ -133,7 +167,7 @@ struct ParentPlan: Sendable {
             var parentPins: [String: Source] = [:]
             for (c, rc) in zip(fk.columns, fk.refColumns) {
                 switch src[c] {
-                case .owner?, .parent?: parentPins[rc] = src[c]
+                case .owner?, .parent?, .group?: parentPins[rc] = src[c]
                 default: break
                 }
             }
@@ -197,26 +231,28 @@ struct ParentPlan: Sendable {
 
 extension ParentPlan {
     /// The setting holding column `column` of parent `node` for the user `owner`.
-    static func setting(_ node: Int, _ column: String, _ nodeTable: TableInfo, owner: String) -> String {
-        let k = nodeTable.columns.firstIndex { $0.name == column } ?? 0
-        return "rlskit.parent\(node)_\(k)_" + owner.filter { $0.isLetter || $0.isNumber }
+    func setting(_ node: Int, _ column: String, owner: String) -> String {
+        let k = nodes[node].table.columns.firstIndex { $0.name == column } ?? 0
+        return "rlskit.parent\(node)_\(k)_" + owner.filter { $0.isLetter || $0.isNumber } + groupTag
     }
 
     /// The SQL value of `source` in a row of `column` for the user `owner`.
     func value(_ source: Source, _ column: TableInfo.ColumnInfo, owner: String, n: Int) -> String {
         switch source {
         case .owner: return SQL.literal(owner) + "::" + column.type
+        case .group(let e): return e
         case .seed(let e):
             return e.replacingOccurrences(of: "{owner}", with: owner).replacingOccurrences(of: "{n}", with: String(n))
         case .parent(let id, let col):
-            return "current_setting(\(SQL.literal(Self.setting(id, col, nodes[id].table, owner: owner))))::"
+            return "current_setting(\(SQL.literal(setting(id, col, owner: owner))))::"
                 + column.type
         }
     }
 
     /// Inserts every parent for each user, as service_role where it may insert, else as the
-    /// connecting role, with the user's id as the JWT's `sub`.
-    func script(owners: [String]) -> String {
+    /// connecting role, with the user's id as the JWT's `sub`. `round` numbers the groups a
+    /// group-bound plan is made for, so that their derived values (unique names) differ.
+    func script(owners: [String], round: Int = 0) -> String {
         guard !nodes.isEmpty else { return "" }
         var sql = ""
         var role = "none"
@@ -229,7 +265,7 @@ extension ParentPlan {
                     sql += "select set_config('role', \(HarnessActor.roleValue(want)), true);\n"
                     role = want
                 }
-                sql += insert(node, id: id, owner: owner, n: 100 + id * 10 + i) + ";\n"
+                sql += insert(node, id: id, owner: owner, n: 100 + round * 5000 + id * 10 + i) + ";\n"
             }
         }
         if role != "none" { sql += "select set_config('role', null, true);\n" }
@@ -239,7 +275,7 @@ extension ParentPlan {
     private func insert(_ node: Node, id: Int, owner: String, n: Int) -> String {
         let t = node.table
         func keep(_ k: String, _ v: String) -> String {
-            "set_config(\(SQL.literal(Self.setting(id, k, t, owner: owner))), \(v), true)"
+            "set_config(\(SQL.literal(setting(id, k, owner: owner))), \(v), true)"
         }
         let match = node.reuseKey.map { key in
             key.map { "\(SQL.ident($0)) = " + value(node.sources[$0]!, t.column($0)!, owner: owner, n: n) }
