@@ -1,3 +1,4 @@
+import Foundation
 /// Parent rows a table's foreign keys need, found through the catalog: chains and composite
 /// keys, each parent's own NOT NULL columns filled as the seeder fills them, its columns that
 /// reference auth.users set to the user who owns the child row. Parents are inserted per user
@@ -256,9 +257,12 @@ extension ParentPlan {
         }
         var cols: [String] = []
         var vals: [String] = []
+        let object = t.schema == "storage" && t.name == "objects"
         for c in t.columns where c.writable {
             if let s = node.sources[c.name] {
                 vals.append(value(s, c, owner: owner, n: n))
+            } else if object, let v = Self.objectValue(c.name, owner: owner, n: n) {
+                vals.append(v)
             } else if Self.needsValue(c), let v = Seeder.derived(c, checks: t.checks[c.name] ?? [], n: n) {
                 vals.append(v)
             } else {
@@ -280,6 +284,22 @@ extension ParentPlan {
             let fresh = "(select \(SQL.ident(k))::text from r)"
             return keep(k, match == nil ? fresh : "coalesce(\(fresh), \(existing(k)))")
         }
-        return "with r as (\(body)) select " + sets.joined(separator: ", ")
+        let upload = object ? "select true" + HarnessActor.storageRequest("storage.object.upload", caller: uploader(owner)) + ";\n" : ""
+        return upload + "with r as (\(body)) select " + sets.joined(separator: ", ")
+    }
+
+    /// A storage object made as a parent is an upload of its owner's, as the Storage API writes
+    /// one: in the owner's folder, owned by them (a trigger reading `path_tokens[2]` or `owner` finds them).
+    static func objectValue(_ column: String, owner: String, n: Int) -> String? {
+        switch column {
+        case "name": SQL.literal("\(owner)/rlskit-\(n).txt")
+        case "owner": SQL.literal(owner) + "::uuid"
+        case "owner_id": SQL.literal(owner)
+        default: nil
+        }
+    }
+
+    private func uploader(_ owner: String) -> HarnessActor {
+        HarnessActor(kind: .user, name: "owner", id: UUID(uuidString: owner) ?? UUID())
     }
 }
