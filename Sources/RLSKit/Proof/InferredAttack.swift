@@ -110,7 +110,8 @@ public enum InferredAttack {
             shown.suite = "inferred " + o.suite
             shown.location = nil
             shown.message =
-                (o.message ?? o.name) + (o.keys.map { $0.isEmpty ? "" : " (rows: \($0.joined(separator: "; ")))" } ?? "")
+                (o.message ?? o.name)
+                + (o.keys.map { $0.isEmpty ? "" : " (rows: \($0.joined(separator: "; ")))" } ?? "")
                 + "; " + assumptions.joined(separator: "; ")
             result.outcomes.append(shown)
             let key = [o.suite, o.operation ?? "", o.role ?? ""].joined(separator: "\u{1F}")

@@ -135,10 +135,11 @@ extension ProofContext {
         for t in tables { for fk in t.foreignKeys where !fk.toAuthUsers { names.insert(fk.refName) } }
         var out = Set<String>()
         for name in names.sorted() {
-            guard let row = try conn.query(
-                "select n.nspname::text as s, c.relname::text as t from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.oid = to_regclass($1)",
-                [name]
-            ).rows.first
+            guard
+                let row = try conn.query(
+                    "select n.nspname::text as s, c.relname::text as t from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.oid = to_regclass($1)",
+                    [name]
+                ).rows.first
             else { continue }
             let t = try self.table(try row.decode("s"), try row.decode("t"))
             let settings =

@@ -29,7 +29,8 @@ final class ProofInsertTests: XCTestCase {
 
     func testTheStrangersOwnIdWhereTheKeyHoldsTheOwner() throws {
         let f = try ProofFixture.prove("policy_self_comparison", Self.members("unique (org_id, user_id)"))
-        ProofFixture.assertProven(f, actor: "a stranger", effect: "inserted (a row of their own, with another user's org_id)")
+        ProofFixture.assertProven(
+            f, actor: "a stranger", effect: "inserted (a row of their own, with another user's org_id)")
     }
 
     func testAFreshValueWhereTheKeyHasAFreeColumn() throws {

@@ -67,7 +67,9 @@ final class StorageRequestTests: XCTestCase {
         let r = try attack(Self.papers(trigger: Self.forwardsToken, readAny: true))
         XCTAssertEqual(notAttacked(r), [])
         XCTAssertTrue(
-            r.findings.contains { $0.object.name == "papers" && $0.object.kind == "bucket" && $0.detail.contains("lists") },
+            r.findings.contains {
+                $0.object.name == "papers" && $0.object.kind == "bucket" && $0.detail.contains("lists")
+            },
             "\(r.tables) \(r.notes) \(r.outcomes.map { $0.suite + ": " + $0.name + " " + ($0.got ?? "") })")
     }
 

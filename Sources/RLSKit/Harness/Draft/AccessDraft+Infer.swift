@@ -130,7 +130,8 @@ extension AccessDraft {
                 let stated = secrets.isEmpty ? privateByName(t) : nil
                 if let stated {
                     out.privateByName[t.qualifiedName] = stated
-                    notes.append("assuming strangers may not read another user's row, as policy \"\(stated)\" says by name")
+                    notes.append(
+                        "assuming strangers may not read another user's row, as policy \"\(stated)\" says by name")
                 }
                 w.add("read " + (secrets.isEmpty && stated == nil ? "anyone" : "owner"))
                 w.add("write owner")

@@ -1,4 +1,5 @@
 import Foundation
+
 /// Parent rows a table's foreign keys need, found through the catalog: chains and composite
 /// keys, each parent's own NOT NULL columns filled as the seeder fills them, its columns that
 /// reference auth.users set to the user who owns the child row. Parents are inserted per user
@@ -284,7 +285,9 @@ extension ParentPlan {
             let fresh = "(select \(SQL.ident(k))::text from r)"
             return keep(k, match == nil ? fresh : "coalesce(\(fresh), \(existing(k)))")
         }
-        let upload = object ? "select true" + HarnessActor.storageRequest("storage.object.upload", caller: uploader(owner)) + ";\n" : ""
+        let upload =
+            object
+            ? "select true" + HarnessActor.storageRequest("storage.object.upload", caller: uploader(owner)) + ";\n" : ""
         return upload + "with r as (\(body)) select " + sets.joined(separator: ", ")
     }
 
