@@ -26,7 +26,8 @@ extension AccessDraft {
 
     /// Not "private": "view access to non-private chats" says the opposite.
     static let ownWords: Set<String> = [
-        "own", "owns", "owned", "owner", "owners", "their", "themselves", "self", "my", "mine", "personal", "individual",
+        "own", "owns", "owned", "owner", "owners", "their", "themselves", "self", "my", "mine", "personal",
+        "individual",
     ]
     static let everyoneWords: Set<String> = [
         "public", "anyone", "everyone", "everybody", "all", "anon", "anonymous", "world", "shared",
