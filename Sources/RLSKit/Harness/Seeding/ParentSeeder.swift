@@ -207,7 +207,9 @@ extension ParentPlan {
     /// The SQL value of `source` in a row of `column` for the user `owner`.
     func value(_ source: Source, _ column: TableInfo.ColumnInfo, owner: String, n: Int) -> String {
         switch source {
-        case .owner: return SQL.literal(owner) + "::" + column.type
+        // Anon is no row of auth.users: what anon's parents would name as their user is no one.
+        case .owner:
+            return owner == HarnessActor.anon.uid ? "null::" + column.type : SQL.literal(owner) + "::" + column.type
         case .seed(let e):
             return e.replacingOccurrences(of: "{owner}", with: owner).replacingOccurrences(of: "{n}", with: String(n))
         case .parent(let id, let col):
@@ -293,16 +295,19 @@ extension ParentPlan {
 
     /// A storage object made as a parent is an upload of its owner's, as the Storage API writes
     /// one: in the owner's folder, owned by them (a trigger reading `path_tokens[2]` or `owner` finds them).
+    /// Anon's uploads are owned by no one (the Storage API's `sub` is empty).
     static func objectValue(_ column: String, owner: String, n: Int) -> String? {
+        let user = owner != HarnessActor.anon.uid
         switch column {
-        case "name": SQL.literal("\(owner)/rlskit-\(n).txt")
-        case "owner": SQL.literal(owner) + "::uuid"
-        case "owner_id": SQL.literal(owner)
-        default: nil
+        case "name": return SQL.literal("\(user ? owner : "public")/rlskit-\(n).txt")
+        case "owner": return user ? SQL.literal(owner) + "::uuid" : "null"
+        case "owner_id": return user ? SQL.literal(owner) : "null"
+        default: return nil
         }
     }
 
     private func uploader(_ owner: String) -> HarnessActor {
-        HarnessActor(kind: .user, name: "owner", id: UUID(uuidString: owner) ?? UUID())
+        owner == HarnessActor.anon.uid
+            ? .anon : HarnessActor(kind: .user, name: "owner", id: UUID(uuidString: owner) ?? UUID())
     }
 }
