@@ -204,12 +204,13 @@ extension ParentPlan {
         return "rlskit.parent\(node)_\(k)_" + owner.filter { $0.isLetter || $0.isNumber }
     }
 
-    /// The SQL value of `source` in a row of `column` for the user `owner`.
-    func value(_ source: Source, _ column: TableInfo.ColumnInfo, owner: String, n: Int) -> String {
+    /// The SQL value of `source` in a row of `column` for the user `owner`; `user` is who the
+    /// row names as its user where `owner` is anon (no row of auth.users).
+    func value(_ source: Source, _ column: TableInfo.ColumnInfo, owner: String, n: Int, user: String? = nil) -> String {
+        let user = user ?? owner
         switch source {
-        // Anon is no row of auth.users: what anon's parents would name as their user is no one.
         case .owner:
-            return owner == HarnessActor.anon.uid ? "null::" + column.type : SQL.literal(owner) + "::" + column.type
+            return user == HarnessActor.anon.uid ? "null::" + column.type : SQL.literal(user) + "::" + column.type
         case .seed(let e):
             return e.replacingOccurrences(of: "{owner}", with: owner).replacingOccurrences(of: "{n}", with: String(n))
         case .parent(let id, let col):
@@ -225,28 +226,30 @@ extension ParentPlan {
         var sql = ""
         var role = "none"
         for (i, owner) in owners.enumerated() {
+            // Anon's parents are rows a user made (anon is no row of auth.users): the first user's.
+            let user = owner == HarnessActor.anon.uid ? owners.first { $0 != owner } ?? owner : owner
             // auth.uid() is the owner while its parents are made (defaults and triggers read it).
-            sql += "select set_config('request.jwt.claims', \(SQL.literal("{\"sub\":\"\(owner)\"}")), true);\n"
+            sql += "select set_config('request.jwt.claims', \(SQL.literal("{\"sub\":\"\(user)\"}")), true);\n"
             for (id, node) in nodes.enumerated() {
                 let want = node.table.serviceRoleCanInsert ? "service_role" : "none"
                 if want != role {
                     sql += "select set_config('role', \(HarnessActor.roleValue(want)), true);\n"
                     role = want
                 }
-                sql += insert(node, id: id, owner: owner, n: 100 + id * 10 + i) + ";\n"
+                sql += insert(node, id: id, owner: owner, user: user, n: 100 + id * 10 + i) + ";\n"
             }
         }
         if role != "none" { sql += "select set_config('role', null, true);\n" }
         return sql + "select set_config('request.jwt.claims', '', true);\n"
     }
 
-    private func insert(_ node: Node, id: Int, owner: String, n: Int) -> String {
+    private func insert(_ node: Node, id: Int, owner: String, user: String, n: Int) -> String {
         let t = node.table
         func keep(_ k: String, _ v: String) -> String {
             "set_config(\(SQL.literal(Self.setting(id, k, t, owner: owner))), \(v), true)"
         }
         let match = node.reuseKey.map { key in
-            key.map { "\(SQL.ident($0)) = " + value(node.sources[$0]!, t.column($0)!, owner: owner, n: n) }
+            key.map { "\(SQL.ident($0)) = " + value(node.sources[$0]!, t.column($0)!, owner: owner, n: n, user: user) }
                 .joined(separator: " and ")
         }
         func existing(_ k: String) -> String {
@@ -263,8 +266,8 @@ extension ParentPlan {
         let object = t.schema == "storage" && t.name == "objects"
         for c in t.columns where c.writable {
             if let s = node.sources[c.name] {
-                vals.append(value(s, c, owner: owner, n: n))
-            } else if object, let v = Self.objectValue(c.name, owner: owner, n: n) {
+                vals.append(value(s, c, owner: owner, n: n, user: user))
+            } else if object, let v = Self.objectValue(c.name, owner: user, n: n) {
                 vals.append(v)
             } else if Self.needsValue(c), let v = Seeder.derived(c, checks: t.checks[c.name] ?? [], n: n) {
                 vals.append(v)
@@ -289,7 +292,7 @@ extension ParentPlan {
         }
         let upload =
             object
-            ? "select true" + HarnessActor.storageRequest("storage.object.upload", caller: uploader(owner)) + ";\n" : ""
+            ? "select true" + HarnessActor.storageRequest("storage.object.upload", caller: uploader(user)) + ";\n" : ""
         return upload + "with r as (\(body)) select " + sets.joined(separator: ", ")
     }
 
