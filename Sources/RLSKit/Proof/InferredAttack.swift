@@ -27,6 +27,16 @@ public enum InferredAttack {
 
     static let lintName = "inferred_intent_violated"
 
+    /// The SARIF rule of its findings.
+    static let sarifRule = SARIF.Rule(
+        id: lintName, name: "A check of inferred intent went through",
+        shortDescription: "A check of inferred intent went through",
+        fullDescription:
+            "With no access file declaring a table's or bucket's intent, rlskit infers it as `rlskit init` drafts it (owners, groups, roles, catalogs) and attacks it in a rolled-back transaction: a read or write that went through where that intent says no is reported with its proof (the request, the role, the rows' keys) and the assumption it rests on.",
+        help:
+            "If it must not go through, fix the policies and confirm the intent in an access file (`rlskit init` drafts it); if it may, declare the table's intent there to silence this.",
+        level: "error", tags: ["security"], helpUri: Lint.repositoryURL + "/blob/main/docs/check.md")
+
     /// `declared`: tables, membership tables and buckets the access files name (`public.notes`,
     /// `bucket avatars`).
     public static func run(
@@ -86,12 +96,20 @@ public enum InferredAttack {
         result.covered = result.tables.filter { !uncovered.contains($0) }.count
         // One finding per table, operation and API role: `B reads A's row` adds nothing to `A reads B's row`.
         var firstOf: [String: Int] = [:]
-        for o in outcomes where holes(o, among: outcomes, sensitive: inference.sensitive[o.suite] != nil) {
+        // A table private by its policies' names is read by no stranger, anon included.
+        for o in outcomes
+        where holes(
+            o, among: outcomes,
+            sensitive: inference.sensitive[o.suite] != nil || inference.privateByName[o.suite] != nil)
+        {
             let assumptions = inference.assumptions[o.suite] ?? []
             var shown = o
             shown.suite = "inferred " + o.suite
             shown.location = nil
-            shown.message = (o.message ?? o.name) + "; " + assumptions.joined(separator: "; ")
+            shown.message =
+                (o.message ?? o.name)
+                + (o.keys.map { $0.isEmpty ? "" : " (rows: \($0.joined(separator: "; ")))" } ?? "")
+                + "; " + assumptions.joined(separator: "; ")
             result.outcomes.append(shown)
             let key = [o.suite, o.operation ?? "", o.role ?? ""].joined(separator: "\u{1F}")
             if let i = firstOf[key] {
@@ -236,6 +254,7 @@ extension Finding {
         proof.sql = o.sql ?? ""
         proof.effect = o.operation == "select" ? "read" : "wrote"
         proof.rows = InferredAttack.rows(o.got ?? "")
+        proof.keys = Array((o.keys ?? []).prefix(Proof.keyLimit))
         self.proof = proof
         // The inference guessed; the policy's author said. An unconditional policy named for
         // every signed-in user is the design, or a hole only when sign-ups are open: WARN.

@@ -13,7 +13,7 @@ extension ProofContext {
         let victim = HarnessActor.user("victim")
         try signUp([victim])
         let seeded = try seedVictimRows(readBy: c.body, victim: victim)
-        let others = [victim.uid, victim.email] + seeded.secrets
+        let others = ([victim.uid, victim.email] + seeded.secrets).filter { !seeded.visible.contains($0.lowercased()) }
         // The fill the probe picks first, then each seeded key in every uuid argument.
         var tries: [FunctionProbe.Arguments?] = [nil]
         let uuidStems = Set(
@@ -83,12 +83,16 @@ extension ProofContext {
         var tables: [String] = []
         var uuidKeys: [String] = []
         var secrets: [String] = []
+        /// Markers (lower case) anon reads directly somewhere: a key of a readable row held by a
+        /// private one (`visitor_id` of a form, the visitor public) is no secret either.
+        var visible: Set<String> = []
     }
 
     /// One row of the victim's in each table the body reads (up to five); a table that cannot
     /// be seeded is left out.
     func seedVictimRows(readBy body: String, victim: HarnessActor) throws -> SeededRows {
         var out = SeededRows()
+        var related: [TableInfo] = []
         for (i, name) in Self.tablesNamed(in: body).prefix(5).enumerated() {
             guard
                 let row = try conn.query(
@@ -97,6 +101,8 @@ extension ProofContext {
                 ).rows.first
             else { continue }
             let t = try self.table(try row.decode("s"), try row.decode("t"))
+            // Read by anon or not, seeded or not (a profile the sign-up made): what anon sees there counts.
+            related.append(t)
             guard let key = try? seed(t, owner: victim.uid, ownerColumn: Self.ownerColumn(t), n: 40 + i) else {
                 continue
             }
@@ -115,6 +121,38 @@ extension ProofContext {
                 continue
             }
             out.secrets += values
+        }
+        out.visible = try visibleToAnon(out.secrets + [victim.uid, victim.email], in: related)
+        out.secrets.removeAll { out.visible.contains($0.lowercased()) }
+        return out
+    }
+
+    /// Which of `markers` anon reads directly in `tables` or the tables their foreign keys
+    /// reference, as PostgREST would let it (lower case).
+    func visibleToAnon(_ markers: [String], in tables: [TableInfo]) throws -> Set<String> {
+        guard !markers.isEmpty else { return [] }
+        var names = Set(tables.map(\.sqlName))
+        for t in tables { for fk in t.foreignKeys where !fk.toAuthUsers { names.insert(fk.refName) } }
+        var out = Set<String>()
+        for name in names.sorted() {
+            guard
+                let row = try conn.query(
+                    "select n.nspname::text as s, c.relname::text as t from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.oid = to_regclass($1)",
+                    [name]
+                ).rows.first
+            else { continue }
+            let t = try self.table(try row.decode("s"), try row.decode("t"))
+            let settings =
+                HarnessActor.anon.impersonation()
+                + APIRequest(schema: t.schema, table: t.name).settings("select", as: .anon)
+            let seen = try undone(settings) { () throws -> [String] in
+                try conn.query(
+                    "select coalesce(array_agg(distinct lower(m)), '{}') as m from \(t.sqlName) r, unnest($1::text[]) m"
+                        + " where strpos(lower(to_jsonb(r)::text), lower(m)) > 0",
+                    [markers]
+                ).rows[0].decode("m")
+            }
+            if case .success(let m) = seen { out.formUnion(m) }
         }
         return out
     }

@@ -69,12 +69,13 @@ extension ProofContext {
             outcome = try send(attacker, "delete", on: t, sql)
             effect = "deleted"
         default:
-            let intent = TableIntent(
-                schema: t.schema, name: t.name, owner: owner, location: SourceLocation(file: "proof", line: 0))
-            sql = Seeder(table: t, intent: intent).insert(owner: victim.uid, n: 2)
+            let insert = try insertAsOthers(t, owner: owner, victim: victim, attacker: attacker)
+            sql = insert.sql
             request = "POST \(Self.path(t))" + Self.profile(t, reading: false)
-            outcome = try send(attacker, "insert", on: t, sql)
-            effect = "inserted (as another user's)"
+            outcome = insert.outcome
+            effect =
+                insert.own.map { "inserted (a row of their own, with another user's \($0.joined(separator: ", ")))" }
+                ?? "inserted (as another user's)"
         }
         switch outcome {
         case .read(let keys, let n) where n > 0:

@@ -73,6 +73,9 @@ extension ProofContext {
     }
 
     func seedObject(bucket: String, name: String, owner: String) throws {
+        var uploader = HarnessActor.user("victim")
+        uploader.id = UUID(uuidString: owner) ?? uploader.id
+        try conn.query("select true" + HarnessActor.storageRequest("storage.object.upload", caller: uploader))
         try conn.query(
             "insert into storage.objects (bucket_id, name, owner, owner_id, version, metadata) values ($1, $2, $3::uuid, $3, '1', '{}')"
                 + " on conflict do nothing", [bucket, name, owner])

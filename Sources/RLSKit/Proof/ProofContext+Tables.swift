@@ -31,14 +31,12 @@ extension ProofContext {
         }
         // A write through the API is proof too.
         if seedProblem == nil {
-            let intent = TableIntent(
-                schema: t.schema, name: t.name, owner: owner, location: SourceLocation(file: "proof", line: 0))
-            let insert = Seeder(table: t, intent: intent).insert(owner: victim.uid, n: 2)
             for actor in [HarnessActor.anon, stranger] {
-                switch try send(actor, "insert", on: t, insert) {
+                let insert = try insertAsOthers(t, owner: owner, victim: victim, attacker: actor)
+                switch insert.outcome {
                 case .wrote(let n) where n > 0:
                     return Self.proven(
-                        actor, request: "POST \(Self.path(t))" + Self.profile(t, reading: false), sql: insert,
+                        actor, request: "POST \(Self.path(t))" + Self.profile(t, reading: false), sql: insert.sql,
                         effect: "inserted", rows: n, keys: [])
                 case .failed(let e): refused.append("\(actor.name)'s insert was \(Self.refusal(e))")
                 default: refused.append("\(actor.name)'s insert wrote no row")

@@ -58,13 +58,7 @@ struct ProofContext {
     }
 
     /// A text naming a row by its key: `id=1`, `org_id=…, user_id=…`.
-    func keyExpression(_ t: TableInfo) throws -> String {
-        let cols = try keyColumns(t)
-        guard !cols.isEmpty else { return "'ctid=' || ctid::text" }
-        return "concat_ws(', ', "
-            + cols.map { "\(SQL.literal($0 + "=")) || coalesce(\(SQL.ident($0))::text, 'null')" }.joined(
-                separator: ", ") + ")"
-    }
+    func keyExpression(_ t: TableInfo) throws -> String { Blame.keyExpression(try keyColumns(t)) }
 
     /// The column holding a row's user: one referencing auth.users, else a uuid column named
     /// like one; "" when the table has none.

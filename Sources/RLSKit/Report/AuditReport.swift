@@ -161,12 +161,17 @@ public struct AuditReport: Sendable {
     static func sarifLevel(_ l: FindingLevel) -> String { l == .error ? "error" : l == .warn ? "warning" : "note" }
 
     public func sarif() -> String {
-        let rules = result.lintsRun.map { l in
+        var rules = result.lintsRun.map { l in
             SARIF.Rule(
                 id: l.name, name: l.title, shortDescription: l.title, fullDescription: l.description,
                 help: l.remediation, level: Self.sarifLevel(l.level),
                 tags: l.categories.map { $0.rawValue.lowercased() },
                 helpUri: l.docsURL)
+        }
+        // Findings of no lint (the inferred attack's) have their rule too.
+        for extra in [InferredAttack.sarifRule]
+        where findings.contains(where: { $0.lint == extra.id }) && !rules.contains(where: { $0.id == extra.id }) {
+            rules.append(extra)
         }
         let results = findings.map { f in
             SARIF.Result(

@@ -31,6 +31,9 @@ public struct TestOutcome: Sendable, Equatable {
     /// Failed matrix checks: the policies responsible, one line per deciding command and row
     /// ("allowed by policy \"x\" (permissive, USING true)").
     public var policies: [String]? = nil
+    /// Failed matrix checks: the keys of the row the check reached (`id=1`), or for an insert the
+    /// rows it tied the new one to (`team_id=2`).
+    public var keys: [String]? = nil
     /// pgTAP SKIP and TODO lines as pgTAP wrote them: `ok` or `not ok` (a TODO that fails is
     /// `not ok`, one that passes `ok`), and the directive's reason.
     public var tapOK: Bool? = nil

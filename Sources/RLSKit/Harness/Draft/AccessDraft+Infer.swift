@@ -12,6 +12,8 @@ extension AccessDraft {
         var assumptions: [String: [String]] = [:]
         /// Tables whose columns hold tokens, keys, secrets or emails: reads are attacked even when public.
         var sensitive: [String: [String]] = [:]
+        /// Owner tables whose SELECT policies say by name that rows are their owner's: the policy's name.
+        var privateByName: [String: String] = [:]
         /// Tables left out and why ("two user columns, sender_id and recipient_id: no owner assumed").
         var skipped: [String] = []
         var isEmpty: Bool { assumptions.isEmpty }
@@ -125,7 +127,13 @@ extension AccessDraft {
                 w.add("update members")
                 w.add("delete members")
             case (true, false):
-                w.add("read " + (secrets.isEmpty ? "anyone" : "owner"))
+                let stated = secrets.isEmpty ? privateByName(t) : nil
+                if let stated {
+                    out.privateByName[t.qualifiedName] = stated
+                    notes.append(
+                        "assuming strangers may not read another user's row, as policy \"\(stated)\" says by name")
+                }
+                w.add("read " + (secrets.isEmpty && stated == nil ? "anyone" : "owner"))
                 w.add("write owner")
             case (false, false):
                 w.add("read " + (secrets.isEmpty ? "anyone" : "nobody"))

@@ -104,6 +104,7 @@ struct HarnessActor: Sendable, Hashable {
             + sets.map {
                 "set_config(\(SQL.literal($0.0)), \($0.0 == "role" ? Self.roleValue($0.1) : SQL.literal($0.1)), true)"
             }.joined(separator: ", ")
+            + (operation.map { kind == .admin || kind == .authAdmin ? "" : Self.storageRequest($0, caller: self) } ?? "")
     }
 
     /// `role` as set_config's value: `none` (the connecting role) is null, which resets the role

@@ -91,11 +91,17 @@ struct BucketMatrix {
             serviceRole
             ? "select set_config('rlskit.search_path', current_setting('search_path'), true),"
                 + " set_config('role', 'service_role', true)\(storagePath);\n" : ""
+        // The uploader's request settings, kept by the Storage API while it writes the finished object.
+        func request(_ u: HarnessActor) -> String {
+            "select true" + HarnessActor.storageRequest("storage.object.upload", caller: u) + ";\n"
+        }
         if let w = world {
-            sql += upload(w.plain.actor, seededIn(w.g1Key), stored: true) + ";\n"
-            sql += upload(w.g2Owner.actor, seededIn(w.g2Key), stored: true) + ";\n"
+            sql += request(w.plain.actor) + upload(w.plain.actor, seededIn(w.g1Key), stored: true) + ";\n"
+            sql += request(w.g2Owner.actor) + upload(w.g2Owner.actor, seededIn(w.g2Key), stored: true) + ";\n"
         } else {
-            for u in [a, b] + (attacker.map { [$0] } ?? []) { sql += upload(u, seeded(u), stored: true) + ";\n" }
+            for u in [a, b] + (attacker.map { [$0] } ?? []) {
+                sql += request(u) + upload(u, seeded(u), stored: true) + ";\n"
+            }
         }
         if serviceRole {
             sql +=

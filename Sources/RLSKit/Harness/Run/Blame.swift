@@ -186,6 +186,7 @@ extension UnitRunner {
         for i in outcomes.indices where outcomes[i].status == .failed && checks[i].row != nil {
             guard let allowed = outcomes[i].intendedAllowed, !(outcomes[i].got ?? "").hasPrefix("denied by privilege")
             else { continue }
+            outcomes[i].keys = try Blame(conn: conn).keys(checks[i])
             guard let lines = try Blame(conn: conn).explain(checks[i], leak: !allowed), !lines.isEmpty else { continue }
             outcomes[i].policies = lines
             outcomes[i].message = (outcomes[i].message ?? "") + " — " + lines.joined(separator: "; ")

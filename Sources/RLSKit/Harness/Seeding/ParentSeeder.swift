@@ -1,3 +1,5 @@
+import Foundation
+
 /// Parent rows a table's foreign keys need, found through the catalog: chains and composite
 /// keys, each parent's own NOT NULL columns filled as the seeder fills them, its columns that
 /// reference auth.users set to the user who owns the child row. Parents are inserted per user
@@ -236,10 +238,13 @@ extension ParentPlan {
         return "rlskit.parent\(node)_\(k)_" + owner.filter { $0.isLetter || $0.isNumber } + groupTag
     }
 
-    /// The SQL value of `source` in a row of `column` for the user `owner`.
-    func value(_ source: Source, _ column: TableInfo.ColumnInfo, owner: String, n: Int) -> String {
+    /// The SQL value of `source` in a row of `column` for the user `owner`; `user` is who the
+    /// row names as its user where `owner` is anon (no row of auth.users).
+    func value(_ source: Source, _ column: TableInfo.ColumnInfo, owner: String, n: Int, user: String? = nil) -> String {
+        let user = user ?? owner
         switch source {
-        case .owner: return SQL.literal(owner) + "::" + column.type
+        case .owner:
+            return user == HarnessActor.anon.uid ? "null::" + column.type : SQL.literal(user) + "::" + column.type
         case .group(let e): return e
         case .seed(let e):
             return e.replacingOccurrences(of: "{owner}", with: owner).replacingOccurrences(of: "{n}", with: String(n))
@@ -257,28 +262,30 @@ extension ParentPlan {
         var sql = ""
         var role = "none"
         for (i, owner) in owners.enumerated() {
+            // Anon's parents are rows a user made (anon is no row of auth.users): the first user's.
+            let user = owner == HarnessActor.anon.uid ? owners.first { $0 != owner } ?? owner : owner
             // auth.uid() is the owner while its parents are made (defaults and triggers read it).
-            sql += "select set_config('request.jwt.claims', \(SQL.literal("{\"sub\":\"\(owner)\"}")), true);\n"
+            sql += "select set_config('request.jwt.claims', \(SQL.literal("{\"sub\":\"\(user)\"}")), true);\n"
             for (id, node) in nodes.enumerated() {
                 let want = node.table.serviceRoleCanInsert ? "service_role" : "none"
                 if want != role {
                     sql += "select set_config('role', \(HarnessActor.roleValue(want)), true);\n"
                     role = want
                 }
-                sql += insert(node, id: id, owner: owner, n: 100 + round * 5000 + id * 10 + i) + ";\n"
+                sql += insert(node, id: id, owner: owner, user: user, n: 100 + round * 5000 + id * 10 + i) + ";\n"
             }
         }
         if role != "none" { sql += "select set_config('role', null, true);\n" }
         return sql + "select set_config('request.jwt.claims', '', true);\n"
     }
 
-    private func insert(_ node: Node, id: Int, owner: String, n: Int) -> String {
+    private func insert(_ node: Node, id: Int, owner: String, user: String, n: Int) -> String {
         let t = node.table
         func keep(_ k: String, _ v: String) -> String {
             "set_config(\(SQL.literal(setting(id, k, owner: owner))), \(v), true)"
         }
         let match = node.reuseKey.map { key in
-            key.map { "\(SQL.ident($0)) = " + value(node.sources[$0]!, t.column($0)!, owner: owner, n: n) }
+            key.map { "\(SQL.ident($0)) = " + value(node.sources[$0]!, t.column($0)!, owner: owner, n: n, user: user) }
                 .joined(separator: " and ")
         }
         func existing(_ k: String) -> String {
@@ -292,9 +299,12 @@ extension ParentPlan {
         }
         var cols: [String] = []
         var vals: [String] = []
+        let object = t.schema == "storage" && t.name == "objects"
         for c in t.columns where c.writable {
             if let s = node.sources[c.name] {
-                vals.append(value(s, c, owner: owner, n: n))
+                vals.append(value(s, c, owner: owner, n: n, user: user))
+            } else if object, let v = Self.objectValue(c.name, owner: user, n: n) {
+                vals.append(v)
             } else if Self.needsValue(c), let v = Seeder.derived(c, checks: t.checks[c.name] ?? [], n: n) {
                 vals.append(v)
             } else {
@@ -316,6 +326,27 @@ extension ParentPlan {
             let fresh = "(select \(SQL.ident(k))::text from r)"
             return keep(k, match == nil ? fresh : "coalesce(\(fresh), \(existing(k)))")
         }
-        return "with r as (\(body)) select " + sets.joined(separator: ", ")
+        let upload =
+            object
+            ? "select true" + HarnessActor.storageRequest("storage.object.upload", caller: uploader(user)) + ";\n" : ""
+        return upload + "with r as (\(body)) select " + sets.joined(separator: ", ")
+    }
+
+    /// A storage object made as a parent is an upload of its owner's, as the Storage API writes
+    /// one: in the owner's folder, owned by them (a trigger reading `path_tokens[2]` or `owner` finds them).
+    /// Anon's uploads are owned by no one (the Storage API's `sub` is empty).
+    static func objectValue(_ column: String, owner: String, n: Int) -> String? {
+        let user = owner != HarnessActor.anon.uid
+        switch column {
+        case "name": return SQL.literal("\(user ? owner : "public")/rlskit-\(n).txt")
+        case "owner": return user ? SQL.literal(owner) + "::uuid" : "null"
+        case "owner_id": return user ? SQL.literal(owner) : "null"
+        default: return nil
+        }
+    }
+
+    private func uploader(_ owner: String) -> HarnessActor {
+        owner == HarnessActor.anon.uid
+            ? .anon : HarnessActor(kind: .user, name: "owner", id: UUID(uuidString: owner) ?? UUID())
     }
 }
