@@ -56,6 +56,10 @@ public enum ProjectMutate {
         var mutants = MutantGenerator.mutants(catalog)
         let sandbox = InPlaceMutations(conn: conn)
         let digest = try SurfaceDigest(conn, exposed: exposure.names, catalog: catalog)
+        let pgtap = PgTAPSuggestion(
+            helpers: suite.suite.pgtap.contains { f in
+                (try? String(contentsOfFile: f.path, encoding: .utf8))?.contains("tests.authenticate_as(") ?? false
+            })
         var counts = Progress(done: 0, total: mutants.count, killed: 0, survived: 0)
         progress("\(mutants.count) mutants")
         for i in mutants.indices {
@@ -72,7 +76,11 @@ public enum ProjectMutate {
                 try evaluate(&m, sandbox: sandbox, suite: suite, conn: conn, schema: schema, table: table)
                 try digest.verify(after: m)
             }
-            if m.status == .survived { m.suggestion = KillSuggestion.text(m) }
+            if m.status == .survived {
+                m.suggestion = KillSuggestion.text(m)
+                let columns = catalog.tables.first { $0.schema == schema && $0.name == table }?.columns.map(\.name)
+                m.pgtapSuggestion = pgtap.text(m, columns: columns ?? [])
+            }
             mutants[i] = m
             counts.done += 1
             if m.status == .killed { counts.killed += 1 }
