@@ -105,9 +105,18 @@ struct PgTAPSuggestion {
         switch m.hint.effect {
         case .otherUsersRows(let command) where m.hint.newRow && command == "UPDATE" && owner != nil:
             lines.append(actAs("owner"))
+            // No WHERE: one that reads the row would make the SELECT policies check the new row too.
             lines.append(
-                refused(
-                    mine("update \(t) set \(owner!) = \(uid("other"))"), "owner cannot hand a row of \(t) to other"))
+                refused("update \(t) set \(owner!) = \(uid("other"))", "owner cannot hand a row of \(t) to other"))
+        case .otherUsersRows(let command) where m.kind == "identity-column" && owner != nil:
+            // Another column may be narrower as well as wider: the owner must still reach the row.
+            lines[0] = lines[0].replacingOccurrences(of: "one more test", with: "two more tests")
+            lines.append(actAs("owner"))
+            lines.append(
+                "select isnt_empty($$ \(mine("select 1 from \(t)")) $$, \(Self.literal("owner reads their rows of \(t)")));"
+            )
+            lines.append(actAs("other"))
+            rowsOf(command, as: "other")
         case .otherUsersRows(let command):
             lines.append(actAs("other"))
             rowsOf(command, as: "other")

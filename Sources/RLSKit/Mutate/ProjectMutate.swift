@@ -77,9 +77,10 @@ public enum ProjectMutate {
                 try digest.verify(after: m)
             }
             if m.status == .survived {
-                m.suggestion = KillSuggestion.text(m)
-                let columns = catalog.tables.first { $0.schema == schema && $0.name == table }?.columns.map(\.name)
-                m.pgtapSuggestion = pgtap.text(m, columns: columns ?? [])
+                let t = catalog.tables.first { $0.schema == schema && $0.name == table }
+                m.suggestion = KillSuggestion.text(
+                    m, table: t, policies: catalog.policies.filter { $0.schema == schema && $0.table == table })
+                m.pgtapSuggestion = pgtap.text(m, columns: t?.columns.map(\.name) ?? [])
             }
             mutants[i] = m
             counts.done += 1
