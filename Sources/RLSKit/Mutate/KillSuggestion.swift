@@ -50,9 +50,8 @@ enum KillSuggestion {
         }
         func line(_ word: String, _ commands: [String]) -> String {
             let w = who[commands[0]] ?? "?"
-            let asks = commands.contains(where: unknown.contains)
-            return "  \(word) \(w)"
-                + (asks ? "   # ? the policy's test is not an owner check: say who (members, a role, owner or …)" : "")
+            guard let c = commands.first(where: unknown.contains) else { return "  \(word) \(w)" }
+            return "  \(word) ?   # who passes today: \(test(c, policies))"
         }
         lines.append(line("read", ["SELECT"]))
         let writes = ["INSERT", "UPDATE", "DELETE"]
@@ -62,6 +61,16 @@ enum KillSuggestion {
             for c in writes { lines.append(line(c.lowercased(), [c])) }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The tests of the permissive policies for a command, shortened, for the reader to turn
+    /// into `members`, a role or `owner`.
+    static func test(_ command: String, _ policies: [MutationCatalog.Policy]) -> String {
+        let tests = policies.filter { $0.permissive && ($0.command == command || $0.command == "ALL") }.compactMap {
+            command == "INSERT" ? $0.withCheck : $0.using
+        }
+        let text = tests.map { PolicyExpression($0).canonical }.joined(separator: " OR ")
+        return text.count > 90 ? String(text.prefix(89)) + "…" : text
     }
 
     /// Who may use `command` on the table today: anyone, signed-in, owner, nobody; nil when a

@@ -41,7 +41,7 @@ public enum ProjectMutate {
         let exposure = try project.exposure(on: conn)
         var harness = project.harness(options.harness, exposure: exposure)
         harness.pgtapConnection = database.project
-        let suite = TestRun(suite: project.tests, options: harness, target: database.connection)
+        var suite = TestRun(suite: project.tests, options: harness, target: database.connection)
 
         progress("running the tests once as they are")
         let first = Date()
@@ -51,6 +51,7 @@ public enum ProjectMutate {
             throw TestsFailBeforeMutation(failed: baseline.failed, first: TestRun.name(failing))
         }
 
+        suite.stopAtFirstFailure = true
         let catalog = try MutationCatalog.read(conn, exposed: exposure.names)
         let source = MutantSource(try project.migrations.load())
         var mutants = MutantGenerator.mutants(catalog)
@@ -142,11 +143,14 @@ struct TestRun {
     let suite: TestSuite
     let options: HarnessOptions
     let target: ConnectionString
+    /// Mutants only need to know whether a test fails; the baseline runs everything.
+    var stopAtFirstFailure = false
 
     func run(_ s: TestSuite) throws -> TestReport {
         var o = options
         // Narrowed to one table, the others are undeclared: --strict is for the whole suite.
         if !isWhole(s) { o.strict = false }
+        o.stopAtFirstFailure = stopAtFirstFailure
         return try PolicyTests.run(s, options: o, on: target, ownsDatabase: true).report
     }
 
