@@ -73,6 +73,14 @@ enum KillSuggestion {
         return text.count > 90 ? String(text.prefix(89)) + "…" : text
     }
 
+    /// The whole expression is `owner = <the caller>` (an OR or another condition beside it
+    /// makes the verdict something else).
+    static func isOwnerCheck(_ e: String, _ owner: String) -> Bool {
+        var list = PolicyExpression.Parser.parse(e)
+        while list.count == 1, case .group(false, let inner) = list[0] { list = inner }
+        return PolicyExpression.Scan.binding(list) == owner
+    }
+
     /// Who may use `command` on the table today: anyone, signed-in, owner, nobody; nil when a
     /// policy's test is neither `true` nor a comparison of the owner column with the caller.
     static func verdict(
@@ -94,7 +102,7 @@ enum KillSuggestion {
             let w: String
             if MutantGenerator.isTrue(e) {
                 w = anon ? "anyone" : "signed-in"
-            } else if let e, let owner, PolicyExpression(e).rowBindings.contains(owner), signedIn {
+            } else if let e, let owner, isOwnerCheck(e, owner), signedIn {
                 w = "owner"
             } else {
                 return nil
