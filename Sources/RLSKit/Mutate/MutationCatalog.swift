@@ -97,7 +97,14 @@ struct MutationCatalog: Sendable, Equatable {
                 command: try r.decode("command"), permissive: try r.decode("permissive"), roles: try r.decode("roles"),
                 using: try r.decode("using_expr"), withCheck: try r.decode("check_expr"))
         }
-        let tables = try conn.query(tablesSQL, [param]).rows.map { r in
+        return MutationCatalog(
+            policies: policies, tables: try tables(conn, exposed: exposed),
+            functions: try DefinerFunction.read(conn, exposed: exposed))
+    }
+
+    /// The tables' RLS switches, columns and API grants.
+    static func tables(_ conn: PostgresConnection, exposed: [String]) throws -> [Table] {
+        try conn.query(tablesSQL, [Auditor.postgresArray(exposed)]).rows.map { r in
             var grants: [String: Set<String>] = [:]
             for g in try r.decode("grants") as [String] {
                 let parts = g.split(separator: "=", maxSplits: 1).map(String.init)
@@ -114,8 +121,6 @@ struct MutationCatalog: Sendable, Equatable {
                 schema: try r.decode("schema"), name: try r.decode("name"), rls: try r.decode("rls"), grants: grants,
                 columns: zip(names, types).map { Table.Column(name: $0.0, type: $0.1) }, columnGrants: columnGrants)
         }
-        return MutationCatalog(
-            policies: policies, tables: tables, functions: try DefinerFunction.read(conn, exposed: exposed))
     }
 
     /// The one policy named so, as the catalog has it now (nil when it is gone).

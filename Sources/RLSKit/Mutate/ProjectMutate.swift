@@ -75,7 +75,7 @@ public enum ProjectMutate {
                 m.note = why
             } else {
                 try evaluate(&m, sandbox: sandbox, suite: suite, conn: conn, schema: schema, table: table)
-                try digest.verify(after: m)
+                try digest.verifyChanged(after: m)
             }
             if m.status == .survived {
                 let t = catalog.tables.first { $0.schema == schema && $0.name == table }
@@ -89,7 +89,10 @@ public enum ProjectMutate {
             if m.status == .survived { counts.survived += 1 }
             mutantDone(counts)
         }
-        if let last = mutants.last(where: { $0.status != .equivalent }) { try digest.verifySurface(after: last) }
+        if let last = mutants.last(where: { $0.status != .equivalent }) {
+            try digest.verify(after: last)
+            try digest.verifySurface(after: last)
+        }
         return MutationReport(
             mutants: mutants, baselineMilliseconds: baselineMilliseconds,
             milliseconds: Int(Date().timeIntervalSince(started) * 1000), migrations: applied.applied.count,

@@ -107,8 +107,32 @@ final class MutantUndoTests: ScratchTestCase {
             try sandbox.undo(m)
             XCTAssertEqual(try MutationCatalog.read(conn, exposed: ["public"]), catalog, "\(m.kind): \(m.mutation)")
             XCTAssertNoThrow(try digest.verify(after: m), m.mutation)
+            XCTAssertNoThrow(try digest.verifyChanged(after: m), m.mutation)
         }
         XCTAssertEqual(try SurfaceReader.read(conn, exposedSchemas: ["public"]), surface)
+    }
+
+    /// An undo that leaves the mutant in force stops the run, whether the check after each
+    /// mutant (its own object) or the one after the last (the whole catalog) finds it.
+    func testAnUndoThatDidNotRestoreIsFound() throws {
+        let conn = try provisioned()
+        defer { conn.close() }
+        let catalog = try MutationCatalog.read(conn, exposed: ["public"])
+        let digest = try SurfaceDigest(conn, exposed: ["public"], catalog: catalog)
+        let mutants = MutantGenerator.mutants(catalog)
+        let sandbox = InPlaceMutations(conn: conn)
+        for kind in ["using-true", "column-grant-widened", "drop-caller-check"] {
+            let m = try XCTUnwrap(mutants.first { $0.kind == kind }, kind)
+            try sandbox.apply(m)
+            XCTAssertThrowsError(try digest.verifyChanged(after: m), kind) { XCTAssertTrue($0 is MutationUndoError) }
+            try sandbox.undo(m)
+            XCTAssertNoThrow(try digest.verifyChanged(after: m), kind)
+        }
+        // Another policy changed behind a table's mutant: the final check sees it.
+        let table = try XCTUnwrap(mutants.first { $0.kind == "rls-disabled" })
+        _ = try conn.query("alter policy \"add notes\" on public.notes with check (true)")
+        XCTAssertNoThrow(try digest.verifyChanged(after: table))
+        XCTAssertThrowsError(try digest.verify(after: table)) { XCTAssertTrue($0 is MutationUndoError) }
     }
 
     /// What a mutant leaves in force is the mistake it names, casts and quoting kept.
