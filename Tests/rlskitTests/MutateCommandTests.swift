@@ -142,7 +142,16 @@ final class MutateCommandTests: ScratchTestCase {
         XCTAssertEqual(survived["status"] as? String, "survived")
         XCTAssertEqual(survived["file"] as? String, "sql/migrations/0001_app.sql")
         XCTAssertEqual(survived["line"] as? Int, 18)
-        XCTAssertEqual(survived["suggestion"] as? String, "table public.journal\n  owner writer\n  insert owner")
+        XCTAssertEqual(
+            survived["suggestion"] as? String,
+            "table public.journal\n  owner writer\n  read owner\n  insert owner\n  update nobody\n  delete nobody")
+        XCTAssertTrue(
+            (survived["pgtap"] as? String)?.contains(
+                "select throws_ok($$ insert into public.journal (writer) values ('00000000-0000-0000-0000-00000000000a'::uuid) $$, '42501'"
+            ) == true, "\(survived)")
+        // An insert test needs no row of the owner's beforehand: it could hold the key written.
+        XCTAssertFalse(
+            (survived["pgtap"] as? String)?.contains("fill its other required columns") ?? true, "\(survived)")
         let reader = try find("public.journal", "journal readers", "using-true")
         XCTAssertEqual(reader["status"] as? String, "survived")
         XCTAssertEqual(reader["line"] as? Int, 20)

@@ -44,6 +44,61 @@ enum ExpressionMutation {
         }
     }
 
+    /// The first comparison of one of the row's columns with the caller's identity, outside
+    /// subqueries (so the column is the policy's table's): (the column, a function writing the
+    /// expression with another column in its place); nil when there is none.
+    static func identityColumn(_ text: String) -> (column: String, with: (String) -> String)? {
+        let nodes = PolicyExpression.Parser.parse(text)
+        guard let path = identityColumnPath(nodes), case .token(.ident(let column, _)) = node(nodes, at: path)
+        else { return nil }
+        return (
+            column,
+            { other in
+                sql(replacing(nodes, at: path, with: .token(.ident(other, quoted: SQL.ident(other) != other))))
+            }
+        )
+    }
+
+    /// Indexes (group by group) of the bare column compared with the identity.
+    private static func identityColumnPath(_ nodes: [Node]) -> [Int]? {
+        if let i = identityEquality(nodes) {
+            let l = PolicyExpression.Scan.hasIdentity(Array(nodes[..<i]))
+            var side = l ? i + 1..<nodes.count : 0..<i
+            var prefix: [Int] = []
+            var list = Array(nodes)
+            // `(owner_id)` as well as `owner_id`.
+            while side.count == 1, case .group(false, let inner) = list[side.lowerBound] {
+                prefix.append(side.lowerBound)
+                list = inner
+                side = 0..<inner.count
+            }
+            if side.count == 1, case .token(.ident) = list[side.lowerBound] { return prefix + [side.lowerBound] }
+            return nil
+        }
+        for (i, n) in nodes.enumerated() {
+            guard case .group(false, let inner) = n, inner.first?.token?.isKeyword("SELECT") != true else { continue }
+            if let p = identityColumnPath(inner) { return [i] + p }
+        }
+        return nil
+    }
+
+    private static func node(_ nodes: [Node], at path: [Int]) -> Node? {
+        guard let first = path.first, nodes.indices.contains(first) else { return nil }
+        if path.count == 1 { return nodes[first] }
+        guard case .group(_, let inner) = nodes[first] else { return nil }
+        return node(inner, at: Array(path.dropFirst()))
+    }
+
+    private static func replacing(_ nodes: [Node], at path: [Int], with new: Node) -> [Node] {
+        var copy = nodes
+        if path.count == 1 {
+            copy[path[0]] = new
+        } else if case .group(let bracket, let inner) = copy[path[0]] {
+            copy[path[0]] = .group(bracket: bracket, replacing(inner, at: Array(path.dropFirst()), with: new))
+        }
+        return copy
+    }
+
     /// The index of the one `=` in a list without AND/OR whose one side calls auth.uid/jwt/email.
     private static func identityEquality(_ list: [Node]) -> Int? {
         if list.contains(where: { $0.token?.isKeyword("AND") == true || $0.token?.isKeyword("OR") == true }) {

@@ -29,8 +29,10 @@ public struct Mutant: Sendable {
     public var killedBy: String?
     /// For an equivalent mutant the reason; for an error the failure.
     public var note: String?
-    /// An access-file line or pgTAP assertion that would kill a surviving mutant.
+    /// An access-file block that would kill a surviving mutant.
     public var suggestion: String?
+    /// The same test as pgTAP (in the style of the project's own pgTAP files).
+    public var pgtapSuggestion: String?
 }
 
 /// What the mutant lets happen that the original did not: the basis of a suggested test.
@@ -44,8 +46,12 @@ struct KillHint: Sendable {
         case everything
         /// Anyone may call the function with its check gone.
         case function(DefinerFunction)
+        /// `role` may use the command on columns its column grant left out.
+        case columns(command: String, role: String, columns: [String])
     }
     var effect: Effect
+    /// The mutant is in WITH CHECK: the row written is what goes unchecked.
+    var newRow = false
     /// The table's owner column, when the policy compares one with the caller.
     var ownerColumn: String?
 }

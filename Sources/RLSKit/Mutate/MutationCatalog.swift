@@ -27,8 +27,19 @@ struct MutationCatalog: Sendable, Equatable {
         var rls: Bool
         /// Grantee (anon, authenticated) → privileges.
         var grants: [String: Set<String>]
+        /// Column name and type (`format_type`), in table order.
+        var columns: [Column] = []
+        /// Grantee → privilege → the columns it holds that privilege on (column grants only).
+        var columnGrants: [String: [String: [String]]] = [:]
         var qualified: String { SQL.qualified(schema, name) }
         var display: String { SQL.display(schema) + "." + SQL.display(name) }
+
+        struct Column: Sendable, Equatable {
+            var name: String
+            var type: String
+        }
+
+        func type(of column: String) -> String? { columns.first { $0.name == column }?.type }
     }
 
     var policies: [Policy]
@@ -61,7 +72,16 @@ struct MutationCatalog: Sendable, Equatable {
         select n.nspname as schema, c.relname as name, c.relrowsecurity as rls,
                array(select pg_catalog.pg_get_userbyid(x.grantee)::text || '=' || x.privilege_type
                      from aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) x
-                     where pg_catalog.pg_get_userbyid(x.grantee) in ('anon', 'authenticated')) as grants
+                     where pg_catalog.pg_get_userbyid(x.grantee) in ('anon', 'authenticated')) as grants,
+               array(select a.attname::text from pg_catalog.pg_attribute a
+                     where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped order by a.attnum) as column_names,
+               array(select pg_catalog.format_type(a.atttypid, a.atttypmod) from pg_catalog.pg_attribute a
+                     where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped order by a.attnum) as column_types,
+               array(select pg_catalog.pg_get_userbyid(x.grantee)::text || ' ' || x.privilege_type || ' ' || a.attname
+                     from pg_catalog.pg_attribute a, aclexplode(a.attacl) x
+                     where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+                       and pg_catalog.pg_get_userbyid(x.grantee) in ('anon', 'authenticated')
+                     order by a.attnum) as column_grants
         from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
         where (n.nspname = any($1::text[]) or (n.nspname = 'storage' and c.relname = 'objects')
                or (\(Self.reachable)))
@@ -77,17 +97,30 @@ struct MutationCatalog: Sendable, Equatable {
                 command: try r.decode("command"), permissive: try r.decode("permissive"), roles: try r.decode("roles"),
                 using: try r.decode("using_expr"), withCheck: try r.decode("check_expr"))
         }
-        let tables = try conn.query(tablesSQL, [param]).rows.map { r in
+        return MutationCatalog(
+            policies: policies, tables: try tables(conn, exposed: exposed),
+            functions: try DefinerFunction.read(conn, exposed: exposed))
+    }
+
+    /// The tables' RLS switches, columns and API grants.
+    static func tables(_ conn: PostgresConnection, exposed: [String]) throws -> [Table] {
+        try conn.query(tablesSQL, [Auditor.postgresArray(exposed)]).rows.map { r in
             var grants: [String: Set<String>] = [:]
             for g in try r.decode("grants") as [String] {
                 let parts = g.split(separator: "=", maxSplits: 1).map(String.init)
                 if parts.count == 2 { grants[parts[0], default: []].insert(parts[1]) }
             }
+            var columnGrants: [String: [String: [String]]] = [:]
+            for g in try r.decode("column_grants") as [String] {
+                let parts = g.split(separator: " ", maxSplits: 2).map(String.init)
+                if parts.count == 3 { columnGrants[parts[0], default: [:]][parts[1], default: []].append(parts[2]) }
+            }
+            let names: [String] = try r.decode("column_names")
+            let types: [String] = try r.decode("column_types")
             return Table(
-                schema: try r.decode("schema"), name: try r.decode("name"), rls: try r.decode("rls"), grants: grants)
+                schema: try r.decode("schema"), name: try r.decode("name"), rls: try r.decode("rls"), grants: grants,
+                columns: zip(names, types).map { Table.Column(name: $0.0, type: $0.1) }, columnGrants: columnGrants)
         }
-        return MutationCatalog(
-            policies: policies, tables: tables, functions: try DefinerFunction.read(conn, exposed: exposed))
     }
 
     /// The one policy named so, as the catalog has it now (nil when it is gone).

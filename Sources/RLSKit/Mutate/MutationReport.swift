@@ -63,6 +63,11 @@ public struct MutationReport: Sendable {
                     "  a test that kills it (access file):\n"
                     + s.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n") + "\n"
             }
+            if let s = m.pgtapSuggestion {
+                out +=
+                    "  \(m.suggestion == nil ? "a test that kills it" : "or") (pgTAP):\n"
+                    + s.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n") + "\n"
+            }
         }
         for (table, s) in tables { out += "  \(table): \(s.text)\n" }
         return out
@@ -94,6 +99,7 @@ public struct MutationReport: Sendable {
                             ("mutation", .string(m.mutation)), ("kind", .string(m.kind)),
                             ("status", .string(m.status.rawValue)), ("killedBy", .optional(m.killedBy)),
                             ("note", .optional(m.note)), ("suggestion", .optional(m.suggestion)),
+                            ("pgtap", .optional(m.pgtapSuggestion)),
                         ])
                     })
             ),
@@ -134,7 +140,7 @@ public struct MutationReport: Sendable {
             rows +=
                 "<tr class=\"\(m.status.rawValue)\"><td>\(m.status.rawValue)</td><td>\(h(Self.subject(m)))</td>"
                 + "<td>\(h(m.mutation))</td><td>\(h(m.location?.description ?? ""))</td>"
-                + "<td>\(h(m.killedBy ?? m.note ?? ""))</td><td><pre>\(h(m.suggestion ?? ""))</pre></td></tr>\n"
+                + "<td>\(h(m.killedBy ?? m.note ?? ""))</td><td><pre>\(h([m.suggestion, m.pgtapSuggestion].compactMap { $0 }.joined(separator: "\n\n")))</pre></td></tr>\n"
         }
         var tableRows = ""
         for (t, s) in tables { tableRows += "<tr><td>\(h(t))</td><td>\(h(s.text))</td></tr>\n" }

@@ -51,6 +51,21 @@ struct SurfaceDigest {
         if try MutationCatalog.read(conn, exposed: exposed) != catalog { try verifySurface(after: mutant, force: true) }
     }
 
+    /// The same for the one kind of object the mutant changed (its policy, the tables, the
+    /// functions): a mutant's statements name only that object. The whole catalog and surface
+    /// are compared after the last mutant.
+    func verifyChanged(after mutant: Mutant) throws {
+        let same: Bool
+        if let p = mutant.original {
+            same = try MutationCatalog.policy(conn, like: p) == p
+        } else if mutant.function != nil {
+            same = try DefinerFunction.read(conn, exposed: exposed) == catalog.functions
+        } else {
+            same = try MutationCatalog.tables(conn, exposed: exposed) == catalog.tables
+        }
+        if !same { try verifySurface(after: mutant, force: true) }
+    }
+
     /// Throws when the security surface differs from the original.
     func verifySurface(after mutant: Mutant, force: Bool = false) throws {
         let now = try SurfaceReader.read(conn, exposedSchemas: exposed)

@@ -41,7 +41,7 @@ public enum ProjectMutate {
         let exposure = try project.exposure(on: conn)
         var harness = project.harness(options.harness, exposure: exposure)
         harness.pgtapConnection = database.project
-        let suite = TestRun(suite: project.tests, options: harness, target: database.connection)
+        var suite = TestRun(suite: project.tests, options: harness, target: database.connection)
 
         progress("running the tests once as they are")
         let first = Date()
@@ -51,11 +51,16 @@ public enum ProjectMutate {
             throw TestsFailBeforeMutation(failed: baseline.failed, first: TestRun.name(failing))
         }
 
+        suite.stopAtFirstFailure = true
         let catalog = try MutationCatalog.read(conn, exposed: exposure.names)
         let source = MutantSource(try project.migrations.load())
         var mutants = MutantGenerator.mutants(catalog)
         let sandbox = InPlaceMutations(conn: conn)
         let digest = try SurfaceDigest(conn, exposed: exposure.names, catalog: catalog)
+        let pgtap = PgTAPSuggestion(
+            helpers: suite.suite.pgtap.contains { f in
+                (try? String(contentsOfFile: f.path, encoding: .utf8))?.contains("tests.authenticate_as(") ?? false
+            })
         var counts = Progress(done: 0, total: mutants.count, killed: 0, survived: 0)
         progress("\(mutants.count) mutants")
         for i in mutants.indices {
@@ -70,16 +75,24 @@ public enum ProjectMutate {
                 m.note = why
             } else {
                 try evaluate(&m, sandbox: sandbox, suite: suite, conn: conn, schema: schema, table: table)
-                try digest.verify(after: m)
+                try digest.verifyChanged(after: m)
             }
-            if m.status == .survived { m.suggestion = KillSuggestion.text(m) }
+            if m.status == .survived {
+                let t = catalog.tables.first { $0.schema == schema && $0.name == table }
+                m.suggestion = KillSuggestion.text(
+                    m, table: t, policies: catalog.policies.filter { $0.schema == schema && $0.table == table })
+                m.pgtapSuggestion = pgtap.text(m, columns: t?.columns.map(\.name) ?? [])
+            }
             mutants[i] = m
             counts.done += 1
             if m.status == .killed { counts.killed += 1 }
             if m.status == .survived { counts.survived += 1 }
             mutantDone(counts)
         }
-        if let last = mutants.last(where: { $0.status != .equivalent }) { try digest.verifySurface(after: last) }
+        if let last = mutants.last(where: { $0.status != .equivalent }) {
+            try digest.verify(after: last)
+            try digest.verifySurface(after: last)
+        }
         return MutationReport(
             mutants: mutants, baselineMilliseconds: baselineMilliseconds,
             milliseconds: Int(Date().timeIntervalSince(started) * 1000), migrations: applied.applied.count,
@@ -133,11 +146,14 @@ struct TestRun {
     let suite: TestSuite
     let options: HarnessOptions
     let target: ConnectionString
+    /// Mutants only need to know whether a test fails; the baseline runs everything.
+    var stopAtFirstFailure = false
 
     func run(_ s: TestSuite) throws -> TestReport {
         var o = options
         // Narrowed to one table, the others are undeclared: --strict is for the whole suite.
         if !isWhole(s) { o.strict = false }
+        o.stopAtFirstFailure = stopAtFirstFailure
         return try PolicyTests.run(s, options: o, on: target, ownsDatabase: true).report
     }
 

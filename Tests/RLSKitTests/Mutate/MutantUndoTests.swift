@@ -39,6 +39,18 @@ final class MutantUndoTests: ScratchTestCase {
         end;
         $$;
         grant execute on function public.archive_note(bigint) to authenticated;
+        create table public.cards (
+          id uuid primary key default gen_random_uuid(),
+          owner_id uuid not null default auth.uid(),
+          title text,
+          secret text
+        );
+        alter table public.cards enable row level security;
+        revoke all on public.cards from anon, authenticated;
+        grant select (id, owner_id, title), update (title) on public.cards to authenticated;
+        grant select (title) on public.cards to anon;
+        create policy "own cards" on public.cards for all to authenticated using (owner_id = auth.uid());
+        create policy "titles" on public.cards for select to anon using (true);
         """#
 
     func provisioned() throws -> PostgresConnection {
@@ -85,7 +97,7 @@ final class MutantUndoTests: ScratchTestCase {
             [
                 "using-true", "check-true", "drop-conjunct", "drop-folder-check", "invert-identity", "or-signed-in",
                 "drop-check", "roles-widened", "drop-restrictive", "rls-disabled", "grant-widened",
-                "drop-caller-check",
+                "drop-caller-check", "identity-column", "check-weakened", "column-grant-widened",
             ])
         let sandbox = InPlaceMutations(conn: conn)
         let digest = try SurfaceDigest(conn, exposed: ["public"], catalog: catalog)
@@ -95,8 +107,32 @@ final class MutantUndoTests: ScratchTestCase {
             try sandbox.undo(m)
             XCTAssertEqual(try MutationCatalog.read(conn, exposed: ["public"]), catalog, "\(m.kind): \(m.mutation)")
             XCTAssertNoThrow(try digest.verify(after: m), m.mutation)
+            XCTAssertNoThrow(try digest.verifyChanged(after: m), m.mutation)
         }
         XCTAssertEqual(try SurfaceReader.read(conn, exposedSchemas: ["public"]), surface)
+    }
+
+    /// An undo that leaves the mutant in force stops the run, whether the check after each
+    /// mutant (its own object) or the one after the last (the whole catalog) finds it.
+    func testAnUndoThatDidNotRestoreIsFound() throws {
+        let conn = try provisioned()
+        defer { conn.close() }
+        let catalog = try MutationCatalog.read(conn, exposed: ["public"])
+        let digest = try SurfaceDigest(conn, exposed: ["public"], catalog: catalog)
+        let mutants = MutantGenerator.mutants(catalog)
+        let sandbox = InPlaceMutations(conn: conn)
+        for kind in ["using-true", "column-grant-widened", "drop-caller-check"] {
+            let m = try XCTUnwrap(mutants.first { $0.kind == kind }, kind)
+            try sandbox.apply(m)
+            XCTAssertThrowsError(try digest.verifyChanged(after: m), kind) { XCTAssertTrue($0 is MutationUndoError) }
+            try sandbox.undo(m)
+            XCTAssertNoThrow(try digest.verifyChanged(after: m), kind)
+        }
+        // Another policy changed behind a table's mutant: the final check sees it.
+        let table = try XCTUnwrap(mutants.first { $0.kind == "rls-disabled" })
+        _ = try conn.query("alter policy \"add notes\" on public.notes with check (true)")
+        XCTAssertNoThrow(try digest.verifyChanged(after: table))
+        XCTAssertThrowsError(try digest.verify(after: table)) { XCTAssertTrue($0 is MutationUndoError) }
     }
 
     /// What a mutant leaves in force is the mistake it names, casts and quoting kept.
@@ -126,6 +162,32 @@ final class MutantUndoTests: ScratchTestCase {
         try after("or-signed-in", "published \"notes\"") { p in
             XCTAssertEqual(p?.using, "((body IS NOT NULL) OR (auth.uid() IS NOT NULL))")
         }
+        try after("identity-column", "own cards") { p in XCTAssertEqual(p?.using, "(id = auth.uid())") }
+        try after("check-weakened", "own cards") { p in
+            XCTAssertEqual(p?.using, "(owner_id = auth.uid())")
+            XCTAssertEqual(p?.withCheck, "true")
+        }
+        let widened = try XCTUnwrap(
+            mutants.first { $0.kind == "column-grant-widened" && $0.mutation.contains("UPDATE") }, "\(mutants)")
+        try sandbox.apply(widened)
+        let has = "select has_table_privilege('authenticated', 'public.cards', 'UPDATE') as t"
+        XCTAssertEqual(try conn.query(has).rows.first?.decode("t"), true)
+        try sandbox.undo(widened)
+        XCTAssertEqual(try conn.query(has).rows.first?.decode("t"), false)
+        // anon keeps its own SELECT (title) and gets authenticated's UPDATE (title), nothing more.
+        let anon = try XCTUnwrap(mutants.first { $0.kind == "grant-widened" && $0.table == "public.cards" })
+        XCTAssertEqual(anon.mutation, "grant widened: anon given UPDATE (title) (as authenticated has)")
+        func anonMay(_ column: String, _ privilege: String) throws -> Bool? {
+            try conn.query(
+                "select has_column_privilege('anon', 'public.cards', $1, $2) as t", [column, privilege]
+            ).rows.first?.decode("t")
+        }
+        try sandbox.apply(anon)
+        XCTAssertEqual(try anonMay("title", "UPDATE"), true)
+        XCTAssertEqual(try anonMay("secret", "UPDATE"), false)
+        try sandbox.undo(anon)
+        XCTAssertEqual(try anonMay("title", "UPDATE"), false)
+        XCTAssertEqual(try anonMay("title", "SELECT"), true)
         let drop = try XCTUnwrap(mutants.first { $0.kind == "drop-caller-check" })
         XCTAssertEqual(drop.table, "public.archive_note(note_id bigint)")
         try sandbox.apply(drop)

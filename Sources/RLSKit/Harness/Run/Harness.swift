@@ -30,6 +30,8 @@ public struct HarnessOptions: Sendable {
     public var apiConnection: ConnectionString?
     /// The same for the Storage API, which logs in as `supabase_storage_admin`: bucket units.
     public var storageConnection: ConnectionString?
+    /// Start no unit after one has failed (mutate: one failure kills the mutant).
+    var stopAtFirstFailure = false
     public init() {}
 
     /// The search_path PostgREST sets for a request to `schema`: that schema, then the extras.
@@ -56,7 +58,7 @@ public enum Harness {
         let outcomes = try execute(
             plan.units, on: api != nil ? options.apiConnection! : target, storage: storage, reuse: api ?? conn,
             jobs: options.jobs,
-            skipUntested: options.allowUntested && !options.strict)
+            skipUntested: options.allowUntested && !options.strict, stopAtFirstFailure: options.stopAtFirstFailure)
         let once = signUpOnce(outcomes)
         return TestReport(outcomes: plan.extra + order(once), notes: plan.notes + Coverage.notes(once, plan: plan))
     }
@@ -93,14 +95,18 @@ public enum Harness {
     /// Runs units on `jobs` threads, one connection each (a connection belongs to one thread).
     static func execute(
         _ units: [HarnessUnit], on target: ConnectionString, storage: ConnectionString? = nil,
-        reuse: PostgresConnection, jobs: Int, skipUntested: Bool
+        reuse: PostgresConnection, jobs: Int, skipUntested: Bool, stopAtFirstFailure: Bool = false
     ) throws -> [TestOutcome] {
+        let stops: @Sendable ([TestOutcome]) -> Bool = { stopAtFirstFailure && $0.contains(where: \.isFailure) }
         let results: [[TestOutcome]?]
         if min(jobs, units.count) <= 1 {
             let storageConn = storage.flatMap { try? PostgresConnection($0) }
             defer { storageConn?.close() }
             let runner = UnitRunner(conn: reuse, storageConn: storageConn, skipUntested: skipUntested)
-            results = try WorkerPool.serial(units.count, on: runner) { runner, i in (try runner.run(units[i]), false) }
+            results = try WorkerPool.serial(units.count, on: runner) { runner, i in
+                let o = try runner.run(units[i])
+                return (o, stops(o))
+            }
         } else {
             results = try WorkerPool.run(
                 units.count, workers: jobs,
@@ -110,7 +116,10 @@ public enum Harness {
                         storageConn: storage.flatMap { try? PostgresConnection($0) },
                         skipUntested: skipUntested)
                 }
-            ) { runner, i in (try runner.run(units[i]), false) }
+            ) { runner, i in
+                let o = try runner.run(units[i])
+                return (o, stops(o))
+            }
         }
         return results.flatMap { $0 ?? [] }
     }

@@ -99,7 +99,7 @@ public enum PolicyTests {
                 }
                 report = try Harness.run(suite.harness, options: options, on: options.pgtapConnection ?? target)
             }
-            if !suite.pgtap.isEmpty {
+            if !suite.pgtap.isEmpty, !(options.stopAtFirstFailure && report.outcomes.contains(where: \.isFailure)) {
                 let r = try PgTAPRunner.run(
                     suite.pgtap, options: PgTAPOptions(jobs: options.jobs, helpers: suite.pgtapHelpers),
                     on: options.pgtapConnection ?? target)
