@@ -10,12 +10,15 @@ enum MutateCommand {
         details: """
             Provisions a throwaway PostgreSQL as check does (stand-in, migrations, seeds), runs the
             tests once, then makes small wrong versions of the security surface one at a time (a
-            policy's USING or WITH CHECK replaced by true, a conjunct dropped, an identity
-            comparison inverted, roles widened, a restrictive policy or RLS removed, a grant
-            widened to anon), runs the tests against each and undoes it. A mutant no test fails
+            policy's USING or WITH CHECK replaced by true, weakened or removed, a conjunct dropped,
+            a disjunct added, the caller's comparison inverted or moved to another column, roles
+            widened, a restrictive policy or RLS removed, a grant widened to anon or a column
+            grant to the whole table, a definer function's caller check or a storage folder
+            check dropped), runs the tests against each and undoes it. A mutant no test fails
             on survives: it is listed with the migration line that made the policy and a test
-            that would kill it. The score is killed / non-equivalent mutants. Exit 1 when the score
-            is below --min-score or the tests fail before any mutant.
+            that would kill it (an access-file block and pgTAP lines). The score is killed /
+            non-equivalent mutants. Exit 1 when the score is below --min-score or the tests fail
+            before any mutant.
             """,
         options: [
             .option(
