@@ -90,6 +90,7 @@ public struct Migrator {
     }
 
     func run() throws -> Result {
+        var trace = StepTrace("apply")
         let (all, skipped) = try source.loadSkipping()
         let files = options.limit.map { Array(all.prefix($0)) } ?? all
         for name in skipped {
@@ -103,6 +104,7 @@ public struct Migrator {
         }
         try Ledger.lock(conn, timeout: options.lockTimeout)
         defer { Ledger.unlock(conn) }
+        trace.step("read \(files.count) files, locked the ledger")
         var standIn: StandIn.Report?
         if options.standIn {
             if options.dryRun {
@@ -123,8 +125,10 @@ public struct Migrator {
                 standIn = r
             }
         }
+        trace.step("stand-in")
         if separate, !options.dryRun { try PlatformGrants.install(conn) }
         if separate { try conn.query("select set_config('rlskit_sandbox.admin_writes', 'off', false)") }
+        trace.step("platform grants")
         let applied = try Ledger.applied(conn)
         let byVersion = Dictionary(applied.map { ($0.version, $0) }, uniquingKeysWith: { a, _ in a })
         let plan = files.map { f -> PlanEntry in
@@ -187,7 +191,9 @@ public struct Migrator {
             result.applied.append((entry.file.name, ms))
             log("applied \(entry.file.name) (\(ms) ms)")
         }
+        trace.step("\(result.applied.count) migrations")
         result.seeded = try seed(strings: strings, warnings: &result.warnings)
+        trace.step("seeds")
         // As the Storage API creates them (the CLI goes through it), never as rlskit's superuser.
         result.buckets = try ConfigBuckets.create(
             separate ? conn : project, options.buckets, as: separate ? "supabase_storage_admin" : nil)
