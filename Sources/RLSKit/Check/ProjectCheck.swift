@@ -146,15 +146,20 @@ public enum ProjectCheck {
         var options = options
         options.migrations = try project.migrator(
             options.migrations, throwaway: database.isThrowaway, projectConnection: database.project)
+        // `prepare` always leaves postgres with the stand-in and the platform's grants.
+        options.migrations.platformGrantsInstalled = template != nil
         let regime = options.migrations.grants
         let applied = try Migrator.run(project.migrations, options: options.migrations, on: target)
         trace.step("migrations and seeds")
         // After the migrations: they may set pgrst.db_schemas.
         let exposure = try project.exposure(on: conn)
         // The audit only reads the catalog, which the tests (all rolled back) leave as it is:
-        // it runs on its own connection while they run.
+        // it runs on its own connection while they run, waiting for no lock a test holds (a
+        // scenario's DDL), so neither can hold the other up; then, or on any failure, it runs
+        // again after them.
+        let beside = noLockWaits(target)
         let auditing = WorkerPool.start(1, workers: 1, open: {}) { _, _ in
-            (try Auditor.run(options: AuditOptions(exposed: exposure), on: target), false)
+            (try Auditor.run(options: AuditOptions(exposed: exposure), on: beside ?? target), false)
         }
         options.harness = project.harness(options.harness, exposure: exposure)
         options.harness.pgtapConnection = database.project
@@ -207,7 +212,12 @@ public enum ProjectCheck {
         trace.step("tests")
 
         progress("auditing")
-        guard var result = try auditing.wait().first ?? nil else { throw CancellationError() }
+        var result: AuditResult
+        if let done = (try? auditing.wait())?.first ?? nil, done.failedLints.isEmpty {
+            result = done
+        } else {
+            result = try Auditor.run(options: AuditOptions(exposed: exposure), on: target)
+        }
         trace.step("audit (after the tests)")
         // Every ERROR is proven by its exploit (rolled back) or lowered to WARN with the reason.
         progress("proving findings")
@@ -269,6 +279,16 @@ public enum ProjectCheck {
             phases: phases, migrations: applied, tests: tests, problems: problems, audit: audit, failOn: options.failOn,
             untestedTables: untested, grants: regime, settings: project.settingLines(exposure: exposure),
             attacked: attacked)
+    }
+
+    /// `target` with a short `lock_timeout` added to its options (the string's, else PGOPTIONS).
+    static func noLockWaits(_ target: ConnectionString) -> ConnectionString? {
+        guard var o = try? target.options() else { return nil }
+        let given = o["options"] ?? ProcessInfo.processInfo.environment["PGOPTIONS"] ?? ""
+        o["options"] = (given + " -c lock_timeout=100").trimmingCharacters(in: .whitespaces)
+        return ConnectionString(
+            o.sorted { $0.key < $1.key }.map { "\($0.key)=\(ConnectionString.quoted($0.value))" }.joined(
+                separator: " "))
     }
 
     static func applySummary(

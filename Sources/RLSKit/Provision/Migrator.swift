@@ -29,6 +29,9 @@ public struct Migrator {
         public var projectConnection: ConnectionString?
         /// Apply only the first `limit` files (a template database's prefix: `KeptServer`).
         public var limit: Int?
+        /// The database is a kept server's clone, which got the platform's grants with the
+        /// stand-in before it was saved: they are not run again.
+        public var platformGrantsInstalled = false
         public init() {}
     }
 
@@ -126,7 +129,7 @@ public struct Migrator {
             }
         }
         trace.step("stand-in")
-        if separate, !options.dryRun { try PlatformGrants.install(conn) }
+        if separate, !options.dryRun, !options.platformGrantsInstalled { try PlatformGrants.install(conn) }
         if separate { try conn.query("select set_config('rlskit_sandbox.admin_writes', 'off', false)") }
         trace.step("platform grants")
         let applied = try Ledger.applied(conn)
