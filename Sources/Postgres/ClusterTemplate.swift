@@ -39,6 +39,25 @@ struct ClusterTemplate {
         done = rename(tmp, folder) == 0
     }
 
+    /// `save` without making the run wait for the disk the cache is on: `source` is copied
+    /// beside it first (`staging`, in the run's own folder, in memory where it can be), and
+    /// that copy is written to the cache on another thread. Wait on the result before
+    /// `staging`'s folder goes.
+    func saveBeside(from source: String, staging: String, gate: () -> Void) -> DispatchGroup {
+        let writing = DispatchGroup()
+        guard mkdir(staging, 0o700) == 0, (try? TreeCopy.copy(source, into: staging, gate: gate)) != nil else {
+            return writing
+        }
+        writing.enter()
+        let template = self
+        Thread.detachNewThread {
+            defer { writing.leave() }
+            template.save(from: staging)
+            TreeRemoval.remove(staging)
+        }
+        return writing
+    }
+
     /// Half-saved templates of runs that were killed while saving (`<name>.tmp-<pid>-<n>`, that
     /// pid gone): removed, so that a killed run leaves nothing behind for long.
     static func removeAbandoned(in root: String) {

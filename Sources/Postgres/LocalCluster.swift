@@ -27,6 +27,8 @@ public final class LocalCluster: Sendable {
     let overlayNote = Mutex<String?>(nil)
     /// The per-run password of `postgres` (nil where there is none: trust, or peer as root).
     let password: String?
+    /// The cached cluster template being written from this cluster's folder (first runs only).
+    let cacheWrite: DispatchGroup?
     /// Set when `Options.extensionFiles` could not be offered (an unknown install layout).
     public var extensionNote: String? { overlayNote.withLock { $0 } }
 
@@ -107,6 +109,7 @@ public final class LocalCluster: Sendable {
         let projectSecret = passwords ? try Self.randomSecret() : nil
         var fromTemplate = false
         var templateFolder: String?
+        var writing: DispatchGroup?
         var files = ServerFiles(folder: made, admin: options.bootstrap?.superuser, passwords: passwords)
         files.logins = options.bootstrap?.logins ?? []
         do {
@@ -178,7 +181,9 @@ public final class LocalCluster: Sendable {
                 }
                 try Self.run(bin + "/initdb", initdb, as: runAs, log: made + "/initdb.log", in: made, child: child)
                 // Kept before anything else touches it: the next run copies it instead of initdb.
-                cached?.save(from: data)
+                writing = cached?.saveBeside(
+                    from: data, staging: made + "/cache-copy",
+                    gate: { ClusterRegistry.shared.exiting.withLock { _ in } })
             }
             trace(fromTemplate ? "data copied from the cached template" : "initdb")
             for dir in [data, run] {
@@ -217,6 +222,7 @@ public final class LocalCluster: Sendable {
         let host = "host=\(ConnectionString.quoted(run)) port=5432 dbname=postgres"
         func password(_ s: String?) -> String { s.map { " password=" + ConnectionString.quoted($0) } ?? "" }
         self.password = projectSecret
+        cacheWrite = writing
         connectionString = ConnectionString(host + " user=postgres" + password(projectSecret))
         // The admin's sessions see only the catalogs by name: a search path stored on the database
         // (`alter database postgres set search_path = public, pg_catalog`, which postgres may do)
@@ -280,9 +286,15 @@ public final class LocalCluster: Sendable {
         return (plain, path)
     }
 
+    /// Returns once the cached cluster template a first run writes is in place (`stop` waits
+    /// for it anyway; a run started before then runs initdb).
+    public func waitForCacheWrite() { cacheWrite?.wait() }
+
     /// Stops the server and deletes the directory. Safe to call more than once. Runs under the
     /// same lock as the signal path, so a signal never ends the process half-way through.
     public func stop() {
+        // The cache's copy is read from the folder stop removes.
+        cacheWrite?.wait()
         ClusterRegistry.shared.exiting.withLock { _ in
             if let cleanup = ClusterRegistry.shared.remove(registration) { cleanup() }
         }
@@ -292,6 +304,7 @@ public final class LocalCluster: Sendable {
     /// returns the pid to stop it with.
     @discardableResult
     public func detach() -> Int32 {
+        cacheWrite?.wait()
         if ClusterRegistry.shared.remove(registration) != nil { Watchdog.release(child: childProcess, keep: true) }
         return serverPID
     }

@@ -45,6 +45,8 @@ final class ClusterTemplateTests: XCTestCase {
         let first = try LocalCluster(options: options)
         defer { first.stop() }
         XCTAssertTrue(ranInitdb(first))
+        // Written to the cache beside the run: the run does not wait for the disk.
+        first.waitForCacheWrite()
         XCTAssertEqual(templates().count, 1)
         // The template holds initdb's output only: no password, no settings of a run.
         let kept = cache + "/" + templates()[0]

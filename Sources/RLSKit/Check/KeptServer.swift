@@ -38,6 +38,8 @@ public final class KeptServer: @unchecked Sendable {
         /// cluster-wide state (nil: none does); it and the files after it are never cached.
         public var clusterWide: (file: String, line: Int)?
         public var milliseconds: Int
+        /// `postgres` was the clone `prepareNext` made while the watch waited.
+        public var madeWhileWaiting = false
     }
 
     /// A server whose `postgres` cannot be dropped and cloned: a preloaded pg_cron keeps a
@@ -66,6 +68,11 @@ public final class KeptServer: @unchecked Sendable {
     var clock = 0
     var lastChain: [String] = []
     var fresh = true
+    /// The prefix the next run most likely starts from: up to the file this run found changed
+    /// (on the first run, all but the newest), the file being edited.
+    var likely: Int?
+    /// The template `prepareNext` cloned into `postgres` while nothing ran; nil once anything may have.
+    var spare: String?
     static let tracing = ProcessInfo.processInfo.environment["RLSKIT_TRACE"] != nil
     var traceClock = Date()
 
@@ -134,9 +141,11 @@ public final class KeptServer: @unchecked Sendable {
         var saves: Set<Int> = [0]
         if lastChain.isEmpty {
             saves.formUnion([cap - 1, cap].filter { $0 >= 0 })
+            likely = max(cap - 1, 0)
         } else {
             let d = chain.indices.first { $0 >= lastChain.count || lastChain[$0] != chain[$0] } ?? chain.count
             saves.insert(min(d - 1, cap))
+            likely = max(min(d - 1, cap), 0)
         }
         if saveAll { saves.insert(cap) }
         lastChain = chain
@@ -147,9 +156,14 @@ public final class KeptServer: @unchecked Sendable {
                 try $0.decode("datname") as String
             })
         let best = (0...cap).last { existing.contains(chain[$0]) }
-        if !fresh || best != nil { try restart(from: best.map { chain[$0] } ?? Self.empty) }
-        fresh = false
-        trace("cloned \(best.map { "prefix \($0)" } ?? "nothing")")
+        let waited = spare != nil && spare == best.map { chain[$0] }
+        if waited {
+            trace("cloned prefix \(best ?? 0) while waiting")
+        } else if !fresh || best != nil {
+            try restart(from: best.map { chain[$0] } ?? Self.empty)
+            trace("cloned \(best.map { "prefix \($0)" } ?? "nothing")")
+        }
+        (fresh, spare) = (false, nil)
         var at = best ?? -1
         for s in saves.sorted() where s > at {
             options.limit = s
@@ -166,11 +180,30 @@ public final class KeptServer: @unchecked Sendable {
         return Prepared(
             cloned: best ?? 0, applied: max(at, 0), files: files.count,
             clusterWide: wide.map { (files[$0.index].path, $0.line) },
-            milliseconds: Int(Date().timeIntervalSince(started) * 1000))
+            milliseconds: Int(Date().timeIntervalSince(started) * 1000), madeWhileWaiting: waited)
+    }
+
+    /// While the watch waits for a save: `postgres` cloned already from the template the next
+    /// run most likely starts from, so that run only has to find the same name. A failure here
+    /// is left for that run's `prepare` to meet again.
+    public func prepareNext() {
+        guard let likely, likely < lastChain.count,
+            let rows = try? maintenance.query(
+                "select datname from pg_database where datname = any($1)",
+                [Array(lastChain[...likely])]
+            ).rows,
+            let name = lastChain[...likely].last(where: { n in rows.contains { $0["datname"] == n } })
+        else { return }
+        traceClock = Date()
+        do {
+            try restart(from: name)
+            spare = name
+        } catch { spare = nil }
     }
 
     /// Clones the template holding every migration into `postgres` again (after `prepare`).
     public func reset(toAllMigrations project: Project) throws {
+        spare = nil
         let options = try project.migrator(throwaway: true, projectConnection: self.project)
         let files = try project.migrations.load()
         let cap = ClusterWideSQL.first(in: files)?.index ?? files.count

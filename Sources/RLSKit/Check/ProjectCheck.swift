@@ -124,10 +124,12 @@ public enum ProjectCheck {
             defer { clock = Date() }
             return Int(Date().timeIntervalSince(clock) * 1000)
         }
+        var trace = StepTrace("check")
         let target = database.connection
         let project = try Project.resolve(input.given)
         // Before any connection to `postgres` opens: the clone replaces that database.
         let template = try database.kept?.prepare(project)
+        trace.step("resolved the project and prepared the templates")
         // One connection for the check's own questions; the engines open theirs.
         let conn = try PostgresConnection(target)
         defer { conn.close() }
@@ -144,10 +146,21 @@ public enum ProjectCheck {
         var options = options
         options.migrations = try project.migrator(
             options.migrations, throwaway: database.isThrowaway, projectConnection: database.project)
+        // `prepare` always leaves postgres with the stand-in and the platform's grants.
+        options.migrations.platformGrantsInstalled = template != nil
         let regime = options.migrations.grants
         let applied = try Migrator.run(project.migrations, options: options.migrations, on: target)
+        trace.step("migrations and seeds")
         // After the migrations: they may set pgrst.db_schemas.
         let exposure = try project.exposure(on: conn)
+        // The audit only reads the catalog, which the tests (all rolled back) leave as it is:
+        // it runs on its own connection while they run, waiting for no lock a test holds (a
+        // scenario's DDL), so neither can hold the other up; then, or on any failure, it runs
+        // again after them.
+        let beside = noLockWaits(target)
+        let auditing = WorkerPool.start(1, workers: 1, open: {}) { _, _ in
+            (try Auditor.run(options: AuditOptions(exposed: exposure), on: beside ?? target), false)
+        }
         options.harness = project.harness(options.harness, exposure: exposure)
         options.harness.pgtapConnection = database.project
         var summary = applySummary(applied, project.migrations, template: template)
@@ -171,6 +184,7 @@ public enum ProjectCheck {
                 name: "apply", ok: !applied.plan.isEmpty || options.allowEmpty, summary: summary,
                 milliseconds: lap() + (template?.milliseconds ?? 0))
         )
+        trace.step("apply summary")
 
         var tests = TestReport()
         var problems: [InputError] = []
@@ -195,9 +209,16 @@ public enum ProjectCheck {
             phases.append(
                 Phase(name: "test", ok: tests.passed && problems.isEmpty, summary: summary, milliseconds: lap()))
         }
+        trace.step("tests")
 
         progress("auditing")
-        var result = try Auditor.run(options: AuditOptions(exposed: exposure), on: target)
+        var result: AuditResult
+        if let done = (try? auditing.wait())?.first ?? nil, done.failedLints.isEmpty {
+            result = done
+        } else {
+            result = try Auditor.run(options: AuditOptions(exposed: exposure), on: target)
+        }
+        trace.step("audit (after the tests)")
         // Every ERROR is proven by its exploit (rolled back) or lowered to WARN with the reason.
         progress("proving findings")
         // As the API sends them: on a throwaway server through a login as authenticator.
@@ -208,6 +229,7 @@ public enum ProjectCheck {
             result.findings, on: database.project ?? target, admin: target, api: api, ownsDatabase: database.isThrowaway
         )
         result.findings = proofs.findings
+        trace.step("proofs")
         if !proofs.sequences.isEmpty {
             tests.sequences = SequenceAdvance.merged(tests.sequences, proofs.sequences)
             if let note = SequenceGuard.note(proofs.sequences) { tests.notes.append(note + " (the audit's proofs)") }
@@ -242,6 +264,7 @@ public enum ProjectCheck {
                                 ? "; \(attack.tables.count - attack.covered) could not be (see the notes)" : ""),
                     milliseconds: lap())
         }
+        trace.step("inferred attack")
         let audit = AuditReport(result: result, baseline: options.baseline)
         let auditFailed = audit.fails(at: options.failOn) || !audit.result.failedLints.isEmpty
         let levels = audit.levelsLine
@@ -256,6 +279,16 @@ public enum ProjectCheck {
             phases: phases, migrations: applied, tests: tests, problems: problems, audit: audit, failOn: options.failOn,
             untestedTables: untested, grants: regime, settings: project.settingLines(exposure: exposure),
             attacked: attacked)
+    }
+
+    /// `target` with a short `lock_timeout` added to its options (the string's, else PGOPTIONS).
+    static func noLockWaits(_ target: ConnectionString) -> ConnectionString? {
+        guard var o = try? target.options() else { return nil }
+        let given = o["options"] ?? ProcessInfo.processInfo.environment["PGOPTIONS"] ?? ""
+        o["options"] = (given + " -c lock_timeout=100").trimmingCharacters(in: .whitespaces)
+        return ConnectionString(
+            o.sorted { $0.key < $1.key }.map { "\($0.key)=\(ConnectionString.quoted($0.value))" }.joined(
+                separator: " "))
     }
 
     static func applySummary(

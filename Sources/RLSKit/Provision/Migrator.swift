@@ -29,6 +29,9 @@ public struct Migrator {
         public var projectConnection: ConnectionString?
         /// Apply only the first `limit` files (a template database's prefix: `KeptServer`).
         public var limit: Int?
+        /// The database is a kept server's clone, which got the platform's grants with the
+        /// stand-in before it was saved: they are not run again.
+        public var platformGrantsInstalled = false
         public init() {}
     }
 
@@ -90,6 +93,7 @@ public struct Migrator {
     }
 
     func run() throws -> Result {
+        var trace = StepTrace("apply")
         let (all, skipped) = try source.loadSkipping()
         let files = options.limit.map { Array(all.prefix($0)) } ?? all
         for name in skipped {
@@ -103,6 +107,7 @@ public struct Migrator {
         }
         try Ledger.lock(conn, timeout: options.lockTimeout)
         defer { Ledger.unlock(conn) }
+        trace.step("read \(files.count) files, locked the ledger")
         var standIn: StandIn.Report?
         if options.standIn {
             if options.dryRun {
@@ -123,8 +128,10 @@ public struct Migrator {
                 standIn = r
             }
         }
-        if separate, !options.dryRun { try PlatformGrants.install(conn) }
+        trace.step("stand-in")
+        if separate, !options.dryRun, !options.platformGrantsInstalled { try PlatformGrants.install(conn) }
         if separate { try conn.query("select set_config('rlskit_sandbox.admin_writes', 'off', false)") }
+        trace.step("platform grants")
         let applied = try Ledger.applied(conn)
         let byVersion = Dictionary(applied.map { ($0.version, $0) }, uniquingKeysWith: { a, _ in a })
         let plan = files.map { f -> PlanEntry in
@@ -187,7 +194,9 @@ public struct Migrator {
             result.applied.append((entry.file.name, ms))
             log("applied \(entry.file.name) (\(ms) ms)")
         }
+        trace.step("\(result.applied.count) migrations")
         result.seeded = try seed(strings: strings, warnings: &result.warnings)
+        trace.step("seeds")
         // As the Storage API creates them (the CLI goes through it), never as rlskit's superuser.
         result.buckets = try ConfigBuckets.create(
             separate ? conn : project, options.buckets, as: separate ? "supabase_storage_admin" : nil)

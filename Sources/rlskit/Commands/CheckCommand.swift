@@ -58,6 +58,8 @@ enum CheckCommand {
         let format = try OutputFormat.parse(args, allowed: [.text, .junit, .json, .sarif]).rawValue
         var options = ProjectCheck.Options()
         options.harness = try HarnessGroup.options(args)
+        // A watch waits on every run: two connections share the units (as `mutate` does).
+        if kept != nil, args.value("jobs") == nil { options.harness.jobs = 2 }
         let output = try OutputTarget(args.value("output"))
         let ci = try CIOutput(args)
         let html = try HTMLOutput(args)

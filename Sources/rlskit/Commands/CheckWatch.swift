@@ -31,6 +31,8 @@ enum CheckWatch {
             previous = runOnce(args, term, previous: previous, server: &server, unkept: &unkept) ?? previous
             say(term.dim("watching \(watch.last.count) files (Ctrl-C to stop)"))
             _ = flushOutput()
+            // While the developer reads and edits: the next run's database, made ready.
+            server?.templates.prepareNext()
             let changed = watch.next()
             round += 1
             say("")

@@ -20,11 +20,14 @@ struct FileWatch {
             let fd = Self.watch(paths)
             defer { if fd >= 0 { close(fd) } }
             if fd >= 0 {
-                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                _ = poll(&p, 1, 2_000)
+                // A save while the last run ran came before the watch: look before waiting.
+                if Self.fingerprint(paths) == last {
+                    var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                    _ = poll(&p, 1, 2_000)
+                }
                 // A save is often several writes: let them land (an editor's land within a few
                 // ms; one that lands later only means another run).
-                usleep(50_000)
+                usleep(20_000)
             } else {
                 usleep(300_000)
             }

@@ -172,6 +172,38 @@ final class KeptServerTests: XCTestCase {
         try assertSameAsFresh(kept, templates, cloned: 3, "the role-creating lines removed again")
     }
 
+    /// The watch's order: between runs `prepareNext` clones the prefix the next run most likely
+    /// starts from; a run that needs it uses it as it is, one that needs another clones again.
+    func testCloneMadeWhileWaitingEndsWhereFreshRunsEnd() throws {
+        let kept = try start()
+        defer { kept.stop() }
+        let templates = try KeptServer(admin: kept.adminConnectionString, project: kept.connectionString)
+        let project = { try Project.resolve(try self.project()) }
+        try assertSameAsFresh(kept, templates, cloned: 0, "first run")
+        templates.prepareNext()
+        // The newest file edited, as the watch guessed: the clone made while waiting is used.
+        try write("migrations/0003_pgtap.sql", "create extension if not exists pgtap with schema extensions;\n")
+        XCTAssertTrue(try templates.prepare(project()).madeWhileWaiting)
+        templates.prepareNext()
+        try write("migrations/0003_pgtap.sql", "create extension if not exists pgtap with schema extensions; ")
+        try assertSameAsFresh(kept, templates, cloned: 2, "the newest file edited again")
+        templates.prepareNext()
+        // Another file edited: the guess is wrong, the run clones what it needs.
+        try write(
+            "migrations/0002_notes.sql", Self.notes.replacingOccurrences(of: "using (true)", with: "using (id > 1)"))
+        XCTAssertFalse(try templates.prepare(project()).madeWhileWaiting)
+        templates.prepareNext()
+        try write(
+            "migrations/0002_notes.sql", Self.notes.replacingOccurrences(of: "using (true)", with: "using (id > 2)"))
+        try assertSameAsFresh(kept, templates, cloned: 1, "a middle file edited twice")
+        // A run that created a role: the clone made while waiting drops it, as a run's own clone does.
+        try write("migrations/0004_role.sql", "create role app_auditor nologin;")
+        try assertSameAsFresh(kept, templates, cloned: 1, "a file that creates a role appended")
+        templates.prepareNext()
+        try FileManager.default.removeItem(atPath: folder + "/supabase/migrations/0004_role.sql")
+        try assertSameAsFresh(kept, templates, cloned: 3, "that file removed again")
+    }
+
     /// The entry point a mutation run uses: clone the full template, change one policy, test.
     func testAMutantIsOneCloneAndOnePolicyAway() throws {
         let kept = try start()

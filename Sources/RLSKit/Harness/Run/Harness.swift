@@ -48,9 +48,11 @@ public enum Harness {
     public static func run(
         _ input: HarnessInput, options: HarnessOptions = HarnessOptions(), on target: ConnectionString
     ) throws -> TestReport {
+        var trace = StepTrace("harness")
         let conn = try PostgresConnection(target)
         defer { conn.close() }
         let plan = try Planner.plan(input, conn: conn, options: options)
+        trace.step("planned \(plan.units.count) units")
         // Where the login fails (not rlskit's sandbox), the units run on `target`, as before.
         let api = options.apiConnection.flatMap { try? PostgresConnection($0) }
         defer { api?.close() }
@@ -59,6 +61,7 @@ public enum Harness {
             plan.units, on: api != nil ? options.apiConnection! : target, storage: storage, reuse: api ?? conn,
             jobs: options.jobs,
             skipUntested: options.allowUntested && !options.strict, stopAtFirstFailure: options.stopAtFirstFailure)
+        trace.step("ran the units on \(options.jobs) connection\(options.jobs == 1 ? "" : "s")")
         let once = signUpOnce(outcomes)
         return TestReport(outcomes: plan.extra + order(once), notes: plan.notes + Coverage.notes(once, plan: plan))
     }
