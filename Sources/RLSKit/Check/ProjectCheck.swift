@@ -257,7 +257,11 @@ public enum ProjectCheck {
                 Phase(
                     name: "attack", ok: true,
                     summary: attack.tables.isEmpty
-                        ? "every RLS table and bucket has declared intent"
+                        ? (attack.notes.contains { $0.hasPrefix("inferred intent not attacked") }
+                            ? "not run (see the notes)"
+                            : project.tests.declaredBlocks.isEmpty
+                                ? "no RLS table or bucket in the exposed schemas to attack"
+                                : "every RLS table and bucket has declared intent")
                         : "\(attack.attacked) without declared intent attacked: "
                             + "\(attack.findings.count) hole\(attack.findings.count == 1 ? "" : "s") proven"
                             + (attack.covered < attack.tables.count

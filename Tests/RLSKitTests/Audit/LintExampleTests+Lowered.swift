@@ -3,7 +3,7 @@ import XCTest
 
 @testable import RLSKit
 
-/// Cases graded lower because what they find is not a hole: a workflow status, a NOT EXISTS lockout.
+/// A workflow status graded lower (not a hole), and a NOT EXISTS self-comparison (a hole for outsiders).
 extension LintExampleTests {
     func testWorkflowStatusIsListedAtInfoAndPrivilegedStatusIsAWarn() throws {
         let conn = try connection()
@@ -22,15 +22,16 @@ extension LintExampleTests {
         }
     }
 
-    func testSelfComparisonUnderNotExistsIsALockoutWarn() throws {
+    /// Under NOT EXISTS the subquery sees rows through RLS, none for an outsider: an ERROR that
+    /// says both effects (strangers pass, members are locked out); the proof decides its level.
+    func testSelfComparisonUnderNotExistsSaysStrangersPass() throws {
         let conn = try connection()
         let lint = try XCTUnwrap(LintRegistry.named("policy_self_comparison"))
         for example in lint.triggering.suffix(2) {
             let findings = try run(lint, example.sql, conn)
-            XCTAssertEqual(findings.map(\.level), [.warn], example.sql)
-            XCTAssertTrue(findings.first?.detail.contains("inside NOT EXISTS") ?? false, example.sql)
+            XCTAssertEqual(findings.map(\.level), [.error], example.sql)
+            XCTAssertTrue(findings.first?.detail.contains("strangers pass it") ?? false, example.sql)
         }
-        // The same mistake under a plain EXISTS lets everyone in: still an ERROR.
         let plain = try run(lint, lint.triggering[0].sql, conn)
         XCTAssertEqual(plain.map(\.level), [.error])
         XCTAssertTrue(plain.first?.detail.hasSuffix("always true, so it restricts nothing") ?? false)

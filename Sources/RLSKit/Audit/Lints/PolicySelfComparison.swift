@@ -21,8 +21,9 @@ extension Lint {
             A policy compares a column with itself, e.g. `memberships.organization_id = \
             memberships.organization_id` inside an EXISTS meant to correlate with the outer row. That \
             is true for every non-NULL value: every user with any membership passes for every row. \
-            Under NOT EXISTS the same mistake denies instead (the test is false once the table has any \
-            row): a lockout, not a hole, so it is a WARN.
+            Under NOT EXISTS the test is false once the caller can see any row of the subquery's \
+            table and true for a caller who sees none, which RLS makes of every outsider: members are \
+            locked out and strangers get in. The proof decides: a stranger's write that goes through.
             """,
         remediation: """
             Compare with the policy's own row instead: the policy table's column of the same name, else \
@@ -41,17 +42,17 @@ extension Lint {
                 var same = Set(p.expressions.flatMap(\.selfComparisons))
                 for e in p.expressions { same.formUnion(resolved(e)) }
                 if let first = same.sorted().first {
-                    // Under NOT EXISTS the mistake denies instead: a lockout, not a hole.
+                    // Under NOT EXISTS the subquery sees rows through RLS: none for an outsider.
                     let negated = p.expressions.contains { underNotExists($0.nodes, first) }
                     let effect =
                         negated
-                        ? "inside NOT EXISTS, so that test is false as soon as the table has any row: it never allows, and the check it was meant to make is lost (a lockout, not a hole)"
+                        ? "inside NOT EXISTS, so that test is false for a caller who can see any row of the table and true for one who sees none (RLS hides other groups' rows from outsiders): members are locked out and strangers pass it"
                         : "always true, so it restricts nothing"
                     return FindingDraft(
                         object: p.object,
                         detail: "\(p.label) compares a column with itself (\(first)): \(effect)",
                         metadata: p.baseMetadata.merging(["comparisons": same.sorted().joined(separator: "; ")]) { $1 },
-                        fix: selfComparisonFix(first, policy: p, catalog: catalog), level: negated ? .warn : nil)
+                        fix: selfComparisonFix(first, policy: p, catalog: catalog))
                 }
                 // The same mistake inside a helper the policy calls, its body inlined.
                 for i in catalog.inlinedExpressions(p) {
