@@ -108,7 +108,7 @@ final class ConnectTimeoutTests: XCTestCase {
             let lines = r.stderr.split(separator: "\n")
             XCTAssertEqual(lines.count, 1, "\(cmd[0]): \(r.stderr)")
             XCTAssertTrue(
-                r.stderr.hasPrefix("rlskit: cannot connect to host=127.0.0.1 port=\(silent.port)"),
+                r.stderr.hasPrefix("rlskit: cannot connect to x on 127.0.0.1:\(silent.port)"),
                 "\(cmd[0]): \(r.stderr)")
             XCTAssertTrue(r.stderr.contains("timeout expired (no answer within 10 s"), "\(cmd[0]): \(r.stderr)")
             XCTAssertFalse(r.output.contains("secretpw"))
