@@ -17,13 +17,8 @@ extension Lint {
         let ids = idArguments(f)
         guard let untied = body.untiedArguments(ids, helpers: helpers) else { return (nil, detail, nil) }
         guard let first = untied.first else {
-            let what = ids.isEmpty ? "" : " and every id argument (\(ids.joined(separator: ", ")))"
-            return (
-                "rows tied to the caller",
-                detail
-                    + "; its body ties each row it updates or deletes\(what) to the caller in a condition, so it acts only for the caller: listed for review only",
-                nil
-            )
+            let what = ids.isEmpty ? "" : " and its id arguments (\(ids.joined(separator: ", ")))"
+            return ("conditions that tie each row it updates or deletes\(what) to the caller", detail, nil)
         }
         let fn = AuditNames.function(f.schema, f.name)
         return (
@@ -32,5 +27,14 @@ extension Lint {
                 + "; its body asks who the caller is but never ties its argument \(first) to them, so any signed-in user may pass any \(first)",
             "In \(fn), check that the caller may act on \(first) (look its row up with `user_id = auth.uid()` in the same condition, or call a membership check that raises), or `revoke execute on function \(fn) from public, authenticated;`."
         )
+    }
+}
+
+extension Lint {
+    /// The fix of a function listed at INFO: nothing to change unless `role` should not call it.
+    static func reviewFix(_ f: FunctionRow, role: String) -> String {
+        let fn = AuditNames.function(f.schema, f.name)
+        return
+            "Nothing to change if every \(role == "anon" ? "caller with the anon key" : "signed-in user") may call \(fn) as it is; otherwise `revoke execute on function \(fn) from public, \(role);` and grant it to the roles that need it."
     }
 }

@@ -35,7 +35,8 @@ extension Lint {
                     "; its body starts with `\(entry)`, which raises for every anon call whatever the arguments, so anon cannot get past it: listed for review only"
                 return FindingDraft(
                     object: f.object, detail: detail,
-                    metadata: ["execute": via, "owner": f.owner, "caller_check": entry], level: .info)
+                    metadata: ["execute": via, "owner": f.owner, "caller_check": entry],
+                    fix: reviewFix(f, role: role), level: .info)
             }
             // Signed in or not is no check of a signed-in caller.
             let signIn = role == "anon" ? [] : Set(body.signInGuards().flatMap { Array($0.range) })
@@ -60,6 +61,7 @@ extension Lint {
                 detail +=
                     "; it is a read-only yes/no test that policy \(policy) calls, so \(role) must keep EXECUTE; it answers one yes or no per call past RLS, so it is listed for review only (a schema the API does not expose takes it off the API)"
             }
+            if check != nil, role != "anon" { fix = reviewFix(f, role: role) }
             return FindingDraft(
                 object: f.object, detail: detail,
                 metadata: ["execute": via, "owner": f.owner, "caller_check": check ?? ""], fix: fix,
