@@ -6,7 +6,9 @@ extension Lint {
         description: """
             A SECURITY DEFINER function in an exposed schema can be executed by authenticated, so every \
             signed-in user can call it as RPC and it runs with its owner's rights, past every policy. \
-            That is sometimes the point; then the function must check the caller itself.
+            That is sometimes the point; then the function must check the caller itself. Testing only \
+            that a user is signed in (`auth.uid() is null`) checks nothing here; a body that ties each id \
+            argument and each row it updates or deletes to the caller in a condition is listed at INFO.
             """,
         remediation:
             "Check `auth.uid()` inside the function, or move it out of the exposed schemas, or `revoke execute on function <function> from public, authenticated;`.",

@@ -8,7 +8,8 @@ extension Lint {
             `if not (x = …)`, `if not (x = any (…))`, or an AND of such tests), where x comes from a lookup, \
             a function call or a JSON field. For a caller with no matching row (anon, a stranger) x is \
             NULL, `NULL <> 'owner'` is NULL, the IF is skipped and the function goes on with its \
-            owner's rights.
+            owner's rights. A test of the arguments alone (`jsonb_typeof(p_items) <> 'array'`) checks \
+            what the caller passed, not who calls, and is not reported.
             """,
         remediation:
             "In <function>, write the guard as `if x is distinct from 'owner' then raise exception 'denied'`, or test `x is null` first, or raise `if not found` right after the SELECT INTO.",
