@@ -49,7 +49,9 @@ extension FunctionBody {
             if conditionTied {
                 tiedArgs.formUnion(conditions.filter { key($0 - 1) != "." }.map { key($0) })
             }
-            let writes = range.contains { ["update", "delete"].contains(key($0)) && !["on", "do", "for"].contains(key($0 - 1)) }
+            let writes = range.contains {
+                ["update", "delete"].contains(key($0)) && !["on", "do", "for"].contains(key($0 - 1))
+            }
             if writes, !conditionTied { return nil }
         }
         guard namesCaller else { return nil }

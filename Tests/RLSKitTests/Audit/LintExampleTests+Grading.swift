@@ -96,7 +96,8 @@ extension LintExampleTests {
             XCTAssertTrue(f.detail.contains("which raises for every anon call whatever the arguments"), f.detail)
             XCTAssertTrue(f.remediation.hasPrefix("Nothing to change if every caller with the anon key"), f.remediation)
         }
-        XCTAssertTrue(refused[0].detail.contains("its body starts with `if v_uid is null then raise`"), refused[0].detail)
+        XCTAssertTrue(
+            refused[0].detail.contains("its body starts with `if v_uid is null then raise`"), refused[0].detail)
         // A first raise on the arguments alone proves nothing about anon.
         for example in anon.triggering.suffix(2) {
             XCTAssertEqual(try run(anon, example.sql, conn).map(\.level), [.error], example.sql)
