@@ -17,8 +17,14 @@ extension Lint {
         let ids = idArguments(f)
         guard let untied = body.untiedArguments(ids, helpers: helpers) else { return (nil, detail, nil) }
         guard let first = untied.first else {
-            let what = ids.isEmpty ? "" : " and its id arguments (\(ids.joined(separator: ", ")))"
-            return ("conditions that tie each row it updates or deletes\(what) to the caller", detail, nil)
+            let what =
+                ids.isEmpty
+                ? "it takes no id argument"
+                : "a condition ties each id argument (\(ids.joined(separator: ", "))) to them"
+            return (
+                "the caller's identity: \(what), and it updates or deletes only rows a condition ties to them", detail,
+                nil
+            )
         }
         let fn = AuditNames.function(f.schema, f.name)
         return (

@@ -75,8 +75,9 @@ extension FunctionBody {
         return (["<>", "!="].contains(op) && last.text == "'authenticated'") || (op == "=" && last.text == "'anon'")
     }
 
-    /// The IF … THEN RAISE EXCEPTION blocks whose condition holds for anon, as (condition range, text).
-    func signInGuards() -> [(range: Range<Int>, text: String)] {
+    /// The IF … THEN RAISE EXCEPTION blocks whose condition holds for anon, as (condition range,
+    /// text); `alone`: only those that test nothing else (no OR with another test).
+    func signInGuards(alone: Bool = false) -> [(range: Range<Int>, text: String)] {
         let variables = identityVariables
         var out: [(Range<Int>, String)] = []
         for i in words.indices where (key(i) == "if" || key(i) == "elsif") && key(i - 1) != "end" {
@@ -84,7 +85,9 @@ extension FunctionBody {
                 !["notice", "warning", "log", "info", "debug"].contains(key(then + 2))
             else { continue }
             let cond = Array(words[(i + 1)..<then])
-            if holdsForAnon(cond, variables: variables) {
+            if holdsForAnon(cond, variables: variables),
+                !alone || Self.topLevel(Self.stripped(cond), split: "or").count == 1
+            {
                 out.append(((i + 1)..<then, "if " + cond.map(\.text).joined(separator: " ") + " then raise"))
             }
         }

@@ -39,7 +39,7 @@ extension Lint {
                     fix: reviewFix(f, role: role), level: .info)
             }
             // Signed in or not is no check of a signed-in caller.
-            let signIn = role == "anon" ? [] : Set(body.signInGuards().flatMap { Array($0.range) })
+            let signIn = role == "anon" ? [] : Set(body.signInGuards(alone: true).flatMap { Array($0.range) })
             var check = body.callerCheck(
                 helpers: helpers, raisingHelpers: raising, secretArguments: secrets, ignoring: signIn)
             var fix: String?

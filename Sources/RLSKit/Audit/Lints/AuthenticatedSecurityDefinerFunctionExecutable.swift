@@ -95,6 +95,21 @@ extension Lint {
             grant execute on function public.set_role(uuid, uuid, text) to authenticated;
             """,
             """
+            -- A sign-in test ORed with a membership check still checks membership: INFO only.
+            create table public.team_members (team uuid, user_id uuid, role text);
+            create function public.is_lead(t uuid) returns boolean language sql stable set search_path = ''
+              as $$ select exists (select 1 from public.team_members
+                where team = t and user_id = auth.uid() and role = 'lead') $$;
+            create function public.clear_team(p_team uuid) returns void language plpgsql security definer
+              set search_path = '' as $$
+            begin
+              if auth.uid() is null or not public.is_lead(p_team) then raise exception 'leads only'; end if;
+              delete from public.team_members where team = p_team and role <> 'lead';
+            end $$;
+            revoke execute on function public.clear_team(uuid) from public, anon;
+            grant execute on function public.clear_team(uuid) to authenticated;
+            """,
+            """
             -- Accepts the invitation sent to the caller's own email, for the caller: INFO only.
             create table public.invites (id uuid primary key, team uuid, email text, status text);
             create table public.team_members (team uuid, user_id uuid, role text);
