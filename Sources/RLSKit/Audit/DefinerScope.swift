@@ -15,7 +15,9 @@ extension Lint {
         -> (String?, String, String?)
     {
         let ids = idArguments(f)
-        guard let untied = body.untiedArguments(ids, helpers: helpers) else { return (nil, detail, nil) }
+        guard let untied = body.untiedArguments(ids, lookedUp: f.argumentNames, helpers: helpers) else {
+            return (nil, detail, nil)
+        }
         guard let first = untied.first else {
             let what =
                 ids.isEmpty

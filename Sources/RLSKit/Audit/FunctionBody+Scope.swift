@@ -29,9 +29,12 @@ extension FunctionBody {
     /// names the caller (`auth.uid()`, `auth.jwt()`, a caller helper, or a variable filled from
     /// such a statement). Every UPDATE and DELETE must be tied so; a body that never names the
     /// caller is not scoped at all.
-    func untiedArguments(_ arguments: [String], helpers: Set<String>) -> [String]? {
+    /// Any of `lookedUp` (all arguments) that a lookup's or write's condition names untied counts too:
+    /// `where name = p_team_name` finds a row of anyone's.
+    func untiedArguments(_ arguments: [String], lookedUp: [String] = [], helpers: Set<String>) -> [String]? {
         var tiedVars = Set<String>()
         var tiedArgs = Set<String>()
+        var untiedLookups: [String] = []
         var namesCaller = false
         for (range, conditions) in statementsWithConditions() {
             let refersToCaller: (Int) -> Bool = { i in
@@ -46,8 +49,11 @@ extension FunctionBody {
                 tiedVars.formUnion(assigned)
             }
             if range.contains(where: refersToCaller) { namesCaller = true }
+            let named = conditions.filter { key($0 - 1) != "." }.map { key($0) }
             if conditionTied {
-                tiedArgs.formUnion(conditions.filter { key($0 - 1) != "." }.map { key($0) })
+                tiedArgs.formUnion(named)
+            } else if range.contains(where: { ["from", "update", "delete", "join"].contains(key($0)) }) {
+                untiedLookups += lookedUp.filter { named.contains($0) && !untiedLookups.contains($0) }
             }
             let writes = range.contains {
                 ["update", "delete"].contains(key($0)) && !["on", "do", "for"].contains(key($0 - 1))
@@ -55,6 +61,7 @@ extension FunctionBody {
             if writes, !conditionTied { return nil }
         }
         guard namesCaller else { return nil }
-        return arguments.filter { !$0.isEmpty && !tiedArgs.contains($0) }
+        let untied = (arguments + untiedLookups).filter { !$0.isEmpty && !tiedArgs.contains($0) }
+        return untied.enumerated().filter { !untied.prefix($0.offset).contains($0.element) }.map(\.element)
     }
 }

@@ -48,6 +48,22 @@ extension Lint {
                 revoke execute on function public.rename_user(uuid, text) from public, anon;
                 grant execute on function public.rename_user(uuid, text) to authenticated;
                 """, reports: "function public.rename_user(uuid, text)"),
+            .init(
+                """
+                -- Signed in, it adds the caller to a team found by a name anyone may pass.
+                create table public.teams (id uuid primary key, name text);
+                create table public.team_members (team uuid, user_id uuid, role text);
+                create function public.join_by_name(p_name text) returns void language plpgsql security definer
+                  set search_path = '' as $$
+                declare v_uid uuid := auth.uid(); v_team uuid;
+                begin
+                  if v_uid is null then raise exception 'sign in'; end if;
+                  select id into v_team from public.teams where name = p_name;
+                  insert into public.team_members (team, user_id, role) values (v_team, v_uid, 'member');
+                end $$;
+                revoke execute on function public.join_by_name(text) from public, anon;
+                grant execute on function public.join_by_name(text) to authenticated;
+                """, reports: "function public.join_by_name(text)"),
         ],
         nonTriggering: [
             """
