@@ -5,7 +5,7 @@ extension FunctionBody {
     /// unless the caller qualifies; nil when it never does.
     func callerCheck(
         helpers: Set<String>, raisingHelpers: Set<String> = [], secretArguments: Set<String> = [],
-        anywhere: Bool = false
+        anywhere: Bool = false, ignoring: Set<Int> = []
     ) -> String? {
         let derived = anywhere ? [:] : callerDerivedVariables(helpers: helpers, secretArguments: secretArguments)
         var inCondition = false
@@ -22,7 +22,7 @@ extension FunctionBody {
                 inCondition = false
                 continue
             }
-            guard inCondition || anywhere else { continue }
+            guard inCondition || anywhere, !ignoring.contains(i) else { continue }
             if let check = checkAt(i, helpers: helpers, secretArguments: secretArguments) { return check }
             if words[i].kind == .word, key(i - 1) != ".", let source = derived[k] {
                 return "\(words[i].text), filled from \(source)"
@@ -100,7 +100,7 @@ extension FunctionBody {
                     j += 1
                 }
             }
-            if key(i) == ":=", i > 0, words[i - 1].kind == .word { out.append(key(i - 1)) }
+            if let v = assignmentTarget(at: i) { out.append(v) }
         }
         return out
     }

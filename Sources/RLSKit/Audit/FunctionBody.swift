@@ -42,7 +42,8 @@ struct FunctionBody {
     /// variable filled by SELECT INTO or `:=` from a query, call or JSON lookup, or such an
     /// expression itself) and that neither test x for NULL nor run after `IF NOT FOUND`.
     /// `nonNullCalls` name functions that raise rather than return NULL.
-    func nullDefeatedGuards(nonNullCalls: Set<String> = []) -> [String] {
+    /// A guard on the shape of `arguments` only (`jsonb_typeof(p_items) <> 'array'`) guards no access.
+    func nullDefeatedGuards(nonNullCalls: Set<String> = [], arguments: Set<String> = []) -> [String] {
         var nullable = Set<String>()
         var out: [String] = []
         var i = 0
@@ -59,12 +60,12 @@ struct FunctionBody {
                     j += 1
                 }
             }
-            if k == ":=", i > 0, words[i - 1].kind == .word {
+            if let v = assignmentTarget(at: i) {
                 let rhs = statement(from: i + 1)
-                if Self.canBeNull(rhs, nonNullCalls: nonNullCalls) {
-                    nullable.insert(key(i - 1))
+                if Self.canBeNull(rhs, nonNullCalls: nonNullCalls), !Self.readsOnly(rhs, arguments) {
+                    nullable.insert(v)
                 } else {
-                    nullable.remove(key(i - 1))
+                    nullable.remove(v)
                 }
             }
             // `end if` closes an IF; its condition is not what follows.
@@ -80,7 +81,7 @@ struct FunctionBody {
                 if subjects.contains(where: { x in
                     x.count == 1
                         ? nullable.contains(x[0].key) && !clearedByNotFound(before: i)
-                        : Self.canBeNull(x, nonNullCalls: nonNullCalls)
+                        : Self.canBeNull(x, nonNullCalls: nonNullCalls) && !Self.readsOnly(x, arguments)
                 }),
                     !cond.contains(where: { $0.key == "null" || $0.key == "coalesce" || $0.key == "distinct" })
                 {
@@ -133,5 +134,30 @@ struct FunctionBody {
         if callsAuthRole { return false }
         return expr.contains { $0.key == "select" || $0.key == "->>" || $0.key == "->" || $0.key == "#>>" }
             || expr.indices.contains { i in expr[i].kind == .word && i + 1 < expr.count && expr[i + 1].key == "(" }
+    }
+
+    /// Functions of their arguments alone: applied to arguments, they look nothing up.
+    static let argumentShape: Set<String> = [
+        "jsonb_typeof", "json_typeof", "pg_typeof", "length", "char_length", "octet_length", "array_length",
+        "cardinality", "jsonb_array_length", "json_array_length", "lower", "upper", "trim", "btrim", "ltrim", "rtrim",
+        "array_ndims", "abs", "sign", "left", "right", "substring", "substr", "split_part",
+    ]
+
+    /// True when `expr` reads nothing but `arguments` and constants, through `argumentShape`
+    /// functions, casts and JSON operators: it tests what the caller passed, not who calls.
+    static func readsOnly(_ expr: [Word], _ arguments: Set<String>) -> Bool {
+        var usesArgument = false
+        for i in expr.indices {
+            let w = expr[i]
+            guard w.kind == .word else { continue }
+            if i > 0, expr[i - 1].key == "::" { continue }
+            if i + 1 < expr.count, expr[i + 1].key == "(" {
+                guard argumentShape.contains(w.key), i == 0 || expr[i - 1].key != "." else { return false }
+                continue
+            }
+            guard arguments.contains(w.key), i == 0 || expr[i - 1].key != "." else { return false }
+            usesArgument = true
+        }
+        return usesArgument
     }
 }

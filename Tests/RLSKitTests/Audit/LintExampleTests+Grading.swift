@@ -87,6 +87,35 @@ extension LintExampleTests {
         )
     }
 
+    func testDefinerFunctionsThatRefuseAnonFirstOrActOnlyForTheCallerAreInfo() throws {
+        let conn = try connection()
+        let anon = try XCTUnwrap(LintRegistry.named("anon_security_definer_function_executable"))
+        let refused = try run(anon, anon.nonTriggering[2].sql, conn) + run(anon, anon.nonTriggering[3].sql, conn)
+        XCTAssertEqual(refused.map(\.level), Array(repeating: .info, count: 5))
+        for f in refused {
+            XCTAssertTrue(f.detail.contains("which raises for every anon call whatever the arguments"), f.detail)
+            XCTAssertTrue(f.remediation.hasPrefix("Nothing to change if every caller with the anon key"), f.remediation)
+        }
+        XCTAssertTrue(
+            refused[0].detail.contains("its body starts with `if v_uid is null then raise`"), refused[0].detail)
+        // A first raise on the arguments alone proves nothing about anon.
+        for example in anon.triggering.suffix(2) {
+            XCTAssertEqual(try run(anon, example.sql, conn).map(\.level), [.error], example.sql)
+        }
+        let signedIn = try XCTUnwrap(LintRegistry.named("authenticated_security_definer_function_executable"))
+        let untied = try run(signedIn, signedIn.triggering[1].sql, conn)
+        XCTAssertEqual(untied.map(\.level), [.warn])
+        XCTAssertTrue(untied.first?.detail.contains("never ties its argument p_team to them") ?? false, "\(untied)")
+        XCTAssertTrue(
+            untied.first?.remediation.hasPrefix("In public.join_team(uuid), check that the caller may act on p_team")
+                ?? false, "\(untied)")
+        let scoped = try signedIn.nonTriggering.suffix(2).flatMap { try run(signedIn, $0.sql, conn) }
+        XCTAssertEqual(scoped.map(\.level), [.info, .info, .info])
+        for f in scoped {
+            XCTAssertTrue(f.remediation.hasPrefix("Nothing to change if every signed-in user"), f.remediation)
+        }
+    }
+
     func testNullDefeatedGuardQuotesTheGuard() throws {
         let conn = try connection()
         let lint = try XCTUnwrap(LintRegistry.named("null_defeated_guard"))

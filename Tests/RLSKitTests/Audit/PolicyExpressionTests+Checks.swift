@@ -139,4 +139,33 @@ final class FunctionBodyTests: XCTestCase {
             """
         XCTAssertEqual(FunctionBody(checked).nullDefeatedGuards(), [])
     }
+
+    func testOnlyAFirstGuardThatEveryAnonCallFailsStopsAnon() {
+        let first = [
+            "declare v uuid := auth.uid(); begin if v is null then raise exception 'no'; end if; delete from t; end",
+            "declare v uuid default auth.uid(); begin if v is null then raise exception 'no'; end if; end",
+            "begin if auth.uid() is null or p = 1 then raise exception 'no'; end if; delete from t; end",
+            "begin if (select auth.role()) != 'authenticated' then raise 'no'; end if; end",
+        ]
+        for body in first { XCTAssertNotNil(FunctionBody(body).anonStoppedAtEntry, body) }
+        let others = [
+            // Only logs; caught by a handler; after another statement; tests an argument; reassigned.
+            "begin if auth.uid() is null then raise notice 'anon'; end if; delete from t; end",
+            "begin if auth.uid() is null then raise exception 'no'; end if; exception when others then return; end",
+            "begin delete from t; if auth.uid() is null then raise exception 'no'; end if; end",
+            "begin if p is null then raise exception 'no'; end if; end",
+            "declare v uuid := auth.uid(); begin v := coalesce(v, p); if v is null then raise exception 'no'; end if; end",
+            "begin if auth.role() is null then raise exception 'no'; end if; end",
+        ]
+        for body in others { XCTAssertNil(FunctionBody(body).anonStoppedAtEntry, body) }
+    }
+
+    func testTestsOfTheArgumentsAloneAreNoNullDefeatedGuards() {
+        let args: Set<String> = ["p_items", "p_mode"]
+        let shape = "if jsonb_typeof(p_items) <> 'array' then raise exception 'no'; end if;"
+        XCTAssertEqual(FunctionBody(shape).nullDefeatedGuards(arguments: args), [])
+        XCTAssertEqual(FunctionBody(shape).nullDefeatedGuards().count, 1)
+        let lookup = "if jsonb_typeof(public.settings_of(p_mode)) <> 'object' then raise exception 'no'; end if;"
+        XCTAssertEqual(FunctionBody(lookup).nullDefeatedGuards(arguments: args).count, 1)
+    }
 }

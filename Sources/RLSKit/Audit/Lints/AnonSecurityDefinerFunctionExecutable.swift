@@ -28,9 +28,24 @@ extension Lint {
             guard !f.isHelper, let via = f.executableBy[role] else { return nil }
             let secrets = Set(f.argumentNames.filter { n in secretWords.contains { n.contains($0) } })
             let body = FunctionBody(f.body)
-            var check = body.callerCheck(helpers: helpers, raisingHelpers: raising, secretArguments: secrets)
             var detail =
                 "SECURITY DEFINER function \(f.object.base) in exposed schema \(AuditNames.ident(f.schema)) can be called by \(role) through the API (EXECUTE \(via)) and runs with the rights of \(f.owner)"
+            if role == "anon", let entry = body.anonStoppedAtEntry {
+                detail +=
+                    "; its body starts with `\(entry)`, which raises for every anon call whatever the arguments, so anon cannot get past it: listed for review only"
+                return FindingDraft(
+                    object: f.object, detail: detail,
+                    metadata: ["execute": via, "owner": f.owner, "caller_check": entry],
+                    fix: reviewFix(f, role: role), level: .info)
+            }
+            // Signed in or not is no check of a signed-in caller.
+            let signIn = role == "anon" ? [] : Set(body.signInGuards(alone: true).flatMap { Array($0.range) })
+            var check = body.callerCheck(
+                helpers: helpers, raisingHelpers: raising, secretArguments: secrets, ignoring: signIn)
+            var fix: String?
+            if check == nil, role != "anon" {
+                (check, detail, fix) = scopeToCaller(f, body, helpers: helpers, detail: detail)
+            }
             // A secret proves nothing about who calls when the caller also names the user to act for.
             if let c = check, c.hasPrefix("a lookup by its secret argument"), !body.isReadOnly,
                 let named = f.argumentNames.first(where: { $0.contains("user") })
@@ -46,9 +61,10 @@ extension Lint {
                 detail +=
                     "; it is a read-only yes/no test that policy \(policy) calls, so \(role) must keep EXECUTE; it answers one yes or no per call past RLS, so it is listed for review only (a schema the API does not expose takes it off the API)"
             }
+            if check != nil, role != "anon" { fix = reviewFix(f, role: role) }
             return FindingDraft(
                 object: f.object, detail: detail,
-                metadata: ["execute": via, "owner": f.owner, "caller_check": check ?? ""],
+                metadata: ["execute": via, "owner": f.owner, "caller_check": check ?? ""], fix: fix,
                 level: check == nil ? nil : .info)
         }
     }
@@ -123,6 +139,29 @@ extension Lint {
                 revoke execute on function public.accept_invite(text, uuid) from public, authenticated;
                 grant execute on function public.accept_invite(text, uuid) to anon;
                 """, reports: "function public.accept_invite(text, uuid)"),
+            .init(
+                """
+                -- It raises first on its arguments alone: anon with other arguments gets past that.
+                create table public.stock (location uuid, qty int);
+                create function public.move_stock(src uuid, dst uuid, n int) returns void language plpgsql
+                  security definer set search_path = '' as $$
+                begin
+                  if src = dst then raise exception 'locations must differ'; end if;
+                  update public.stock set qty = qty - n where location = src;
+                end $$;
+                """, reports: "function public.move_stock(uuid, uuid, integer)"),
+            .init(
+                """
+                -- Shape tests of a JSON argument and a count stop only badly formed calls.
+                create table public.stock (location uuid, qty int);
+                create function public.load_stock(items jsonb, n int) returns void language plpgsql
+                  security definer set search_path = '' as $$
+                begin
+                  if jsonb_typeof(items) <> 'array' then raise exception 'items must be an array'; end if;
+                  if n <= 0 then raise exception 'n must be positive'; end if;
+                  insert into public.stock select (e ->> 'location')::uuid, n from jsonb_array_elements(items) e;
+                end $$;
+                """, reports: "function public.load_stock(jsonb, integer)"),
         ],
         nonTriggering: [
             """
@@ -134,6 +173,51 @@ extension Lint {
             create schema private;
             create function private.wipe(target uuid) returns void language sql security definer set search_path = ''
               as $$ select $$;
+            """,
+            """
+            -- Its first statement raises for every anon call (the caller's id, set in DECLARE, is
+            -- NULL): INFO only.
+            create table public.invitations (id uuid primary key, email text, accepted_by uuid);
+            create function public.accept(p_invitation uuid) returns void language plpgsql security definer
+              set search_path = '' as $$
+            declare
+              v_uid uuid := auth.uid();
+            begin
+              if v_uid is null then
+                raise exception 'sign in first';
+              end if;
+              update public.invitations set accepted_by = v_uid where id = p_invitation;
+            end $$;
+            """,
+            """
+            -- Other first statements that refuse anon whatever the arguments: INFO only.
+            create table public.boxes (id uuid primary key, owner uuid);
+            create function public.claim_a(box uuid) returns void language plpgsql security definer
+              set search_path = '' as $$
+            declare me uuid;
+            begin
+              me := auth.uid();
+              if me is null then raise exception 'sign in'; end if;
+              update public.boxes set owner = me where id = box;
+            end $$;
+            create function public.claim_b(box uuid) returns void language plpgsql security definer
+              set search_path = '' as $$
+            begin
+              if (select auth.uid()) is null then raise exception 'sign in'; end if;
+              update public.boxes set owner = box where id = box;
+            end $$;
+            create function public.claim_c(box uuid) returns void language plpgsql security definer
+              set search_path = '' as $$
+            begin
+              if auth.role() <> 'authenticated' then raise exception 'sign in'; end if;
+              update public.boxes set owner = box where id = box;
+            end $$;
+            create function public.claim_d(box uuid) returns void language plpgsql security definer
+              set search_path = '' as $$
+            begin
+              if not auth.uid() is not null then raise exception using message = 'sign in'; end if;
+              update public.boxes set owner = box where id = box;
+            end $$;
             """,
             """
             -- Every path checks the caller through a role helper: listed at INFO only.

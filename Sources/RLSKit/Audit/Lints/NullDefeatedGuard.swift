@@ -8,7 +8,8 @@ extension Lint {
             `if not (x = …)`, `if not (x = any (…))`, or an AND of such tests), where x comes from a lookup, \
             a function call or a JSON field. For a caller with no matching row (anon, a stranger) x is \
             NULL, `NULL <> 'owner'` is NULL, the IF is skipped and the function goes on with its \
-            owner's rights.
+            owner's rights. A test of the arguments alone (`jsonb_typeof(p_items) <> 'array'`) checks \
+            what the caller passed, not who calls, and is not reported.
             """,
         remediation:
             "In <function>, write the guard as `if x is distinct from 'owner' then raise exception 'denied'`, or test `x is null` first, or raise `if not found` right after the SELECT INTO.",
@@ -18,7 +19,8 @@ extension Lint {
                 catalog.functions.filter { FunctionBody($0.body).raisesOnNull }.map { $0.baseName.lowercased() })
             return catalog.functions.compactMap { f -> FindingDraft? in
                 guard !f.isHelper, f.language == "plpgsql", !f.executableBy.isEmpty else { return nil }
-                let guards = FunctionBody(f.body).nullDefeatedGuards(nonNullCalls: nonNull)
+                let guards = FunctionBody(f.body).nullDefeatedGuards(
+                    nonNullCalls: nonNull, arguments: Set(f.argumentNames.filter { !$0.isEmpty }))
                 guard let first = guards.first else { return nil }
                 let roles = f.executableBy.keys.sorted().joined(separator: " and ")
                 return FindingDraft(
@@ -117,8 +119,53 @@ extension Lint {
                 end $$;
                 """, reports: "function public.kick_a(uuid, uuid)", "function public.kick_b(uuid, uuid)",
                 "function public.kick_c(uuid, uuid)", "function public.kick_d(uuid, uuid)"),
+            .init(
+                """
+                -- A looked-up value stays a lookup inside a function call or next to an argument test.
+                create table public.members (account uuid, user_id uuid, role text);
+                create function public.close_a(acct uuid, items jsonb) returns void language plpgsql
+                  security definer set search_path = '' as $$
+                declare v_role text;
+                begin
+                  select role into v_role from public.members where account = acct and user_id = auth.uid();
+                  if lower(v_role) <> 'owner' then raise exception 'only owners'; end if;
+                  delete from public.members where account = acct;
+                end $$;
+                create function public.close_b(acct uuid, items jsonb) returns void language plpgsql
+                  security definer set search_path = '' as $$
+                begin
+                  if jsonb_typeof(items) <> 'array'
+                    and (select role from public.members where account = acct and user_id = auth.uid()) <> 'owner'
+                  then raise exception 'only owners'; end if;
+                  delete from public.members where account = acct;
+                end $$;
+                """, reports: "function public.close_a(uuid, jsonb)", "function public.close_b(uuid, jsonb)"),
         ],
         nonTriggering: [
+            """
+            -- Tests of what the caller passed are argument checks, not access guards.
+            create table public.stock (location uuid, qty int);
+            create function public.load_stock(p_items jsonb) returns void language plpgsql
+              security definer set search_path = '' as $$
+            declare v_kind text;
+            begin
+              if jsonb_typeof(p_items) <> 'array' then raise exception 'items must be an array'; end if;
+              v_kind := jsonb_typeof(p_items -> 0);
+              if v_kind <> 'object' then raise exception 'items must be objects'; end if;
+              insert into public.stock select (e ->> 'location')::uuid, 1 from jsonb_array_elements(p_items) e;
+            end $$;
+            """,
+            """
+            -- Length and mode of text and array arguments.
+            create table public.stock (location uuid, qty int);
+            create function public.move_stock(p_locations uuid[], p_mode text) returns void language plpgsql
+              security definer set search_path = '' as $$
+            begin
+              if array_length(p_locations, 1) <> 2 then raise exception 'two locations'; end if;
+              if lower(trim(p_mode)) not in ('move', 'copy') then raise exception 'bad mode'; end if;
+              update public.stock set qty = qty - 1 where location = p_locations[1];
+            end $$;
+            """,
             """
             create table public.members (account uuid, user_id uuid, role text);
             create function public.promote(acct uuid, member uuid) returns void language plpgsql
