@@ -98,4 +98,51 @@ final class GroupWorldParentTests: XCTestCase {
         XCTAssertEqual(out.map(\.status), [.passed], "\(out.map { $0.message ?? "" })")
         XCTAssertEqual(try db.conn.query("select current_setting('jit')").rows[0].decode(0) as String, "on")
     }
+
+    /// Pages of books of spaces, none owned by a user (a catalog to the attack): the chain of
+    /// parents ends in a space whose owner is a profile of auth.users, which anon is not.
+    static let pages = """
+        create table public.profiles (id uuid primary key references auth.users (id) on delete cascade, nickname text);
+        create function public.make_profile() returns trigger language plpgsql security definer
+          set search_path = '' as $$ begin
+          insert into public.profiles (id) values (new.id) on conflict do nothing; return new; end $$;
+        create trigger make_profile after insert on auth.users for each row execute function public.make_profile();
+        create table public.spaces (id uuid primary key default gen_random_uuid(), name text not null, slug text not null unique,
+          owner_id uuid not null references public.profiles (id));
+        create table public.space_members (id uuid primary key default gen_random_uuid(),
+          space_id uuid not null references public.spaces (id) on delete cascade,
+          user_id uuid not null references public.profiles (id) on delete cascade,
+          role text not null default 'editor' check (role in ('owner', 'editor')), unique (space_id, user_id));
+        create function public.in_space(s uuid) returns boolean language sql stable security definer set search_path = '' as $$
+          select exists (select 1 from public.space_members where space_id = s and user_id = (select auth.uid()))
+              or exists (select 1 from public.spaces where id = s and owner_id = (select auth.uid())) $$;
+        create table public.books (id uuid primary key default gen_random_uuid(),
+          space_id uuid not null references public.spaces (id) on delete cascade, name text not null, slug text not null,
+          unique (space_id, slug));
+        create table public.pages (id uuid primary key default gen_random_uuid(),
+          book_id uuid not null references public.books (id) on delete cascade, title text not null);
+        alter table public.profiles enable row level security;
+        alter table public.spaces enable row level security;
+        alter table public.space_members enable row level security;
+        alter table public.books enable row level security;
+        alter table public.pages enable row level security;
+        grant select on public.profiles, public.spaces, public.space_members to authenticated;
+        grant select, insert, update, delete on public.books, public.pages to authenticated;
+        grant all on public.profiles, public.spaces, public.space_members, public.books, public.pages to service_role;
+        create policy "own profile" on public.profiles for select to authenticated using (id = (select auth.uid()));
+        create policy "members read spaces" on public.spaces for select to authenticated using (public.in_space(id));
+        create policy "members read members" on public.space_members for select to authenticated using (public.in_space(space_id));
+        create policy "members use books" on public.books for all to authenticated
+          using (public.in_space(space_id)) with check (public.in_space(space_id));
+        create policy "members use pages" on public.pages for all to authenticated
+          using (exists (select 1 from public.books b where b.id = book_id and public.in_space(b.space_id)))
+          with check (exists (select 1 from public.books b where b.id = book_id and public.in_space(b.space_id)));
+        """
+
+    func testCatalogRowWhoseParentsEndInAProfile() throws {
+        let r = try attack(Self.pages)
+        XCTAssertEqual(r.notes.filter { $0.contains("not attacked") }, [])
+        XCTAssertTrue(r.tables.contains("public.pages"), "\(r.tables)")
+        XCTAssertEqual(r.covered, r.tables.count, "\(r.notes)")
+    }
 }
