@@ -147,17 +147,20 @@ struct GroupWorld {
 
     /// Parents of the membership's other foreign keys (a NOT NULL `team_id` → a table with keys
     /// of its own), for every membership row seeded or inserted by a check: once per user, or per
-    /// group and role where a parent holds them. Rounds from 30 keep derived values apart from
-    /// the other plans' of the unit.
+    /// group and role where a parent holds them. Rounds 2 and 3 are the group rows' parents, 0
+    /// and 1 the unit's table's; rounds stay ≤ 6 so derived numbers fit a smallint.
     func membershipParents(_ rows: [(group: String, user: HarnessActor, role: String)]) -> String {
-        var sql = ""
-        var made: Set<String> = []
+        var plans: [(plan: ParentPlan, owners: [String])] = []
         for (g, u, role) in rows + joins {
             let plan = membershipSeeder(g, u, role: role).parents
-            guard !plan.nodes.isEmpty, made.insert(u.uid + plan.groupTag).inserted else { continue }
-            sql += plan.script(owners: [u.uid], round: 30 + made.count)
+            guard !plan.nodes.isEmpty else { continue }
+            if let i = plans.firstIndex(where: { $0.plan.groupTag == plan.groupTag }) {
+                if !plans[i].owners.contains(u.uid) { plans[i].owners.append(u.uid) }
+            } else {
+                plans.append((plan, [u.uid]))
+            }
         }
-        return sql
+        return plans.enumerated().map { i, p in p.plan.script(owners: p.owners, round: min(4 + i, 6)) }.joined()
     }
 
     /// A membership row as an INSERT (columns the app needs filled per type).
@@ -213,7 +216,7 @@ struct GroupWorld {
                 let s = groupSeeder(key, owner: owner)
                 let r = s.row(owner: owner.uid, n: key == g1 ? 1 : 2)
                 // The group row's own foreign keys (teams.created_by → profiles) need their parents first.
-                sql += s.parents.script(owners: [owner.uid], round: 20 + round)
+                sql += s.parents.script(owners: [owner.uid], round: 2 + round)
                 sql += "select set_config('request.jwt.claims', \(SQL.literal(owner.claims)), true);\n" + asService
                 sql +=
                     "insert into \(g.sqlName)" + InsertSQL.select(r.columns, r.values, overriding: s.overriding)
