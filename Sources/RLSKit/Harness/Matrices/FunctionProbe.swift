@@ -99,7 +99,7 @@ enum FunctionProbe {
         var out: [Outcome] = []
         for c in try candidates(conn, exposedSchemas: exposedSchemas) where unfillable(c) == nil {
             for (actor, label, others) in callers where actor.kind == .anon ? c.anon : c.authenticated {
-                try conn.query("BEGIN")
+                _ = try conn.runScript(UnitRunner.begin(conn))
                 var o = try probe(c, as: actor, label: label, others: others, conn)
                 _ = try? conn.query("ROLLBACK")
                 if conn.isAlive { o.lasting = (try? releaseLasting(conn)) ?? [] }

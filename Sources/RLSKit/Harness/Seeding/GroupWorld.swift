@@ -125,23 +125,47 @@ struct GroupWorld {
     func membershipRow(_ group: String, _ u: HarnessActor, role: String, n: Int) -> (
         columns: [String], values: [String]
     ) {
+        membershipSeeder(group, u, role: role).row(owner: u.uid, n: n)
+    }
+
+    /// The seeder of one membership row; its parent plan's settings hold that user's parents.
+    func membershipSeeder(_ group: String, _ u: HarnessActor, role: String) -> Seeder {
         var fixed = [members.groupColumn: group, members.userColumn: SQL.literal(u.uid) + "::uuid"]
         if hasRoles { fixed[members.roleColumn] = roleLiteral(role) }
         return Seeder(
-            table: membersInfo, intent: TableIntent(schema: "", name: "", location: members.location), fixed: fixed
-        )
-        .row(owner: u.uid, n: n)
+            table: membersInfo, intent: TableIntent(schema: "", name: "", location: members.location), fixed: fixed)
+    }
+
+    /// Rows a check inserts into the membership (`outsider joins G1`), besides the seeded ones.
+    var joins: [(group: String, user: HarnessActor, role: String)] {
+        let roles = members.roles.isEmpty ? [""] : members.roles
+        return [
+            (g1, outsider.actor, roles[roles.count - 1]), (g1, outsider.actor, roles[0]),
+            (g1, g2Owner.actor, roles[roles.count - 1]),
+        ]
+    }
+
+    /// Parents of the membership's other foreign keys (a NOT NULL `team_id` → a table with keys
+    /// of its own), for every membership row seeded or inserted by a check: once per user, or per
+    /// group and role where a parent holds them. Rounds 2 and 3 are the group rows' parents, 0
+    /// and 1 the unit's table's; rounds stay ≤ 6 so derived numbers fit a smallint.
+    func membershipParents(_ rows: [(group: String, user: HarnessActor, role: String)]) -> String {
+        var plans: [(plan: ParentPlan, owners: [String])] = []
+        for (g, u, role) in rows + joins {
+            let plan = membershipSeeder(g, u, role: role).parents
+            guard !plan.nodes.isEmpty else { continue }
+            if let i = plans.firstIndex(where: { $0.plan.groupTag == plan.groupTag }) {
+                if !plans[i].owners.contains(u.uid) { plans[i].owners.append(u.uid) }
+            } else {
+                plans.append((plan, [u.uid]))
+            }
+        }
+        return plans.enumerated().map { i, p in p.plan.script(owners: p.owners, round: min(4 + i, 6)) }.joined()
     }
 
     /// A membership row as an INSERT (columns the app needs filled per type).
     func membershipInsert(_ group: String, _ u: HarnessActor, role: String, n: Int, ifMissing: Bool = false) -> String {
-        var fixed = [
-            members.groupColumn: group, members.userColumn: SQL.literal(u.uid) + "::uuid",
-        ]
-        if hasRoles { fixed[members.roleColumn] = roleLiteral(role) }
-        let seeder = Seeder(
-            table: membersInfo, intent: TableIntent(schema: "", name: "", location: members.location), fixed: fixed)
-        let r = seeder.row(owner: u.uid, n: n)
+        let r = membershipRow(group, u, role: role, n: n)
         let head = "insert into \(m)"
         guard ifMissing else { return head + InsertSQL.values(r.columns, r.values) }
         let exists =
@@ -188,9 +212,11 @@ struct GroupWorld {
         let asService = serviceRole ? "select set_config('role', 'service_role', true);\n" : ""
         let back = serviceRole ? "select set_config('role', null, true);\n" : ""
         if let g = groupTable {
-            for (key, owner) in [(g1, top.actor), (g2, g2Owner.actor)] {
+            for (round, (key, owner)) in [(g1, top.actor), (g2, g2Owner.actor)].enumerated() {
                 let s = groupSeeder(key, owner: owner)
                 let r = s.row(owner: owner.uid, n: key == g1 ? 1 : 2)
+                // The group row's own foreign keys (teams.created_by → profiles) need their parents first.
+                sql += s.parents.script(owners: [owner.uid], round: 2 + round)
                 sql += "select set_config('request.jwt.claims', \(SQL.literal(owner.claims)), true);\n" + asService
                 sql +=
                     "insert into \(g.sqlName)" + InsertSQL.select(r.columns, r.values, overriding: s.overriding)
@@ -199,9 +225,10 @@ struct GroupWorld {
             sql += "select set_config('request.jwt.claims', '', true);\n"
         }
         if members.byClaim { return sql }
-        sql += asService
         var all = g1Actors.map { ($0, g1) } + [(g2Owner, g2)]
         if let d = dual, !onePerUser { all += [(d, g1), (d, g2)] }
+        sql += membershipParents(all.map { ($1, $0.actor, $0.groups[$1] ?? "") })
+        sql += asService
         for (i, (a, g)) in all.enumerated() {
             let role = a.groups[g] ?? ""
             if onePerUser {
