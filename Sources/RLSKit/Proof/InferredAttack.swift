@@ -116,7 +116,13 @@ public enum InferredAttack {
                 result.findings[i].also(o.name)
             } else {
                 firstOf[key] = result.findings.count
-                result.findings.append(Finding(inferred: o, assumptions: assumptions))
+                let table = tables.first { $0.qualifiedName == o.suite }
+                var policies: [String: [String]] = [:]
+                for p in table?.policies ?? [] { policies[p.name] = [p.using, p.check].compactMap { $0 } }
+                result.findings.append(
+                    Finding(
+                        inferred: o, assumptions: assumptions,
+                        columns: Set((table?.columns ?? []).map { $0.name.lowercased() }), policies: policies))
             }
         }
         return result
@@ -160,10 +166,10 @@ public enum InferredAttack {
         return nil
     }
 
-    /// A disjunct of an allowing policy's USING or WITH CHECK that does not name `owner` and is
-    /// not a constant (`user_workspace_role(...) in ('owner', 'admin')`), rendered; nil if none.
-    static func otherBranch(_ blame: String, owner: String) -> String? {
-        typealias E = PolicyExpression
+    /// The USING and WITH CHECK expressions a blame quotes, as the server printed them; a
+    /// shortened one ("…") is read as far as it goes.
+    static func expressions(_ blame: String) -> [String] {
+        var out: [String] = []
         var rest = Substring(blame)
         while let r = rest.range(of: #"(USING|WITH CHECK) \("#, options: .regularExpression) {
             let open = rest.index(before: r.upperBound)
@@ -175,28 +181,89 @@ public enum InferredAttack {
                     end = i
                     break
                 }
-                // The blame shortens long expressions ("…"): read what is there.
                 if rest[i] == "…" {
                     end = rest.index(before: i)
                     break
                 }
             }
             guard let end else { break }
-            let expr = String(rest[open...end])
+            out.append(String(rest[open...end]))
             rest = rest[rest.index(after: end)...]
+        }
+        return out
+    }
+
+    /// A disjunct of an allowing policy's USING or WITH CHECK that does not name `owner` and is
+    /// not a constant (`user_workspace_role(...) in ('owner', 'admin')`), rendered; nil if none.
+    static func otherBranch(_ exprs: [String], owner: String) -> String? {
+        typealias E = PolicyExpression
+        for expr in exprs {
             var nodes = E.Parser.parse(expr)
             while nodes.count == 1, case .group(false, let inner) = nodes[0] { nodes = inner }
             let parts = E.Scan.split(nodes, at: "OR")
             guard parts.count > 1 else { continue }
             for part in parts {
                 let text = E.Render.nodes(part)
-                let names = E.Scan.tokens(part).compactMap { t -> String? in
-                    if case .ident(let n, _) = t { n.lowercased() } else { nil }
-                }
-                if names.contains(owner.lowercased()) || E.isConstant(text) { continue }
-                if text.lowercased() == "true" { continue }
+                if rowColumns(part, table: nil, columns: [owner]).contains(owner.lowercased()) { continue }
+                if E.isConstant(text) || text.lowercased() == "true" { continue }
                 return text.count > 160 ? String(text.prefix(157)) + "…" : text
             }
+        }
+        return nil
+    }
+
+    /// The columns of `columns` an expression names, unqualified or qualified with `table` (with
+    /// any qualifier when `table` is nil).
+    static func rowColumns(_ nodes: [PolicyExpression.Node], table: String?, columns: Set<String>) -> Set<String> {
+        let tokens = PolicyExpression.Scan.tokens(nodes)
+        var out = Set<String>()
+        for (i, t) in tokens.enumerated() {
+            guard case .ident(let n, _) = t, columns.contains(n.lowercased()) else { continue }
+            let qualified = i >= 2 && tokens[i - 1] == .dot
+            if !qualified {
+                out.insert(n.lowercased())
+            } else if table == nil {
+                out.insert(n.lowercased())
+            } else if case .ident(let q, _) = tokens[i - 2], q.lowercased() == table!.lowercased() {
+                out.insert(n.lowercased())
+            }
+        }
+        return out
+    }
+
+    /// Every allowing expression ties the row to something (it names the row's columns) but none
+    /// names the column the inferred intent rests on: the author keys these rows differently
+    /// (by document, by project) than the inference guessed. The key columns it names, or nil.
+    static func keyedOtherwise(_ exprs: [String], keys: Set<String>, table: String, columns: Set<String>) -> [String]? {
+        guard !exprs.isEmpty, !keys.isEmpty else { return nil }
+        var named = Set<String>()
+        for e in exprs {
+            let used = rowColumns(PolicyExpression.Parser.parse(e), table: table, columns: columns)
+            guard !used.isEmpty, used.isDisjoint(with: keys) else { return nil }
+            named.formUnion(used)
+        }
+        return named.sorted()
+    }
+
+    /// The full USING and WITH CHECK of the policies a blame names as allowing (`policies`: the
+    /// table's, by name); where it names none of them, what the blame quotes.
+    static func allowingExpressions(_ blame: String, policies: [String: [String]]) -> [String] {
+        var names: [String] = []
+        var rest = Substring(blame)
+        while let r = rest.range(of: #"allowed by policy "[^"]+""#, options: .regularExpression) {
+            names.append(String(rest[r].dropFirst("allowed by policy \"".count).dropLast()))
+            rest = rest[r.upperBound...]
+        }
+        let found = names.flatMap { policies[$0] ?? [] }
+        return found.isEmpty ? expressions(blame) : found
+    }
+
+    /// The tenant column an assumption names ("assuming `team_id` is the tenant (…)").
+    static func assumedTenant(_ assumptions: [String]) -> String? {
+        for a in assumptions {
+            guard a.contains("` is the tenant"), let r = a.range(of: #"`[^`]+`"#, options: .regularExpression)
+            else { continue }
+            return String(a[r].dropFirst().dropLast())
         }
         return nil
     }
@@ -268,7 +335,9 @@ public enum InferredAttack {
 
 extension Finding {
     /// A hole the inferred attack proved: the check as the proof, the assumptions in the detail.
-    init(inferred o: TestOutcome, assumptions: [String]) {
+    init(
+        inferred o: TestOutcome, assumptions: [String], columns: Set<String> = [], policies: [String: [String]] = [:]
+    ) {
         let bucket = o.suite.hasPrefix("bucket ") ? String(o.suite.dropFirst(7)) : nil
         let name = o.suite.split(separator: ".", maxSplits: 1).map(String.init)
         let object =
@@ -311,13 +380,25 @@ extension Finding {
         // every signed-in user is the design, or a hole only when sign-ups are open: WARN.
         // A's own rows hang off parents rlskit made as A (a workspace A owns): a policy branch
         // for the parent's admins lets A through as one. That branch is the author's, not a hole.
+        let allowing = InferredAttack.allowingExpressions(metadata["policies"] ?? "", policies: policies)
         if o.actor == "A", let owner = InferredAttack.assumedOwner(assumptions),
-            let branch = InferredAttack.otherBranch(metadata["policies"] ?? "", owner: owner)
+            let branch = InferredAttack.otherBranch(allowing, owner: owner)
         {
             level = .warn
             metadata["branch"] = branch
             detail +=
                 "; allowed through another branch of the policy (`\(branch)`), which A meets as the owner of the parent rows rlskit seeded for its rows: listed at WARN (declare the intent to decide)"
+        } else if let keyed = InferredAttack.keyedOtherwise(
+            allowing,
+            keys: Set(
+                [InferredAttack.assumedOwner(assumptions), InferredAttack.assumedTenant(assumptions)].compactMap {
+                    $0?.lowercased()
+                }), table: object.name, columns: columns)
+        {
+            level = .warn
+            metadata["keyedBy"] = keyed.joined(separator: ", ")
+            detail +=
+                "; the policy that allows it ties the row through \(keyed.map { "`\($0)`" }.joined(separator: ", ")), not the column assumed: the author keys these rows otherwise, so this is listed at WARN (declare the intent to decide)"
         } else if let stated = InferredAttack.statedByName(metadata["policies"] ?? "") {
             level = .warn
             metadata["stated"] = stated
