@@ -66,7 +66,8 @@ public enum InferredAttack {
                 (run, hookNote) = try attack(
                     inference, options: options, schemas: schemas, on: target, ownsDatabase: ownsDatabase)
             } catch let e as InputError {
-                if e.location.file == AccessDraft.inferredPath, declared.count < 1000,
+                // Each round leaves out one more block, so this ends.
+                if e.location.file == AccessDraft.inferredPath,
                     let block = AccessDraft.blockName(at: e.location.line, in: inference.text),
                     !declared.contains(block)
                 {
@@ -231,15 +232,19 @@ public enum InferredAttack {
         return out
     }
 
-    /// Every allowing expression ties the row to something (it names the row's columns) but none
-    /// names the column the inferred intent rests on: the author keys these rows differently
-    /// (by document, by project) than the inference guessed. The key columns it names, or nil.
+    /// Every allowing expression ties the row to the caller (it names the row's columns and the
+    /// caller, or a helper) but none names the column the inferred intent rests on: the author
+    /// keys these rows differently (by document, by project) than the inference guessed. The
+    /// columns it names, or nil. `team_id is not null` ties the row to no one: nil.
     static func keyedOtherwise(_ exprs: [String], keys: Set<String>, table: String, columns: Set<String>) -> [String]? {
         guard !exprs.isEmpty, !keys.isEmpty else { return nil }
         var named = Set<String>()
         for e in exprs {
-            let used = rowColumns(PolicyExpression.Parser.parse(e), table: table, columns: columns)
-            guard !used.isEmpty, used.isDisjoint(with: keys) else { return nil }
+            let parsed = PolicyExpression(e)
+            let used = rowColumns(parsed.nodes, table: table, columns: columns)
+            guard !used.isEmpty, used.isDisjoint(with: keys), parsed.hasIdentity || parsed.callsHelper else {
+                return nil
+            }
             named.formUnion(used)
         }
         return named.sorted()

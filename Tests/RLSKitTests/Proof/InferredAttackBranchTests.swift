@@ -86,6 +86,7 @@ final class InferredAttackBranchTests: XCTestCase {
                 FindingLevel.warn
             ),
             ("(select auth.uid()) is not null", FindingLevel.error),
+            ("doc_id is not null", FindingLevel.error),
         ] {
             let r = try attack(
                 links + "\ncreate policy manage_links on public.links for all to authenticated using (\(policy));\n")
