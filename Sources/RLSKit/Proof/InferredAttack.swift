@@ -46,7 +46,7 @@ public enum InferredAttack {
         let (tables, storage, buckets) = try {
             let conn = try PostgresConnection(target)
             defer { conn.close() }
-            let (read, storage, buckets, _) = try AccessDraft.read(conn, schemas: schemas)
+            let (read, storage, buckets, _, _) = try AccessDraft.read(conn, schemas: schemas)
             return (try AccessDraft.withCheckedRoles(conn, read), storage, buckets)
         }()
         var result = Result()
@@ -122,7 +122,8 @@ public enum InferredAttack {
                 for p in table?.policies ?? [] { policies[p.name] = [p.using, p.check].compactMap { $0 } }
                 result.findings.append(
                     Finding(
-                        inferred: o, assumptions: assumptions,
+                        inferred: o, assumptions: assumptions, owner: inference.owner[o.suite],
+                        tenant: inference.tenant[o.suite],
                         columns: Set((table?.columns ?? []).map { $0.name.lowercased() }), policies: policies))
             }
         }
@@ -155,16 +156,6 @@ public enum InferredAttack {
                 TestSuite(harness: input), options: options, on: target, ownsDatabase: ownsDatabase)
             return (run, "inferred attack run without the custom access-token hook: \(e.message)")
         }
-    }
-
-    /// The owner column an assumption names ("assuming `author_id` is the row's owner").
-    static func assumedOwner(_ assumptions: [String]) -> String? {
-        for a in assumptions {
-            guard a.hasSuffix("is the row's owner"), let r = a.range(of: #"`[^`]+`"#, options: .regularExpression)
-            else { continue }
-            return String(a[r].dropFirst().dropLast())
-        }
-        return nil
     }
 
     /// The USING and WITH CHECK expressions a blame quotes, as the server printed them; a
@@ -220,14 +211,9 @@ public enum InferredAttack {
         var out = Set<String>()
         for (i, t) in tokens.enumerated() {
             guard case .ident(let n, _) = t, columns.contains(n.lowercased()) else { continue }
-            let qualified = i >= 2 && tokens[i - 1] == .dot
-            if !qualified {
-                out.insert(n.lowercased())
-            } else if table == nil {
-                out.insert(n.lowercased())
-            } else if case .ident(let q, _) = tokens[i - 2], q.lowercased() == table!.lowercased() {
-                out.insert(n.lowercased())
-            }
+            var qualifier: String?
+            if i >= 2, tokens[i - 1] == .dot, case .ident(let q, _) = tokens[i - 2] { qualifier = q.lowercased() }
+            if qualifier == nil || table == nil || qualifier == table?.lowercased() { out.insert(n.lowercased()) }
         }
         return out
     }
@@ -261,16 +247,6 @@ public enum InferredAttack {
         }
         let found = names.flatMap { policies[$0] ?? [] }
         return found.isEmpty ? expressions(blame) : found
-    }
-
-    /// The tenant column an assumption names ("assuming `team_id` is the tenant (…)").
-    static func assumedTenant(_ assumptions: [String]) -> String? {
-        for a in assumptions {
-            guard a.contains("` is the tenant"), let r = a.range(of: #"`[^`]+`"#, options: .regularExpression)
-            else { continue }
-            return String(a[r].dropFirst().dropLast())
-        }
-        return nil
     }
 
     /// A check that went through where the inferred intent says no, unless the table is public
@@ -341,7 +317,8 @@ public enum InferredAttack {
 extension Finding {
     /// A hole the inferred attack proved: the check as the proof, the assumptions in the detail.
     init(
-        inferred o: TestOutcome, assumptions: [String], columns: Set<String> = [], policies: [String: [String]] = [:]
+        inferred o: TestOutcome, assumptions: [String], owner: String? = nil, tenant: String? = nil,
+        columns: Set<String> = [], policies: [String: [String]] = [:]
     ) {
         let bucket = o.suite.hasPrefix("bucket ") ? String(o.suite.dropFirst(7)) : nil
         let name = o.suite.split(separator: ".", maxSplits: 1).map(String.init)
@@ -386,7 +363,7 @@ extension Finding {
         // A's own rows hang off parents rlskit made as A (a workspace A owns): a policy branch
         // for the parent's admins lets A through as one. That branch is the author's, not a hole.
         let allowing = InferredAttack.allowingExpressions(metadata["policies"] ?? "", policies: policies)
-        if o.actor == "A", let owner = InferredAttack.assumedOwner(assumptions),
+        if o.actor == "A", let owner,
             let branch = InferredAttack.otherBranch(allowing, owner: owner)
         {
             level = .warn
@@ -395,10 +372,7 @@ extension Finding {
                 "; allowed through another branch of the policy (`\(branch)`), which A meets as the owner of the parent rows rlskit seeded for its rows: listed at WARN (declare the intent to decide)"
         } else if let keyed = InferredAttack.keyedOtherwise(
             allowing,
-            keys: Set(
-                [InferredAttack.assumedOwner(assumptions), InferredAttack.assumedTenant(assumptions)].compactMap {
-                    $0?.lowercased()
-                }), table: object.name, columns: columns)
+            keys: Set([owner, tenant].compactMap { $0?.lowercased() }), table: object.name, columns: columns)
         {
             level = .warn
             metadata["keyedBy"] = keyed.joined(separator: ", ")

@@ -93,7 +93,7 @@ final class InferredAttackNoForeignKeyTests: XCTestCase {
             create policy mine on public.own for all to authenticated
               using ((select auth.uid()) = owner) with check (owner = (select auth.uid()));
             """)
-        let (tables, _, _, _) = try AccessDraft.read(db.conn, schemas: ["public"])
+        let (tables, _, _, _, _) = try AccessDraft.read(db.conn, schemas: ["public"])
         let tickets = try XCTUnwrap(tables.first { $0.name == "tickets" })
         XCTAssertNil(tickets.column("tenant_id")?.userVia)
         XCTAssertNil(tickets.column("reporter")?.userVia)

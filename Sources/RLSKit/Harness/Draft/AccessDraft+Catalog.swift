@@ -59,9 +59,10 @@ extension AccessDraft {
     /// Read through `PlatformTable`: storage.buckets is the project's to replace.
     static let bucketSelect = "id::text as id, public as public"
 
-    /// The RLS tables of `schemas` with what the draft needs, and storage.objects' policies.
+    /// The RLS tables of `schemas` with what the draft needs, storage.objects' policies, and the
+    /// bodies of the helpers the policies call.
     static func read(_ conn: PostgresConnection, schemas: [String]) throws -> (
-        tables: [Table], storagePolicies: [Policy], buckets: [Bucket], unread: [String]
+        tables: [Table], storagePolicies: [Policy], buckets: [Bucket], unread: [String], helpers: [String: String]
     ) {
         var tables: [String: Table] = [:]
         var order: [String] = []
@@ -112,7 +113,7 @@ extension AccessDraft {
         // through auth.users, or `owner … through` the referenced table (whose owner it is).
         let byKeys = markUserColumns(order.map { tables[$0]! })
         let helpers = try helperBodies(conn, tables: byKeys, storagePolicies: storage)
-        return (markPolicyUsers(byKeys, helpers: helpers), storage, buckets, unread)
+        return (markPolicyUsers(byKeys, helpers: helpers), storage, buckets, unread, helpers)
     }
 
     /// The bodies of the functions the policies call (`is_admin()`), by name: they may read claims too.

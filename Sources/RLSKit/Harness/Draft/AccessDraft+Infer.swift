@@ -14,6 +14,9 @@ extension AccessDraft {
         var sensitive: [String: [String]] = [:]
         /// Owner tables whose SELECT policies say by name that rows are their owner's: the policy's name.
         var privateByName: [String: String] = [:]
+        /// Per table: the columns the intent rests on, the owner's and the tenant's (group) column.
+        var owner: [String: String] = [:]
+        var tenant: [String: String] = [:]
         /// Tables left out and why ("two user columns, sender_id and recipient_id: no owner assumed").
         var skipped: [String] = []
         var isEmpty: Bool { assumptions.isEmpty }
@@ -101,10 +104,12 @@ extension AccessDraft {
             if let owner {
                 w.add("owner \(SQL.ident(owner.name))")
                 notes.append("assuming `\(owner.name)` is the row's owner")
+                out.owner[t.qualifiedName] = owner.name
             }
             if let group {
                 w.add("group \(SQL.ident(group.column))")
                 used[group.members.table.qualifiedName] = group.members
+                out.tenant[t.qualifiedName] = group.column
                 notes.append(
                     group.column == group.members.group.references?.column
                         && group.members.group.references?.table == t.name

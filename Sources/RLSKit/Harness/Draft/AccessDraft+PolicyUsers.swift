@@ -102,6 +102,8 @@ extension AccessDraft {
     /// The names `text` reads table `t` by after FROM or JOIN: its own name and any alias.
     /// Empty when the text does not read it.
     static func aliases(of t: Table, in text: String) -> Set<String> {
+        // Most texts do not name the table: no pattern to build for them.
+        guard text.range(of: t.name, options: .caseInsensitive) != nil else { return [] }
         let name = NSRegularExpression.escapedPattern(for: t.name)
         let schema = NSRegularExpression.escapedPattern(for: t.schema)
         let pattern =

@@ -34,8 +34,7 @@ import Postgres
                 "exposed schema\(schemas.count == 1 ? " \(names) does" : "s \(names) do") not exist in this database: name existing schemas in --exposed-schemas"
             )
         }
-        let (tables, storage, buckets, unread) = try read(conn, schemas: schemas)
-        let helpers = try helperBodies(conn, tables: tables, storagePolicies: storage)
+        let (tables, storage, buckets, unread, helpers) = try read(conn, schemas: schemas)
         var draft = render(
             schemas: schemas, tables: tables, storagePolicies: storage, buckets: buckets, helpers: helpers,
             unread: unread)
