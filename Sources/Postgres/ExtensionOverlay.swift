@@ -17,7 +17,7 @@ enum ExtensionOverlay {
     static func layout(bin: String) -> Layout? {
         let tool = bin + "/pg_config"
         guard FileManager.default.isExecutableFile(atPath: tool),
-            let out = try? output(tool, ["--bindir", "--sharedir", "--pkglibdir"])
+            let out = try? Spawn.output(tool, ["--bindir", "--sharedir", "--pkglibdir"])
         else { return nil }
         let lines = out.split(separator: "\n").map(String.init)
         guard lines.count == 3, lines.allSatisfy({ $0.hasPrefix("/") }) else { return nil }
@@ -154,43 +154,5 @@ enum ExtensionOverlay {
             let dir: String = try? rows.first?.decode("setting")
         else { return missing }
         return (dir as NSString).standardizingPath.hasPrefix((root as NSString).standardizingPath + "/") ? nil : missing
-    }
-
-    /// Runs a tool and returns its standard output. posix_spawn, not Process: this runs on every
-    /// cold start, and Process costs tens of milliseconds.
-    static func output(_ tool: String, _ args: [String]) throws -> String {
-        let argv = ([tool] + args).map { strdup($0) } + [nil]
-        let envp = LocalCluster.childEnvironment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for p in argv + envp { free(p) } }
-        var fds: [Int32] = [-1, -1]
-        var pid: pid_t = 0
-        // Under the exit lock, as every child of a cluster is spawned: no other child can
-        // inherit the pipe's write end and hold it open.
-        let spawned = ClusterRegistry.shared.exiting.withLock { _ -> Int32 in
-            guard pipe(&fds) == 0 else { return errno }
-            _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-            let r = posix_spawn(&pid, tool, &actions, nil, argv, envp)
-            close(fds[1])
-            return r
-        }
-        guard fds[0] >= 0 else { throw LocalClusterError("cannot run \(tool)") }
-        defer { close(fds[0]) }
-        guard spawned == 0 else { throw LocalClusterError("cannot run \(tool)") }
-        var data = Data()
-        var buf = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = read(fds[0], &buf, buf.count)
-            if n > 0 { data.append(contentsOf: buf[0..<n]) } else if n < 0 && errno == EINTR { continue } else { break }
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        guard status == 0 else { throw LocalClusterError("\(tool) failed") }
-        return String(decoding: data, as: UTF8.self).trimmingWhitespace()
     }
 }

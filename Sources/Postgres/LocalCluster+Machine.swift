@@ -110,17 +110,7 @@ extension LocalCluster {
     }
 
     static func capture(_ tool: String, _ args: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = [tool] + args
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw LocalClusterError("\(tool) failed") }
-        return String(decoding: data, as: UTF8.self).trimmingWhitespace()
+        try Spawn.output("/usr/bin/env", [tool] + args, environment: ProcessInfo.processInfo.environment)
     }
 }
 

@@ -309,8 +309,8 @@ public final class LocalCluster: Sendable {
         return serverPID
     }
 
-    /// True while the server process exists.
-    public var isRunning: Bool { kill(serverPID, 0) == 0 }
+    /// True while the server process runs (not after stop, which reaps it).
+    public var isRunning: Bool { childProcess.isRunning }
 
     private func waitUntilReady(timeout: Double) throws {
         let deadline = Date().addingTimeInterval(timeout)

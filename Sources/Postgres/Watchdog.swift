@@ -30,20 +30,18 @@ enum Watchdog {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { return }
         _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", script, "rlskit-watchdog"]
-        p.standardInput = FileHandle(fileDescriptor: fds[0], closeOnDealloc: false)
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        p.environment = LocalCluster.childEnvironment
-        do { try p.run() } catch {
+        guard
+            let pid = try? Spawn.start(
+                "/bin/sh", ["-c", script, "rlskit-watchdog"], environment: LocalCluster.childEnvironment,
+                stdin: fds[0])
+        else {
             close(fds[0])
             close(fds[1])
             return
         }
         close(fds[0])
         child.watchdog.withLock { $0 = fds[1] }
+        child.watchdogPID.withLock { $0 = pid }
     }
 
     static func tell(_ child: ChildProcess, _ line: String) {
@@ -72,5 +70,11 @@ enum Watchdog {
             _ = word.withCString { write(fd, $0, strlen($0)) }
         }
         close(fd)
+        // Told (or gone): it ends at once; reaped, so a long run of clusters leaves no zombies.
+        let pid = child.watchdogPID.withLock { p in
+            defer { p = 0 }
+            return p
+        }
+        if pid > 0 { _ = Spawn.wait(pid) }
     }
 }

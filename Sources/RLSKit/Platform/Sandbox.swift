@@ -1,5 +1,5 @@
 import Foundation
-import Postgres
+@_spi(CLI) import Postgres
 
 /// The throwaway server as a sandbox for the project's untrusted SQL: the platform's roles
 /// (postgres is no superuser), a per-run password for every login, and rlskit's server module
@@ -200,23 +200,8 @@ import Postgres
     }
 
     static func output(_ tool: String, _ args: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = args
-        p.environment = ["PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"]
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            let first = String(decoding: errData, as: UTF8.self).split(separator: "\n").first.map(String.init)
-            throw ConfigurationError(first ?? "\((tool as NSString).lastPathComponent) failed")
+        do { return try Spawn.output(tool, args) } catch let e as LocalClusterError {
+            throw ConfigurationError(e.message)
         }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
