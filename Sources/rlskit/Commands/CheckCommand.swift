@@ -43,7 +43,9 @@ enum CheckCommand {
                 "watch",
                 "Check again whenever a migration, seed, test, access file or config.toml changes (Ctrl-C stops)."),
             ProjectOptions.grants,
-        ] + OptionSpec.harness + OptionSpec.audit)
+        ]
+            + OptionSpec.harness(jobs: "Spread the checks over N connections (default 1; 2 with --watch).")
+            + OptionSpec.audit)
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
         if args.flag("watch") { return try CheckWatch.run(args, term) }

@@ -32,10 +32,7 @@ enum MutateCommand {
             ProjectOptions.grants,
             ProjectOptions.exposedSchemas,
         ]
-            + OptionSpec.harness.map {
-                $0.name == "jobs"
-                    ? .option("jobs", "N", "Spread each mutant's checks over N connections (default 1).") : $0
-            })
+            + OptionSpec.harness(jobs: "Spread each mutant's checks over N connections (default 1)."))
 
     static func run(_ args: ParsedArguments, _ term: Terminal) throws -> ExitCode {
         let minScore = try args.value("min-score").map { v -> Double in

@@ -3,13 +3,18 @@
 /// Options several commands take, written once so that they read the same everywhere.
 extension OptionSpec {
     /// What the harness takes (`test`, `check`).
-    static let harness: [OptionSpec] = [
-        .option("jobs", "N", "Spread the checks over N connections (default 1)."),
-        .flag("strict", "Fail on RLS tables without declared intent."),
-        .flag("allow-untested", "Skip, instead of fail, declared tables and buckets that cannot be tested."),
-        .flag("allow-side-effects", "Run even where triggers could make real network calls (http, pg_net)."),
-        ProjectOptions.accessTokenHook,
-    ]
+    static let harness = harness(jobs: "Spread the checks over N connections (default 1).")
+
+    /// The same, with `--jobs` described as this command uses it.
+    static func harness(jobs: String) -> [OptionSpec] {
+        [
+            .option("jobs", "N", jobs),
+            .flag("strict", "Fail on RLS tables without declared intent."),
+            .flag("allow-untested", "Skip, instead of fail, declared tables and buckets that cannot be tested."),
+            .flag("allow-side-effects", "Run even where triggers could make real network calls (http, pg_net)."),
+            ProjectOptions.accessTokenHook,
+        ]
+    }
 
     /// What the audit takes (`audit`, `check`).
     static let audit: [OptionSpec] = [
