@@ -10,6 +10,13 @@ struct ClusterTemplate {
     let folder: String
     var data: String { folder + "/data" }
 
+    init(folder: String) { self.folder = folder }
+
+    /// The template of this one's initdb output with `what` done on it (`LocalCluster.Prepare`).
+    func prepared(_ what: String) -> ClusterTemplate {
+        ClusterTemplate(folder: folder + "-ready-" + Self.hash(what))
+    }
+
     init(root: String, bin: String, initdb: [String]) {
         var st = stat()
         let server = stat(bin + "/postgres", &st) == 0 ? "\(st.st_size)-\(st.st_mtim.tv_sec)-\(st.st_ino)" : "?"

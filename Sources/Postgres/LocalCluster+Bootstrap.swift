@@ -21,11 +21,13 @@ extension LocalCluster {
     /// With passwords, `postgres` and the superuser log in with the run's (scram-sha-256: what the
     /// catalog keeps is no password, and postgres may read the catalog through pg_read_all_data).
     static func createRoles(
-        _ bootstrap: Bootstrap, on admin: ConnectionString, adminPassword: String?, password: String?
+        _ bootstrap: Bootstrap, on admin: ConnectionString, adminPassword: String?, password: String?,
+        setup: Bool = true
     ) throws {
         let conn = try PostgresConnection(admin)
         defer { conn.close() }
-        _ = try conn.runScript(bootstrap.setup)
+        // A prepared template holds the roles already.
+        if setup { _ = try conn.runScript(bootstrap.setup) }
         for (user, secret) in [(bootstrap.superuser, adminPassword), ("postgres", password)] {
             guard let secret else { continue }
             let verifier = try conn.escapeLiteral(

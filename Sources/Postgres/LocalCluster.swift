@@ -29,6 +29,8 @@ public final class LocalCluster: Sendable {
     let password: String?
     /// The cached cluster template being written from this cluster's folder (first runs only).
     let cacheWrite: DispatchGroup?
+    /// Started from a cached template that holds `Options.prepare`'s work (and the roles).
+    public let isPrepared: Bool
     /// Set when `Options.extensionFiles` could not be offered (an unknown install layout).
     public var extensionNote: String? { overlayNote.withLock { $0 } }
 
@@ -52,7 +54,23 @@ public final class LocalCluster: Sendable {
         /// Server modules to preload (file name → the shared library's bytes), written into the
         /// cluster's directory by this process, so the server's user can neither replace nor skip them.
         public var serverModules: [String: Data] = [:]
+        /// With `clusterCache`: work done once per template instead of once per run.
+        public var prepare: Prepare? = nil
         public init() {}
+    }
+
+    /// What a cached template holds beyond initdb's output: the bootstrap roles and what
+    /// `install` makes, run on a cluster of its own that is then shut down cleanly (sequences
+    /// and the catalog as a fresh install leaves them) and kept. A run started from it skips
+    /// both (`isPrepared`); a first run builds it beside itself.
+    public struct Prepare: Sendable {
+        /// Names what `install` makes: part of the template's key.
+        public var key: String
+        public var install: @Sendable (LocalCluster) throws -> Void
+        public init(key: String, install: @escaping @Sendable (LocalCluster) throws -> Void) {
+            self.key = key
+            self.install = install
+        }
     }
 
     /// Creates, starts and waits for the cluster.
@@ -108,8 +126,11 @@ public final class LocalCluster: Sendable {
         let secret = passwords ? try Self.randomSecret() : nil
         let projectSecret = passwords ? try Self.randomSecret() : nil
         var fromTemplate = false
+        var prepared = false
         var templateFolder: String?
         var writing: DispatchGroup?
+        var ready: ClusterTemplate?
+        var initdbTemplate: ClusterTemplate?
         var files = ServerFiles(folder: made, admin: options.bootstrap?.superuser, passwords: passwords)
         files.logins = options.bootstrap?.logins ?? []
         do {
@@ -154,7 +175,10 @@ public final class LocalCluster: Sendable {
             let cached =
                 options.bootstrap != nil
                 ? options.clusterCache.map { ClusterTemplate(root: $0, bin: bin, initdb: initdb) } : nil
-            templateFolder = cached?.folder
+            (templateFolder, initdbTemplate) = (cached?.folder, cached)
+            if let prepare = options.prepare, let cached {
+                ready = cached.prepared(prepare.key + "\u{0}" + Self.shape(options))
+            }
             trace("overlay and modules")
             try Self.locked {
                 for dir in [data, run] {
@@ -163,11 +187,24 @@ public final class LocalCluster: Sendable {
                     }
                 }
             }
-            if let template = cached, template.isUsable,
-                (try? TreeCopy.copy(
+            func copied(_ template: ClusterTemplate?) -> Bool {
+                guard let template, template.isUsable else { return false }
+                if (try? TreeCopy.copy(
                     template.data, into: data, owner: runAs.map { ($0.uid, $0.gid) },
                     gate: { ClusterRegistry.shared.exiting.withLock { _ in } })) != nil
-            {
+                {
+                    return true
+                }
+                // Half copied: start again from an empty folder.
+                try? Self.locked {
+                    TreeRemoval.remove(data)
+                    _ = mkdir(data, 0o700)
+                }
+                return false
+            }
+            if copied(ready) {
+                (fromTemplate, prepared, templateFolder) = (true, true, ready?.folder)
+            } else if copied(cached) {
                 fromTemplate = true
             } else {
                 try Self.locked {
@@ -222,7 +259,9 @@ public final class LocalCluster: Sendable {
         let host = "host=\(ConnectionString.quoted(run)) port=5432 dbname=postgres"
         func password(_ s: String?) -> String { s.map { " password=" + ConnectionString.quoted($0) } ?? "" }
         self.password = projectSecret
-        cacheWrite = writing
+        isPrepared = prepared
+        let building = !prepared && ready != nil
+        cacheWrite = building ? DispatchGroup() : writing
         connectionString = ConnectionString(host + " user=postgres" + password(projectSecret))
         // The admin's sessions see only the catalogs by name: a search path stored on the database
         // (`alter database postgres set search_path = public, pg_catalog`, which postgres may do)
@@ -239,7 +278,8 @@ public final class LocalCluster: Sendable {
             if let bootstrap = options.bootstrap {
                 // The first login is the kernel-checked one; then, without root, passwords only.
                 let boot = ConnectionString(host + " user=" + bootstrap.superuser)
-                try Self.createRoles(bootstrap, on: boot, adminPassword: secret, password: projectSecret)
+                try Self.createRoles(
+                    bootstrap, on: boot, adminPassword: secret, password: projectSecret, setup: !prepared)
                 if passwords {
                     try Self.locked { try files.install(initdbConf: nil, extra: nil, boot: false) }
                     try Self.reloadConfiguration(on: adminConnectionString)
@@ -256,12 +296,58 @@ public final class LocalCluster: Sendable {
             throw error
         }
         trace("roles")
+        if building, let ready, let prepare = options.prepare, let initdbTemplate, let group = cacheWrite {
+            Self.build(ready, from: initdbTemplate, after: writing, options: options, prepare: prepare, group: group)
+        }
         if !options.extensionFiles.isEmpty {
             overlayNote.withLock { $0 = ExtensionOverlay.note(self, root: made + "/install") }
         }
     }
 
     deinit { stop() }
+
+    /// Makes `ready` on another thread while this run goes on: a cluster of its own from the
+    /// initdb template (once that is saved), `prepare.install`, a clean shutdown, then kept.
+    /// Any failure only means the next run builds it again.
+    static func build(
+        _ ready: ClusterTemplate, from initdb: ClusterTemplate, after saving: DispatchGroup?, options: Options,
+        prepare: Prepare, group: DispatchGroup
+    ) {
+        group.enter()
+        Thread.detachNewThread {
+            defer { group.leave() }
+            saving?.wait()
+            guard initdb.isUsable else { return }
+            var o = options
+            o.prepare = nil
+            guard let c = try? LocalCluster(options: o) else { return }
+            defer { c.stop() }
+            guard c.cacheWrite == nil, (try? prepare.install(c)) != nil, c.shutDownCleanly() else { return }
+            ready.save(from: c.directory + "/data")
+        }
+    }
+
+    /// A fast shutdown (SIGINT: a checkpoint, then exit), so that the data folder can be kept.
+    func shutDownCleanly() -> Bool {
+        guard let pid = childProcess.pid.withLock({ $0 > 0 ? $0 : nil }), kill(pid, SIGINT) == 0 else { return false }
+        let deadline = Date().addingTimeInterval(30)
+        while childProcess.isRunning {
+            if Date() > deadline { return false }
+            usleep(2_000)
+        }
+        return true
+    }
+
+    /// What else a prepared template's content depends on: the extensions offered, the
+    /// libraries and settings the server runs with, the roles made at bootstrap.
+    static func shape(_ o: Options) -> String {
+        var parts = o.extensionFiles.sorted { $0.key < $1.key }.map { $0.key + "=" + ClusterTemplate.hash($0.value) }
+        parts += o.preloadLibraries + ["|"] + o.trustedExtensions.sorted() + ["|"]
+        parts += o.serverModules.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.count)" }
+        parts += o.settings.sorted { $0.key < $1.key }.map { $0.key + "=" + $0.value }
+        parts += [o.bootstrap?.superuser ?? "", o.bootstrap?.setup ?? ""] + (o.bootstrap?.logins ?? [])
+        return ClusterTemplate.hash(parts.joined(separator: "\u{0}"))
+    }
 
     /// Runs `body` holding the exit lock, so that a signal's cleanup waits for it.
     static func locked<T>(_ body: () throws -> T) throws -> T {
@@ -289,6 +375,9 @@ public final class LocalCluster: Sendable {
     /// Returns once the cached cluster template a first run writes is in place (`stop` waits
     /// for it anyway; a run started before then runs initdb).
     public func waitForCacheWrite() { cacheWrite?.wait() }
+
+    /// Whether this run is writing a template (tests).
+    public var cacheWriteForTests: DispatchGroup? { cacheWrite }
 
     /// Stops the server and deletes the directory. Safe to call more than once. Runs under the
     /// same lock as the signal path, so a signal never ends the process half-way through.

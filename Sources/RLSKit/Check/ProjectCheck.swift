@@ -40,6 +40,9 @@ public enum ProjectCheck {
         /// A kept server (`check --watch`): `postgres` is cloned from its templates before the
         /// migrations, so only what changed since the last run is applied.
         public var kept: KeptServer?
+        /// The throwaway server started from a cached template that holds the stand-in and the
+        /// platform's grants already (`LocalCluster.isPrepared`).
+        public var prepared = false
         public init(connection: ConnectionString, isThrowaway: Bool, startMilliseconds: Int = 0) {
             self.connection = connection
             self.isThrowaway = isThrowaway
@@ -147,7 +150,7 @@ public enum ProjectCheck {
         options.migrations = try project.migrator(
             options.migrations, throwaway: database.isThrowaway, projectConnection: database.project)
         // `prepare` always leaves postgres with the stand-in and the platform's grants.
-        options.migrations.platformGrantsInstalled = template != nil
+        options.migrations.platformGrantsInstalled = template != nil || database.prepared
         let regime = options.migrations.grants
         let applied = try Migrator.run(project.migrations, options: options.migrations, on: target)
         trace.step("migrations and seeds")
@@ -163,7 +166,7 @@ public enum ProjectCheck {
         }
         options.harness = project.harness(options.harness, exposure: exposure)
         options.harness.pgtapConnection = database.project
-        var summary = applySummary(applied, project.migrations, template: template)
+        var summary = applySummary(applied, project.migrations, template: template, prepared: database.prepared)
         let config = project.supabase?.config
         if database.isThrowaway, let warning = project.supabase?.seedWarning { summary += "; " + warning }
         if let config, !config.settingsUsed.isEmpty {
@@ -296,9 +299,10 @@ public enum ProjectCheck {
     }
 
     static func applySummary(
-        _ applied: Migrator.Result, _ source: MigrationSource, template: KeptServer.Prepared? = nil
+        _ applied: Migrator.Result, _ source: MigrationSource, template: KeptServer.Prepared? = nil,
+        prepared: Bool = false
     ) -> String {
-        var summary = migrationSummary(applied, source, template: template)
+        var summary = migrationSummary(applied, source, template: template, prepared: prepared)
         if !applied.seeded.isEmpty {
             summary += "; seeded from " + applied.seeded.joined(separator: ", ")
         }
@@ -311,8 +315,10 @@ public enum ProjectCheck {
         return summary
     }
 
+    /// `prepared`: the stand-in came with the cached cluster template, installed there as here.
     static func migrationSummary(
-        _ applied: Migrator.Result, _ source: MigrationSource, template: KeptServer.Prepared? = nil
+        _ applied: Migrator.Result, _ source: MigrationSource, template: KeptServer.Prepared? = nil,
+        prepared: Bool = false
     ) -> String {
         let count = applied.applied.count + (template?.applied ?? 0)
         var summary =
@@ -335,7 +341,7 @@ public enum ProjectCheck {
         if let s = applied.standIn {
             if s.detection.isSupabase {
                 summary = "Supabase schemas found; " + summary
-            } else if !s.installed.isEmpty {
+            } else if !s.installed.isEmpty || prepared {
                 summary = "stand-in installed; " + summary
             }
         }

@@ -59,6 +59,7 @@ import Foundation
             let folder = try? privateCacheFolder()
         {
             o.clusterCache = folder
+            o.prepare = prepared
         }
         o.serverModules["rlskit_sandbox.so"] = try module(bin: try LocalCluster.findBinDirectory())
         o.settings["rlskit_sandbox.reserved_roles"] = "'\(reservedRoles.joined(separator: ","))'"
@@ -69,6 +70,14 @@ import Foundation
         o.settings["rlskit_sandbox.allowed_configs"] = "'\(allowedConfigs.joined(separator: ","))'"
         o.settings["rlskit_sandbox.policy_grants"] = "'\(policyGrants.joined(separator: ","))'"
         return o
+    }
+
+    /// The stand-in and the platform's grants, installed once per cached template (as a run
+    /// installs them: the project's `postgres` beside the admin) instead of once per run.
+    static let prepared = LocalCluster.Prepare(key: KeptServer.builtIn) { cluster in
+        var m = Migrator.Options()
+        m.projectConnection = cluster.connectionString
+        _ = try Migrator.run(.none, options: m, on: cluster.adminConnectionString)
     }
 
     /// How the harness reaches a throwaway server as an API does: `project` (its `postgres`)

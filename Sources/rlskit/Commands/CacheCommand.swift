@@ -39,7 +39,8 @@ enum CacheCommand {
         for e in entries {
             let kind =
                 e.hasPrefix("cluster-")
-                ? "cluster template" : e.hasPrefix("rlskit_sandbox-") ? "sandbox module" : "other"
+                ? (e.contains("-ready-") ? "cluster template with the stand-in" : "cluster template (initdb)")
+                : e.hasPrefix("rlskit_sandbox-") ? "sandbox module" : "other"
             say("  \(e)  \(kind), \(size(folder + "/" + e) / 1024) KiB")
         }
         return .success

@@ -99,6 +99,7 @@ enum CheckCommand {
             startMilliseconds: Int(Date().timeIntervalSince(started) * 1000))
         database.project = target.project
         database.kept = kept?.templates
+        database.prepared = target.cluster?.isPrepared ?? false
         let report = try ProjectCheck.run(input, options: options, on: database) { progress.show($0) }
         progress.clear()
 

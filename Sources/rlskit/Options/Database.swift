@@ -117,7 +117,8 @@ struct DatabaseTarget: Sendable {
     func provisionIfThrowaway(_ project: Project, log: (String) -> Void) throws -> GrantsRegime? {
         guard isThrowaway else { return nil }
         let source = project.migrations
-        let options = try project.migrator(throwaway: true, projectConnection: self.project)
+        var options = try project.migrator(throwaway: true, projectConnection: self.project)
+        options.platformGrantsInstalled = cluster?.isPrepared ?? false
         let regime = options.grants!
         if let warning = project.supabase?.seedWarning { log(warning) }
         let r = try Migrator.run(source, options: options, on: connection)
