@@ -1,20 +1,12 @@
 import Foundation
 import Postgres
+import TestSupport
 import XCTest
 
 /// initdb's output kept in a private cache folder: a warm start copies it (no initdb) and still
 /// gets its own passwords; a cache folder another user could write, a link in a template or a
 /// template that does not match its password is never used; two first runs at once both work.
-final class ClusterTemplateTests: XCTestCase {
-    var cache = ""
-
-    override func setUpWithError() throws {
-        cache = NSTemporaryDirectory() + "rlskit-cache-" + UUID().uuidString.prefix(8)
-        XCTAssertEqual(mkdir(cache, 0o700), 0)
-    }
-
-    override func tearDown() { TreeRemoval.remove(cache) }
-
+final class ClusterTemplateTests: CacheTestCase {
     /// A superuser other than postgres, as a caller of `Options.bootstrap` chooses it.
     static let bootstrap = LocalCluster.Bootstrap(
         superuser: "cluster_admin", setup: "create role postgres login nosuperuser;")

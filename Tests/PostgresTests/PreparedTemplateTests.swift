@@ -1,21 +1,13 @@
 import Foundation
 import Postgres
+import TestSupport
 import XCTest
 
 /// A cached template that holds `Options.prepare`'s work: built beside the first run, on a
 /// cluster of its own shut down cleanly; later runs start from it with their own passwords and
 /// find the work done (sequences as a fresh install leaves them), and neither the roles'
 /// setup nor the install runs again. A different key is a different template.
-final class PreparedTemplateTests: XCTestCase {
-    var cache = ""
-
-    override func setUpWithError() throws {
-        cache = NSTemporaryDirectory() + "rlskit-cache-" + UUID().uuidString.prefix(8)
-        XCTAssertEqual(mkdir(cache, 0o700), 0)
-    }
-
-    override func tearDown() { TreeRemoval.remove(cache) }
-
+final class PreparedTemplateTests: CacheTestCase {
     static let install = """
         create table public.made (id bigserial primary key, note text);
         insert into public.made (note) values ('once');

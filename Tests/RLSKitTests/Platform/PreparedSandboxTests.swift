@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import TestSupport
 import XCTest
 
 @_spi(CLI) @testable import RLSKit
@@ -7,16 +8,7 @@ import XCTest
 /// The sandbox's cached template holds the stand-in and the platform's grants: a cluster
 /// started from it has the catalog a cluster gets that installs them itself, and the check's
 /// verdicts are the same.
-final class PreparedSandboxTests: XCTestCase {
-    var cache = ""
-
-    override func setUpWithError() throws {
-        cache = NSTemporaryDirectory() + "rlskit-cache-" + UUID().uuidString.prefix(8)
-        XCTAssertEqual(mkdir(cache, 0o700), 0)
-    }
-
-    override func tearDown() { TreeRemoval.remove(cache) }
-
+final class PreparedSandboxTests: CacheTestCase {
     /// Everything a project's SQL or the harness can see of the platform, passwords aside.
     static let catalog = """
         select md5(string_agg(x, e'\\n' order by x)) as f, count(*)::int as n from (
