@@ -42,6 +42,9 @@ final class PgTAPJobsAfterSetupTests: XCTestCase {
             begin;
             select plan(2);
             select diag('pid ' || pg_backend_pid());
+            -- Long enough for the other connections to open and replay the setup under load:
+            -- otherwise the first one may take every file before they are ready.
+            select pg_sleep(0.1);
             select tests.authenticate_as('alice');
             select is((select count(*)::int from public.job_notes), 1, 'alice sees the kept note');
             \(last)
