@@ -80,9 +80,13 @@ struct ClusterTemplate {
     static func isPrivate(_ path: String, directory: Bool) -> Bool { PrivatePath.check(path, directory: directory) }
 
     /// FNV-1a, 64 bits: names a cache entry, nothing more.
-    static func hash(_ s: String) -> String {
+    static func hash(_ s: String) -> String { hash(bytes: s.utf8) }
+
+    static func hash(_ d: Data) -> String { hash(bytes: d) }
+
+    static func hash<C: Sequence<UInt8>>(bytes: C) -> String {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in s.utf8 {
+        for b in bytes {
             h ^= UInt64(b)
             h = h &* 0x100_0000_01b3
         }

@@ -343,7 +343,7 @@ public final class LocalCluster: Sendable {
     static func shape(_ o: Options) -> String {
         var parts = o.extensionFiles.sorted { $0.key < $1.key }.map { $0.key + "=" + ClusterTemplate.hash($0.value) }
         parts += o.preloadLibraries + ["|"] + o.trustedExtensions.sorted() + ["|"]
-        parts += o.serverModules.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.count)" }
+        parts += o.serverModules.sorted { $0.key < $1.key }.map { $0.key + "=" + ClusterTemplate.hash($0.value) }
         parts += o.settings.sorted { $0.key < $1.key }.map { $0.key + "=" + $0.value }
         parts += [o.bootstrap?.superuser ?? "", o.bootstrap?.setup ?? ""] + (o.bootstrap?.logins ?? [])
         return ClusterTemplate.hash(parts.joined(separator: "\u{0}"))

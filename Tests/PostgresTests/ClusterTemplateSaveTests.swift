@@ -76,4 +76,15 @@ final class ClusterTemplateSaveTests: CacheTestCase {
         XCTAssertTrue(FileManager.default.createFile(atPath: bin + "/postgres", contents: Data("another build".utf8)))
         XCTAssertNotEqual(one.folder, ClusterTemplate(root: cache, bin: bin, initdb: args).folder)
     }
+
+    /// A prepared template's key follows the server module's bytes, not only its size: a
+    /// rebuilt module of the same length is another template.
+    func testAnotherServerModuleOfTheSameSizeIsAnotherShape() {
+        var a = LocalCluster.Options()
+        a.serverModules = ["guard.so": Data([1, 2, 3, 4])]
+        var b = a
+        b.serverModules = ["guard.so": Data([1, 2, 3, 5])]
+        XCTAssertNotEqual(LocalCluster.shape(a), LocalCluster.shape(b))
+        XCTAssertEqual(LocalCluster.shape(a), LocalCluster.shape(a))
+    }
 }
