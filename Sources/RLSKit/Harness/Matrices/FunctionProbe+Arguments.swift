@@ -8,7 +8,7 @@ extension FunctionProbe {
         for i in c.argTypes.indices where !hasDefault(c, i) {
             let base = i < c.argBases.count ? c.argBases[i] : c.argTypes[i]
             let label = i < c.argLabels.count ? c.argLabels[i] : ""
-            if !supported.contains(base) && label.isEmpty {
+            if constant(base, user: nil) == nil && label.isEmpty {
                 let name = i < c.argNames.count && !c.argNames[i].isEmpty ? c.argNames[i] : "$\(i + 1)"
                 return "argument \(name) of type \(c.argTypes[i]) cannot be filled (and has no default)"
             }
@@ -87,12 +87,25 @@ extension FunctionProbe {
         if hasDefault(c, i) { return nil }
         let label = i < c.argLabels.count ? c.argLabels[i] : ""
         if !label.isEmpty { return label }
+        return constant(base, user: args.user) ?? "1"
+    }
+
+    /// A value of type `base` that no row needs to hold (nil: none known). Any array takes the
+    /// empty one: the call still does what it does for its other arguments.
+    static func constant(_ base: String, user: String?) -> String? {
+        if base.hasSuffix("[]") { return "{}" }
         switch base {
-        case "uuid": return args.user ?? "00000000-0000-0000-0000-000000000001"
+        case "uuid": return user ?? "00000000-0000-0000-0000-000000000001"
         case "boolean": return "true"
         case "jsonb", "json": return "{}"
-        case "text", "character varying": return "probe"
-        default: return "1"
+        case "text", "character varying", "character", "citext", "name": return "probe"
+        case "integer", "bigint", "smallint", "numeric", "real", "double precision": return "1"
+        case "date", "timestamp with time zone", "timestamp without time zone": return "2000-01-01"
+        case "time with time zone", "time without time zone": return "12:00"
+        case "interval": return "1 day"
+        case "bytea": return "\\x"
+        case "inet", "cidr": return "192.0.2.1"
+        default: return nil
         }
     }
 

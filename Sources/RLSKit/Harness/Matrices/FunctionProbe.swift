@@ -67,9 +67,6 @@ enum FunctionProbe {
     ]
     /// The stand-ins' request logs: a recorded request is reported, not counted as a write.
     static let recorders = ["net.http_request_queue", "net._http_response", "rlskit_http.requests"]
-    static let supported: Set<String> = [
-        "uuid", "integer", "bigint", "smallint", "text", "character varying", "boolean", "numeric", "jsonb", "json",
-    ]
 
     struct Column { var schema, table, column, type: String }
 

@@ -43,8 +43,15 @@ final class FunctionProbeFillTests: XCTestCase {
           if p_tag is distinct from 'core' then raise exception 'unknown tag'; end if;
           update public.teams t set name = t.name || ' ' || p_tag where t.id = p_team_id;
         end $$;
+        -- An array and a timestamp, no defaults: the empty array and a constant date.
+        create function public.tag_team_items(p_team_id uuid, p_labels text[], p_due timestamptz)
+          returns void language sql security definer set search_path = '' as $$
+          update public.teams t set name = t.name || '+' where t.id = p_team_id $$;
+        create function public.stamp_team(p_team_id uuid, p_on date, p_ids bigint[], p_every interval)
+          returns void language sql security definer set search_path = '' as $$
+          update public.teams t set name = t.name || ' ' || p_on::text where t.id = p_team_id $$;
         -- No value and no default: cannot be called.
-        create function public.schedule_purge(p_team_id uuid, p_at timestamptz)
+        create function public.schedule_purge(p_team_id uuid, p_at point)
           returns void language plpgsql security definer set search_path = '' as $$ begin null; end $$;
         -- Deletes a team when the caller owns any team.
         create function public.drop_team(p_team_id uuid) returns void language plpgsql
@@ -100,7 +107,7 @@ final class FunctionProbeFillTests: XCTestCase {
     static let declared = """
 
         function public.set_member_role(uuid, uuid, public.team_role) callable-by members with role owner
-        function public.schedule_purge(uuid, timestamptz) callable-by members
+        function public.schedule_purge(uuid, point) callable-by members
         function public.kick(uuid, uuid) callable-by members with role owner
         function public.invite_as(uuid, text, text) callable-by members with role owner
         """
@@ -135,10 +142,12 @@ final class FunctionProbeFillTests: XCTestCase {
     func testArgumentsOfEveryKindAreFilledOrNotCovered() throws {
         let calls = try calls(access)
         let strangers = ["anon", "outsider", "G1 owner", "G1 member"]
-        // An enum (its first label), a domain (its base type), a default: each is called.
+        // An enum (its first label), a domain (its base type), a default, arrays, dates: each is called.
         for f in [
             "public.set_member_role(uuid, uuid, team_role)", "public.retitle_team(uuid, team_title)",
             "public.purge_projects(uuid, timestamp with time zone)", "public.tag_team(text, uuid)",
+            "public.tag_team_items(uuid, text[], timestamp with time zone)",
+            "public.stamp_team(uuid, date, bigint[], interval)",
         ] {
             XCTAssertEqual(failing(calls, f), Set(strangers.map { "\(f) called as \($0)" }), f)
             XCTAssertEqual(try outcome(calls, "\(f) called as G2 owner").status, .passed, f)
@@ -146,28 +155,28 @@ final class FunctionProbeFillTests: XCTestCase {
         // Declared with a schema-qualified type: the declaration is the one it matches.
         let set = try outcome(calls, "public.set_member_role(uuid, uuid, team_role) called as outsider")
         XCTAssertEqual(set.location?.line, line(of: "function public.set_member_role"))
-        let schedule = try outcome(calls, "public.schedule_purge(uuid, timestamp with time zone) not covered")
+        let schedule = try outcome(calls, "public.schedule_purge(uuid, point) not covered")
         XCTAssertEqual(schedule.status, .error)
         XCTAssertEqual(
             schedule.message,
-            "not covered: public.schedule_purge(uuid, timestamp with time zone): argument p_at of type timestamp with time zone cannot be filled (and has no default) (or --allow-untested to skip it)"
+            "not covered: public.schedule_purge(uuid, point): argument p_at of type point cannot be filled (and has no default) (or --allow-untested to skip it)"
         )
         XCTAssertEqual(schedule.location?.line, line(of: "function public.schedule_purge"))
         XCTAssertFalse(
-            calls.contains { $0.name.hasPrefix("public.schedule_purge(uuid, timestamp with time zone) called") })
+            calls.contains { $0.name.hasPrefix("public.schedule_purge(uuid, point) called") })
     }
 
     func testUntestedFunctionsAreSkippedWhenAllowedOrUndeclared() throws {
         let skipped = try outcome(
-            try calls(access, allowUntested: true), "public.schedule_purge(uuid, timestamp with time zone) not covered")
+            try calls(access, allowUntested: true), "public.schedule_purge(uuid, point) not covered")
         XCTAssertEqual(skipped.status, .skipped)
         let undeclared = try outcome(
             try calls(TeamFixture.access + Self.invites),
-            "public.schedule_purge(uuid, timestamp with time zone) not covered")
+            "public.schedule_purge(uuid, point) not covered")
         XCTAssertEqual(undeclared.status, .skipped)
         XCTAssertEqual(
             undeclared.message,
-            "not covered: public.schedule_purge(uuid, timestamp with time zone): argument p_at of type timestamp with time zone cannot be filled (and has no default) (not declared)"
+            "not covered: public.schedule_purge(uuid, point): argument p_at of type point cannot be filled (and has no default) (not declared)"
         )
         XCTAssertNil(undeclared.location)
     }
