@@ -169,6 +169,9 @@ public enum ProjectCheck {
         var summary = applySummary(applied, project.migrations, template: template, prepared: database.prepared)
         let config = project.supabase?.config
         if database.isThrowaway, let warning = project.supabase?.seedWarning { summary += "; " + warning }
+        if database.isThrowaway, !applied.seeded.isEmpty, let lags = try? SequenceLag.find(conn), !lags.isEmpty {
+            summary += "; " + SequenceLag.warning(lags)
+        }
         if let config, !config.settingsUsed.isEmpty {
             summary += "; from \(config.path): " + config.settingsUsed.joined(separator: ", ")
         }
