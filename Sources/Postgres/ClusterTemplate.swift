@@ -95,13 +95,15 @@ struct ClusterTemplate {
 }
 
 /// What this process may trust on disk: a real folder or file (no link) of its own user's that
-/// no one else may write.
+/// no one else may read or write, as rlskit makes them (0700, 0600). A checkout, a copy or an
+/// unpacked archive leaves group and others some bits (0755, 0644): a cache that arrived that way
+/// is never used, however its owner came to be this user.
 public enum PrivatePath {
     public static func check(_ path: String, directory: Bool) -> Bool {
         var st = stat()
         guard lstat(path, &st) == 0 else { return false }
         let kind = st.st_mode & S_IFMT
         return (directory ? kind == S_IFDIR : kind == S_IFREG) && st.st_uid == geteuid()
-            && st.st_mode & (S_IWGRP | S_IWOTH) == 0
+            && st.st_mode & 0o077 == 0
     }
 }

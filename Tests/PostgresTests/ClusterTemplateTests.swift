@@ -81,6 +81,17 @@ final class ClusterTemplateTests: CacheTestCase {
         try assertWorks(second)
     }
 
+    /// As a checkout or an unpacked archive leaves folders: readable by others, so not made here.
+    func testATemplateOthersMayReadIsNotUsed() throws {
+        let first = try LocalCluster(options: options)
+        first.stop()
+        chmod(cache + "/" + templates()[0], 0o755)
+        let second = try LocalCluster(options: options)
+        defer { second.stop() }
+        XCTAssertTrue(ranInitdb(second))
+        try assertWorks(second)
+    }
+
     func testALinkInTheTemplateMeansInitdb() throws {
         let first = try LocalCluster(options: options)
         first.stop()

@@ -160,7 +160,7 @@ import Foundation
         }
         // rename is atomic: two runs building at once both leave one whole file. Without a
         // private cache folder the module is built again next time.
-        if let cache { _ = rename(built, cache + "/" + name) }
+        if let cache, chmod(built, 0o600) == 0 { _ = rename(built, cache + "/" + name) }
         return data
     }
 
@@ -176,7 +176,11 @@ import Foundation
         let dir = base + "/rlskit"
         _ = mkdir(base, 0o700)
         _ = mkdir(dir, 0o700)
-        guard PrivatePath.check(dir, directory: true) else { throw ConfigurationError("\(dir) is not private") }
+        guard PrivatePath.check(dir, directory: true) else {
+            throw ConfigurationError(
+                "\(dir) is not private (a folder of this user's that no one else may read or write, mode 0700): not used; remove it and rlskit makes a new one"
+            )
+        }
         var parent = (dir as NSString).deletingLastPathComponent
         while parent != "/" && !parent.isEmpty {
             var st = stat()

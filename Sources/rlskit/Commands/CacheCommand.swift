@@ -14,7 +14,9 @@ enum CacheCommand {
             The throwaway server starts from a copy of initdb's output kept in
             $XDG_CACHE_HOME/rlskit (else ~/.cache/rlskit), one template per PostgreSQL build,
             next to rlskit's sandbox module compiled for it. The folder is used only while no
-            other user can write it (or a folder above it). 'rlskit cache' lists it;
+            other user can write it (or a folder above it), and an entry only while no one
+            else may read or write it (0700, 0600, as rlskit makes them: a cache from a checkout
+            or an archive is built again). 'rlskit cache' lists it;
             'rlskit cache clear' removes it. RLSKIT_NO_CACHE=1 starts every server with initdb.
             """,
         options: [])
