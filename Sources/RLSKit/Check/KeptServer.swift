@@ -151,10 +151,7 @@ public final class KeptServer: @unchecked Sendable {
         lastChain = chain
         trace("chain of \(files.count) files")
 
-        let existing = Set(
-            try maintenance.query("select datname from pg_database where datname like 'rlskit\\_tpl\\_%'").rows.map {
-                try $0.decode("datname") as String
-            })
+        let existing = try kept()
         let best = (0...cap).last { existing.contains(chain[$0]) }
         let waited = spare != nil && spare == best.map { chain[$0] }
         if waited {
@@ -187,12 +184,8 @@ public final class KeptServer: @unchecked Sendable {
     /// run most likely starts from, so that run only has to find the same name. A failure here
     /// is left for that run's `prepare` to meet again.
     public func prepareNext() {
-        guard let likely, likely < lastChain.count,
-            let rows = try? maintenance.query(
-                "select datname from pg_database where datname = any($1)",
-                [Array(lastChain[...likely])]
-            ).rows,
-            let name = lastChain[...likely].last(where: { n in rows.contains { $0["datname"] == n } })
+        guard let likely, likely < lastChain.count, let existing = try? kept(),
+            let name = lastChain[...likely].last(where: existing.contains)
         else { return }
         traceClock = Date()
         do {
@@ -297,12 +290,27 @@ public final class KeptServer: @unchecked Sendable {
                 + (template ? " is_template true allow_connections false" : ""))
     }
 
+    /// The templates this server holds that it saved itself: a database the project made
+    /// under a template's name (postgres may create databases) is never one, and it changes
+    /// the fingerprint, so the next run starts a new server.
+    func kept() throws -> Set<String> {
+        Set(
+            try maintenance.query(
+                """
+                select datname from pg_database
+                 where datname = any($1) and datistemplate
+                   and datdba = (select oid from pg_roles where rolname = current_user)
+                """, [Array(used.keys)]
+            ).rows.map { try $0.decode("datname") as String })
+    }
+
     func roles() throws -> Set<String> {
         Set(try maintenance.query("select rolname from pg_roles").rows.map { try $0.decode("rolname") as String })
     }
 
     /// What a clone does not carry: roles, memberships, role and database settings, shared
-    /// comments and labels, tablespaces, the databases' owners, privileges and limits.
+    /// comments and labels, tablespaces, replication slots, origins and subscriptions, every
+    /// database but the templates this server saved, and their owners, privileges and limits.
     func fingerprint() throws -> String {
         try maintenance.query(
             """
@@ -317,15 +325,18 @@ public final class KeptServer: @unchecked Sendable {
               left join pg_roles r on r.oid = s.setrole
               union all select concat_ws(' ', 'database', datname, datdba::regrole, datacl::text, datconnlimit,
                 datallowconn, datistemplate)
-              from pg_database where datname not like 'rlskit\\_tpl\\_%'
+              from pg_database where datname <> all($1)
               union all select concat_ws(' ', 'comment', classoid::regclass,
                 coalesce((select datname from pg_database where oid = objoid)::text,
                          (select rolname from pg_roles where oid = objoid)::text, objoid::text), description)
               from pg_shdescription
               union all select concat_ws(' ', 'label', classoid::regclass, objoid, provider, label) from pg_shseclabel
               union all select concat_ws(' ', 'tablespace', spcname, spcowner::regrole, spcacl::text) from pg_tablespace
+              union all select concat_ws(' ', 'slot', slot_name, slot_type, datoid) from pg_replication_slots
+              union all select concat_ws(' ', 'origin', roname) from pg_replication_origin
+              union all select concat_ws(' ', 'subscription', subdbid, subname) from pg_subscription
             ) q
-            """
+            """, [Array(used.keys) + [Self.empty]]
         ).rows[0].decode("f")
     }
 }

@@ -234,6 +234,42 @@ final class KeptServerTests: XCTestCase {
         }
     }
 
+    /// postgres may create databases, also under the name a later prefix's template will have
+    /// (the names follow from the files): such a database is never cloned, and the next run
+    /// refuses the server.
+    func testADatabaseMadeUnderATemplatesNameIsNeverCloned() throws {
+        let kept = try start()
+        defer { kept.stop() }
+        let templates = try KeptServer(admin: kept.adminConnectionString, project: kept.connectionString)
+        XCTAssertTrue(try check(on: kept, kept: templates).passed)
+        try write("migrations/0004_more.sql", "create index on public.items (title);")
+        let given = try project()
+        let options = try Project.resolve(given).migrator(throwaway: true, projectConnection: kept.connectionString)
+        let names = try templates.chain(try given.migrations.load(), options: options)
+        let project = try PostgresConnection(kept.connectionString)
+        defer { project.close() }
+        // A copy of the stand-in alone, named as the prefix with every file.
+        try project.query("create database \(SQL.ident(names[4])) template \(SQL.ident(names[0]))")
+        XCTAssertFalse(try templates.kept().contains(names[4]))
+        XCTAssertThrowsError(try check(on: kept, kept: templates)) { error in
+            XCTAssertTrue(error is KeptServer.Spoiled, "\(error)")
+        }
+    }
+
+    /// A replication slot outlives the database dropped under it (and keeps WAL): the next run
+    /// refuses the server.
+    func testAReplicationSlotSpoilsTheServer() throws {
+        let kept = try start()
+        defer { kept.stop() }
+        let templates = try KeptServer(admin: kept.adminConnectionString, project: kept.connectionString)
+        try write("migrations/0004_slot.sql", "select pg_create_physical_replication_slot('hold_wal', true);")
+        _ = try check(on: kept, kept: templates)
+        try FileManager.default.removeItem(atPath: folder + "/supabase/migrations/0004_slot.sql")
+        XCTAssertThrowsError(try check(on: kept, kept: templates)) { error in
+            XCTAssertTrue(error is KeptServer.Spoiled, "\(error)")
+        }
+    }
+
     func testClusterWideStatementsAreFoundWithTheirLine() {
         let hits = [
             "create table t (x int);\ncreate role r;", "select 1;\n\ngrant anon to authenticator;",
