@@ -76,6 +76,30 @@ final class CheckWatchCLITests: ScratchTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tmp), [])
     }
 
+    /// The server's preloaded libraries are fixed while it runs: a migration that starts to
+    /// name pg_cron gets a new server that preloads it, as a fresh check would, and the kept
+    /// server comes back once no migration names it.
+    func testANewPreloadedExtensionGetsANewServer() throws {
+        let dir = try folder(["supabase/migrations/20261201000000_a.sql": Self.migration])
+        let (p, out, err) = try CLI.start(["check", "--watch", "--allow-empty"], directory: dir)
+        let stdout = Lines(out)
+        let stderr = Lines(err)
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        XCTAssertTrue(stdout.wait(for: "(Ctrl-C to stop)"), stdout.text + stderr.text)
+        let cron = dir + "/supabase/migrations/20261202000000_cron.sql"
+        try "create extension if not exists pg_cron;\n".write(toFile: cron, atomically: true, encoding: .utf8)
+        XCTAssertTrue(stdout.wait(for: "(Ctrl-C to stop)", count: 2), stdout.text + stderr.text)
+        let all = stdout.text + stderr.text
+        XCTAssertTrue(all.contains("the migrations now preload pg_cron (the server preloads no library)"), all)
+        XCTAssertEqual(all.components(separatedBy: "passed in").count - 1, 2, all)
+        XCTAssertFalse(all.contains("pg_cron can only be loaded"), all)
+        try FileManager.default.removeItem(atPath: cron)
+        XCTAssertTrue(stdout.wait(for: "(Ctrl-C to stop)", count: 3), stdout.text + stderr.text)
+        XCTAssertEqual((stdout.text + stderr.text).components(separatedBy: "passed in").count - 1, 3)
+        kill(p.processIdentifier, SIGINT)
+        p.waitUntilExit()
+    }
+
     func testRefusesWhatItCannotWatch() throws {
         let given = try CLI.run(["check", "--watch", "--database-url", "postgresql://x@127.0.0.1:1/x"])
         XCTAssertEqual(given.code, 2, given.output)

@@ -25,7 +25,8 @@ enum CheckWatch {
         var previous: Snapshot?
         var round = 1
         var server: Server?
-        var unkept = false
+        // The libraries preloaded when the server could not be kept (pg_cron): nil while it can be.
+        var unkept: [String]?
         defer { server?.target.stop() }
         while true {
             previous = runOnce(args, term, previous: previous, server: &server, unkept: &unkept) ?? previous
@@ -40,6 +41,10 @@ enum CheckWatch {
         }
     }
 
+    static func names(_ libraries: [String]) -> String {
+        libraries.isEmpty ? "no library" : libraries.joined(separator: ", ")
+    }
+
     /// The outcomes a run ended with, to compare the next run with.
     struct Snapshot {
         var checks: [String: Bool] = [:]
@@ -50,13 +55,17 @@ enum CheckWatch {
     struct Server {
         var target: DatabaseTarget
         var templates: KeptServer
+        /// What the server preloads: fixed while it runs, so migrations that need another set
+        /// (a new `create extension pg_cron`) need a new server, as a fresh check would start.
+        var preload: [String]
 
         /// Nil when the server cannot keep templates (then each run starts its own, as `check` does).
         static func start(_ args: ParsedArguments) throws -> Server? {
             let target = try DatabaseTarget.resolve(args) { _ in }
             do {
                 return Server(
-                    target: target, templates: try KeptServer(admin: target.connection, project: target.project))
+                    target: target, templates: try KeptServer(admin: target.connection, project: target.project),
+                    preload: DatabaseTarget.preload(args))
             } catch let e as KeptServer.Unavailable {
                 say(e.description)
                 target.stop()
@@ -69,11 +78,21 @@ enum CheckWatch {
     }
 
     static func runOnce(
-        _ args: ParsedArguments, _ term: Terminal, previous: Snapshot?, server: inout Server?, unkept: inout Bool
+        _ args: ParsedArguments, _ term: Terminal, previous: Snapshot?, server: inout Server?, unkept: inout [String]?
     ) -> Snapshot? {
         do {
-            if server == nil, !unkept { server = try Server.start(args) }
-            if server == nil { unkept = true }
+            let preload = DatabaseTarget.preload(args)
+            if let s = server, s.preload != preload {
+                say(
+                    term.dim(
+                        "the migrations now preload \(names(preload)) (the server preloads \(names(s.preload))): starting a new server"
+                    ))
+                s.target.stop()
+                server = nil
+            }
+            if unkept != nil && unkept != preload { unkept = nil }
+            if server == nil, unkept == nil { server = try Server.start(args) }
+            if server == nil { unkept = preload }
             let report: ProjectCheck.Report
             do { (_, report) = try CheckCommand.once(args, term, kept: server) } catch let e as KeptServer.Spoiled {
                 say(term.dim(e.description))

@@ -98,12 +98,21 @@ struct DatabaseTarget: Sendable {
             return DatabaseTarget(connection: c, cluster: nil)
         }
         let started = Date()
-        let source = args.value("dir").map { MigrationSource.directory($0) } ?? .defaultSource()
-        let options = try Sandbox.options(PlatformExtensions.clusterOptions(for: (try? source.load()) ?? []))
+        let options = try Sandbox.options(PlatformExtensions.clusterOptions(for: migrationFiles(args)))
         let cluster = try LocalCluster(options: options)
         if let note = cluster.extensionNote { printNote("note: " + note) }
         log("started a throwaway PostgreSQL in \(Int(Date().timeIntervalSince(started) * 1000)) ms")
         return DatabaseTarget(connection: cluster.adminConnectionString, cluster: cluster)
+    }
+
+    static func migrationFiles(_ args: ParsedArguments) -> [SQLFile] {
+        let source = args.value("dir").map { MigrationSource.directory($0) } ?? .defaultSource()
+        return (try? source.load()) ?? []
+    }
+
+    /// The libraries a throwaway server for these migrations preloads (pg_cron where one names it).
+    static func preload(_ args: ParsedArguments) -> [String] {
+        PlatformExtensions.clusterOptions(for: migrationFiles(args)).preloadLibraries
     }
 
     func connect() throws -> PostgresConnection { try PostgresConnection(connection) }
