@@ -179,6 +179,9 @@ public struct Migrator {
                     try Prepared($0, standardConformingStrings: strings, vectorStandIn: vectorStandIn)
                 }
             }
+            if separate, options.standIn, StandIn.createsWebhooksSchema(files[k].contents) {
+                StandIn.yieldWebhooksSchema(conn)
+            }
             let started = Date()
             do { result.warnings += try apply(prepared[k]) } catch var e as MigrationError {
                 e.serverMajor = conn.serverVersion / 10000
