@@ -39,6 +39,9 @@ struct TableInfo: Sendable {
     /// Policy expressions (USING and WITH CHECK), for finding policies that read JWT claims.
     var policyTexts: [String]
     var foreignKeys: [ForeignKey] = []
+    /// Columns an UPDATE policy's WITH CHECK pins to a constant (`status = 'accepted'`), with that
+    /// constant as SQL: an attack that moves a row sets them too, as a caller would.
+    var updatePins: [(column: String, value: String)] = []
     /// Check constraints on a single column: column → expressions (as pg_get_expr prints them).
     var checks: [String: [String]] = [:]
     /// Tables this one reaches through foreign keys, by `qualifiedName` (parents to seed).
@@ -130,7 +133,9 @@ enum Catalog {
     static let policySQL =
         tablesCTE + """
             select q.o::int as o, coalesce(pg_get_expr(p.polqual, p.polrelid), '') || ' '
-                     || coalesce(pg_get_expr(p.polwithcheck, p.polrelid), '') as expr
+                     || coalesce(pg_get_expr(p.polwithcheck, p.polrelid), '') as expr,
+                   case when p.polcmd in ('w', '*') and p.polpermissive then pg_get_expr(p.polwithcheck, p.polrelid) end
+                     as update_check
               from q join pg_policy p on p.polrelid = q.oid
             """
 
@@ -202,6 +207,11 @@ enum Catalog {
                 schema: schema, name: name, exists: true, rlsEnabled: try head.decode("rls"),
                 serviceRoleCanInsert: try head.decode("service_insert"), columns: cols, uniqueKeys: keys,
                 policyTexts: try (policies[k] ?? []).map { try $0.decode("expr") })
+            for r in policies[k] ?? [] where t.updatePins.isEmpty {
+                if let check = try r.decode("update_check") as String? {
+                    t.updatePins = UpdatePins.find(in: check, columns: Set(cols.map(\.name)))
+                }
+            }
             for r in constraints[k] ?? [] {
                 let cols: [String] = try r.decode("cols")
                 if try r.decode("kind", as: String.self) == "c" {

@@ -109,13 +109,22 @@ struct GroupMatrix {
 
     /// A row moved into `group` (owned by `owner`): the group column, and the keys of parents
     /// that belong to a group, pointed at that group's parents.
+    /// Columns an UPDATE policy's WITH CHECK pins to a constant are set to it, as a caller
+    /// moving the row would (an invitation moved and accepted at once).
     func moveAssignments(to group: String, owner: HarnessActor) -> [(String, String)] {
         var set = [(g, group)]
         let s = seeder(group)
-        guard s.parents.isGroupBound else { return set }
-        for c in info.columns {
-            guard let p = s.parents.root[c.name] else { continue }
-            set.append((SQL.ident(c.name), s.parents.value(p, c, owner: owner.uid, n: 0)))
+        if s.parents.isGroupBound {
+            for c in info.columns {
+                guard let p = s.parents.root[c.name] else { continue }
+                set.append((SQL.ident(c.name), s.parents.value(p, c, owner: owner.uid, n: 0)))
+            }
+        }
+        for pin in info.updatePins where !set.contains(where: { $0.0 == SQL.ident(pin.column) }) {
+            guard let c = info.column(pin.column), c.writable, pin.column != intent.group, pin.column != intent.owner
+            else { continue }
+            // Uncast: the column's type takes the constant as the WITH CHECK compared it.
+            set.append((SQL.ident(pin.column), pin.value))
         }
         return set
     }
