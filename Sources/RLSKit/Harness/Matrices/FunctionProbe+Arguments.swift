@@ -55,6 +55,7 @@ extension FunctionProbe {
         let words = bodyWords(c.body)
         let inBody = { (col: Column) in words.contains(col.table.lowercased()) }
         let textual = base == "text" || base == "character varying"
+        if args.fresh && textual && !hasDefault(c, i) { return "rlskit probe \(i + 1)" }
         // A text argument takes the same-named column of a table the body uses, whatever its
         // type (invitations.role, an enum), before a same-typed column of an unrelated table.
         let named = c.columns.filter { $0.column == stem && ($0.type == type || (textual && inBody($0))) }

@@ -79,6 +79,13 @@ enum FunctionProbe {
         var defaults = 0
         var anon, authenticated: Bool
         var columns: [Column]
+
+        var hasTextArgument: Bool {
+            argTypes.indices.contains { i in
+                let base = i < argBases.count ? argBases[i] : argTypes[i]
+                return (base == "text" || base == "character varying") && i < argTypes.count - defaults
+            }
+        }
     }
 
     static func run(_ conn: PostgresConnection, exposedSchemas: [String]) throws -> [Outcome] {
@@ -145,6 +152,9 @@ enum FunctionProbe {
         var prefer: String?
         var user: String?
         var group: GroupArgument?
+        /// Text arguments take values no row holds (`rlskit probe 1`), not a column's: a second
+        /// try for a function that refused a name it already has ("name already exists").
+        var fresh = false
     }
 
     /// A group's key and the argument names that mean it (`team_id`, `org_id`, …).
@@ -167,7 +177,19 @@ enum FunctionProbe {
         _ c: Candidate, as actor: HarnessActor, label: String, others: [String], victim: String? = nil,
         arguments: Arguments? = nil, watch: [Watch]? = nil, _ conn: PostgresConnection
     ) throws -> Outcome {
-        let args = arguments ?? Arguments(prefer: victim ?? others.first, user: victim ?? others.first)
+        var args = arguments ?? Arguments(prefer: victim ?? others.first, user: victim ?? others.first)
+        let o = try probeOnce(c, as: actor, label: label, others: others, args: args, watch: watch, conn)
+        // Refused with a name a row already holds ("name already exists"): once more with new text.
+        guard o.refused != nil, o.unfilled == nil, !args.fresh, c.hasTextArgument, conn.isAlive else { return o }
+        args.fresh = true
+        let again = try probeOnce(c, as: actor, label: label, others: others, args: args, watch: watch, conn)
+        return again.refused == nil && again.unfilled == nil ? again : o
+    }
+
+    static func probeOnce(
+        _ c: Candidate, as actor: HarnessActor, label: String, others: [String], args: Arguments,
+        watch: [Watch]?, _ conn: PostgresConnection
+    ) throws -> Outcome {
         let function = AuditNames.function(c.schema, c.signature)
         try conn.query("SAVEPOINT rlskit_probe")
         // `CallDeadline` cuts a call off; these only stop one whose caller died: a sleeper at the
