@@ -59,17 +59,24 @@ extension PolicyExpression.Scan {
                     guard case .group(false, let inner) = node, inner.first?.token?.isKeyword("SELECT") == true else {
                         return false
                     }
-                    return inner.indices.contains { i in
-                        if case .token(.ident(let f, false)) = inner[i], !f.uppercased().hasPrefix("SELECT"),
-                            i + 1 < inner.count, case .group(false, _) = inner[i + 1]
-                        {
-                            return true
-                        }
-                        return false
-                    }
+                    return containsCall(inner)
                 }
         }
         return found
+    }
+
+    /// A function call anywhere in `nodes`, also inside parentheses: pg_get_expr prints a cast
+    /// call as `(my_orgs())::text`.
+    static func containsCall(_ nodes: [Node]) -> Bool {
+        nodes.indices.contains { i in
+            if case .token(.ident(let f, false)) = nodes[i], !f.uppercased().hasPrefix("SELECT"),
+                i + 1 < nodes.count, case .group(false, _) = nodes[i + 1]
+            {
+                return true
+            }
+            if case .group(_, let inner) = nodes[i] { return containsCall(inner) }
+            return false
+        }
     }
 
     /// A column reference: `a`, `a.b`, quoted or not.

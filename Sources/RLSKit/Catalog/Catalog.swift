@@ -39,9 +39,9 @@ struct TableInfo: Sendable {
     /// Policy expressions (USING and WITH CHECK), for finding policies that read JWT claims.
     var policyTexts: [String]
     var foreignKeys: [ForeignKey] = []
-    /// Columns an UPDATE policy's WITH CHECK pins to a constant (`status = 'accepted'`), with that
-    /// constant as SQL: an attack that moves a row sets them too, as a caller would.
-    var updatePins: [(column: String, value: String)] = []
+    /// The WITH CHECK of each permissive UPDATE (or ALL) policy, as pg_get_expr prints it: the
+    /// constants they pin (`UpdatePins`) are set by an attack that moves a row, as a caller would.
+    var updateChecks: [String] = []
     /// Check constraints on a single column: column → expressions (as pg_get_expr prints them).
     var checks: [String: [String]] = [:]
     /// Tables this one reaches through foreign keys, by `qualifiedName` (parents to seed).
@@ -207,11 +207,7 @@ enum Catalog {
                 schema: schema, name: name, exists: true, rlsEnabled: try head.decode("rls"),
                 serviceRoleCanInsert: try head.decode("service_insert"), columns: cols, uniqueKeys: keys,
                 policyTexts: try (policies[k] ?? []).map { try $0.decode("expr") })
-            for r in policies[k] ?? [] where t.updatePins.isEmpty {
-                if let check = try r.decode("update_check") as String? {
-                    t.updatePins = UpdatePins.find(in: check, columns: Set(cols.map(\.name)))
-                }
-            }
+            t.updateChecks = try (policies[k] ?? []).compactMap { try $0.decode("update_check") as String? }
             for r in constraints[k] ?? [] {
                 let cols: [String] = try r.decode("cols")
                 if try r.decode("kind", as: String.self) == "c" {

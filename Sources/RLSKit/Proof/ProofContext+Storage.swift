@@ -29,7 +29,7 @@ extension ProofContext {
                 case .success(let n) where n > 0:
                     return Self.proven(
                         actor, request: "POST /storage/v1/object/\(bucket)/\(name)", sql: sql,
-                        effect: "uploaded into another user's folder", rows: n, keys: ["name=\(name)"])
+                        effect: "uploaded under another user's id (\(victim.uid)/…)", rows: n, keys: ["name=\(name)"])
                 case .success: refused.append("\(actor.name)'s upload wrote no row")
                 case .failure(let e): refused.append("\(actor.name)'s upload was \(Self.refusal(e))")
                 }

@@ -581,7 +581,7 @@ final class ProverTests: XCTestCase {
             let f = try prove(
                 "storage_write_without_owner_check",
                 "insert into storage.buckets (id, name) values ('avatars', 'avatars');\n" + policy)
-            assertProven(f, actor: actor, effect: "uploaded into another user's folder")
+            assertProven(f, actor: actor, effect: "uploaded under another user's id (")
         }
     }
 

@@ -69,6 +69,32 @@ final class InferredAttackPinnedTests: XCTestCase {
                   with check (author = (select auth.uid()) and state = 'submitted' and locked = true);
                 """)
         assertCaught(reports, [("reports", "moves G1's row into G2")])
+        // An IN list of an enum, and the team owner's own policy pinning other values first.
+        let listed = try attack(
+            Self.teams
+                + Self.invites.replacingOccurrences(
+                    of: "status text not null default 'open'",
+                    with: "status public.invite_status not null default 'open'"
+                )
+                .replacingOccurrences(
+                    of: "when (new.status = 'accepted')", with: "when (new.status = 'accepted'::public.invite_status)"
+                )
+                .replacingOccurrences(
+                    of: "create table public.invites",
+                    with:
+                        "create type public.invite_status as enum ('open', 'accepted', 'rejected', 'closed');\ncreate table public.invites"
+                )
+                    + """
+
+                    create policy a_owner_closes on public.invites for update to authenticated
+                      using (status = 'open' and team_id in (select m.team_id from public.members m where m.user_id = (select auth.uid())))
+                      with check (status in ('closed', 'open')
+                        and team_id in (select m.team_id from public.members m where m.user_id = (select auth.uid())));
+                    create policy b_invitee_answers on public.invites for update to authenticated
+                      using (status = 'open' and user_id = (select auth.uid()))
+                      with check (status in ('accepted', 'rejected') and user_id = (select auth.uid()));
+                    """)
+        assertCaught(listed, [("invites", "moves G1's row into G2")])
     }
 
     /// The same policies with the tenant held: by a membership check in the WITH CHECK, or by
@@ -108,6 +134,10 @@ final class InferredAttackPinnedTests: XCTestCase {
         XCTAssertEqual(
             pins("((status = 'done'::public.report_state) AND (\"Kind\" = 'x'::character varying))"),
             ["status='done'", "Kind='x'"])
+        XCTAssertEqual(
+            pins("((status = ANY (ARRAY['accepted'::text, 'rejected'::text])) AND (level = 2))"),
+            ["status='accepted'", "level=2"])
+        XCTAssertEqual(pins("(status = ANY (ARRAY[lower('x'::text)]))"), [], "not a constant")
         XCTAssertEqual(pins("((status = 'a'::text) OR (status = 'b'::text))"), [], "a choice, not a pin")
         XCTAssertEqual(pins("(status = lower('A'::text))"), [], "not a constant")
         XCTAssertEqual(pins("(other = 'x'::text)"), [], "not a column of the table")

@@ -92,6 +92,16 @@ extension Lint {
               bucket_id = 'teams' and (storage.foldername(name))[1] in (select public.my_team_ids()));
             """,
             """
+            -- The second folder, against the caller's orgs cast to text (printed `(my_orgs())::text`).
+            create function public.my_orgs() returns setof uuid language sql stable
+              as $$ select gen_random_uuid() where auth.uid() is not null $$;
+            insert into storage.buckets (id, name) values ('media', 'media');
+            create policy "org media" on storage.objects for insert to authenticated with check (
+              bucket_id = 'media' and (storage.foldername(name))[2] in (select public.my_orgs()::text));
+            create policy "org media kept" on storage.objects for update to authenticated using (
+              bucket_id = 'media' and (storage.foldername(name))[2]::uuid in (select o from public.my_orgs() o));
+            """,
+            """
             -- The owner column, or the name matched against the caller's id.
             create schema if not exists private;
             create function private.signed_in() returns boolean language sql stable as $$ select auth.uid() is not null $$;

@@ -120,7 +120,8 @@ struct GroupMatrix {
                 set.append((SQL.ident(c.name), s.parents.value(p, c, owner: owner.uid, n: 0)))
             }
         }
-        for pin in info.updatePins where !set.contains(where: { $0.0 == SQL.ident(pin.column) }) {
+        for pin in UpdatePins.chosen(info, owner: intent.owner)
+        where !set.contains(where: { $0.0 == SQL.ident(pin.column) }) {
             guard let c = info.column(pin.column), c.writable, pin.column != intent.group, pin.column != intent.owner
             else { continue }
             // Uncast: the column's type takes the constant as the WITH CHECK compared it.
