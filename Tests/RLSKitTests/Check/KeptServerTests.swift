@@ -222,51 +222,50 @@ final class KeptServerTests: XCTestCase {
         XCTAssertTrue(try check(on: kept, kept: nil).passed, "the next clone has the policy as written")
     }
 
-    /// A role setting changed by a run cannot be put back by dropping roles: the next run refuses.
-    func testChangedClusterSettingSpoilsTheServer() throws {
+    /// One run on a kept server, `between` it and the next, then the next refuses the server.
+    func assertTheNextRunIsRefused(
+        between: (LocalCluster, KeptServer) throws -> Void = { _, _ in }, file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws {
         let kept = try start()
         defer { kept.stop() }
         let templates = try KeptServer(admin: kept.adminConnectionString, project: kept.connectionString)
-        try write("migrations/0004_setting.sql", "alter role authenticated set statement_timeout = '7s';")
         _ = try check(on: kept, kept: templates)
-        XCTAssertThrowsError(try check(on: kept, kept: templates)) { error in
-            XCTAssertTrue(error is KeptServer.Spoiled, "\(error)")
+        try between(kept, templates)
+        XCTAssertThrowsError(try check(on: kept, kept: templates), file: file, line: line) { error in
+            XCTAssertTrue(error is KeptServer.Spoiled, "\(error)", file: file, line: line)
         }
+    }
+
+    /// A role setting changed by a run cannot be put back by dropping roles: the next run refuses.
+    func testChangedClusterSettingSpoilsTheServer() throws {
+        try write("migrations/0004_setting.sql", "alter role authenticated set statement_timeout = '7s';")
+        try assertTheNextRunIsRefused()
     }
 
     /// postgres may create databases, also under the name a later prefix's template will have
     /// (the names follow from the files): such a database is never cloned, and the next run
     /// refuses the server.
     func testADatabaseMadeUnderATemplatesNameIsNeverCloned() throws {
-        let kept = try start()
-        defer { kept.stop() }
-        let templates = try KeptServer(admin: kept.adminConnectionString, project: kept.connectionString)
-        XCTAssertTrue(try check(on: kept, kept: templates).passed)
-        try write("migrations/0004_more.sql", "create index on public.items (title);")
-        let given = try project()
-        let options = try Project.resolve(given).migrator(throwaway: true, projectConnection: kept.connectionString)
-        let names = try templates.chain(try given.migrations.load(), options: options)
-        let project = try PostgresConnection(kept.connectionString)
-        defer { project.close() }
-        // A copy of the stand-in alone, named as the prefix with every file.
-        try project.query("create database \(SQL.ident(names[4])) template \(SQL.ident(names[0]))")
-        XCTAssertFalse(try templates.kept().contains(names[4]))
-        XCTAssertThrowsError(try check(on: kept, kept: templates)) { error in
-            XCTAssertTrue(error is KeptServer.Spoiled, "\(error)")
+        try assertTheNextRunIsRefused { kept, templates in
+            try self.write("migrations/0004_more.sql", "create index on public.items (title);")
+            let given = try self.project()
+            let options = try Project.resolve(given).migrator(throwaway: true, projectConnection: kept.connectionString)
+            let names = try templates.chain(try given.migrations.load(), options: options)
+            let project = try PostgresConnection(kept.connectionString)
+            defer { project.close() }
+            // A copy of the stand-in alone, named as the prefix with every file.
+            try project.query("create database \(SQL.ident(names[4])) template \(SQL.ident(names[0]))")
+            XCTAssertFalse(try templates.kept().contains(names[4]))
         }
     }
 
     /// A replication slot outlives the database dropped under it (and keeps WAL): the next run
     /// refuses the server.
     func testAReplicationSlotSpoilsTheServer() throws {
-        let kept = try start()
-        defer { kept.stop() }
-        let templates = try KeptServer(admin: kept.adminConnectionString, project: kept.connectionString)
         try write("migrations/0004_slot.sql", "select pg_create_physical_replication_slot('hold_wal', true);")
-        _ = try check(on: kept, kept: templates)
-        try FileManager.default.removeItem(atPath: folder + "/supabase/migrations/0004_slot.sql")
-        XCTAssertThrowsError(try check(on: kept, kept: templates)) { error in
-            XCTAssertTrue(error is KeptServer.Spoiled, "\(error)")
+        try assertTheNextRunIsRefused { _, _ in
+            try FileManager.default.removeItem(atPath: self.folder + "/supabase/migrations/0004_slot.sql")
         }
     }
 
